@@ -1,0 +1,1 @@
+/* index_expr.c: placeholder until its owner lands it */

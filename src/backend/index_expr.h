@@ -1,0 +1,1 @@
+/* index_expr.h: placeholder */

@@ -1,0 +1,1 @@
+/* layout.c: placeholder until its owner lands it */

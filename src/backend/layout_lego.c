@@ -1,0 +1,1 @@
+/* layout_lego.c: placeholder until its owner lands it */

@@ -1,0 +1,1 @@
+/* kernel.c: placeholder until its owner lands it */

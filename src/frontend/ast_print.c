@@ -1,0 +1,1 @@
+/* ast_print.c: placeholder until its owner lands it */

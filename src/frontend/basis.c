@@ -1,0 +1,1 @@
+/* basis.c: placeholder until its owner lands it */

@@ -1,0 +1,1 @@
+/* check_expr.c: placeholder until its owner lands it */

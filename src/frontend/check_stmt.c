@@ -1,0 +1,1 @@
+/* check_stmt.c: placeholder until its owner lands it */

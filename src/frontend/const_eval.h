@@ -1,0 +1,1 @@
+/* const_eval.h: placeholder */

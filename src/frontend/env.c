@@ -1,0 +1,1 @@
+/* env.c: placeholder until its owner lands it */

@@ -1,0 +1,3 @@
+%name ParseV1
+%token_prefix TKV1_
+program ::= .

@@ -1,0 +1,3 @@
+%name ParseV2
+%token_prefix TKV2_
+program ::= .

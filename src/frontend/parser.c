@@ -1,0 +1,1 @@
+/* parser.c: placeholder until its owner lands it */

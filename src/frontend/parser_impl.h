@@ -1,0 +1,1 @@
+/* parser_impl.h: placeholder */

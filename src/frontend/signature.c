@@ -1,0 +1,1 @@
+/* signature.c: placeholder until its owner lands it */

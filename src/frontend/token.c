@@ -1,0 +1,1 @@
+/* token.c: placeholder until its owner lands it */

@@ -1,0 +1,1 @@
+/* typecheck.c: placeholder until its owner lands it */

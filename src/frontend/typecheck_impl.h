@@ -1,0 +1,1 @@
+/* typecheck_impl.h: placeholder */

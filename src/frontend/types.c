@@ -1,0 +1,1 @@
+/* types.c: placeholder until its owner lands it */

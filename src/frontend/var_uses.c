@@ -1,0 +1,1 @@
+/* var_uses.c: placeholder until its owner lands it */

@@ -1,0 +1,1 @@
+/* ein.c: placeholder until its owner lands it */

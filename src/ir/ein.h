@@ -1,0 +1,1 @@
+/* ein.h: placeholder */

@@ -1,0 +1,1 @@
+/* ein_print.c: placeholder until its owner lands it */

@@ -1,0 +1,1 @@
+/* ein_normalize.c: placeholder until its owner lands it */

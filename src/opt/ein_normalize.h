@@ -1,0 +1,1 @@
+/* ein_normalize.h: placeholder */
