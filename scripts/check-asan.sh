@@ -1,0 +1,15 @@
+#!/bin/sh
+# check-asan.sh SRCDIR -- build in build-asan/ with AddressSanitizer and
+# UndefinedBehaviorSanitizer (leak checking on) and run the whole suite.
+# tests/run.py fails any test whose output carries a sanitizer report.
+set -e
+src=${1:-$(cd "$(dirname "$0")/.." && pwd)}
+mkdir -p "$src/build-asan"
+cd "$src/build-asan"
+[ -f Makefile ] || "$src/configure" -q \
+  CFLAGS="-g -O1 -fsanitize=address,undefined -fno-sanitize-recover=undefined -fno-omit-frame-pointer" \
+  LDFLAGS="-fsanitize=address,undefined"
+make -j2 >/dev/null
+export ASAN_OPTIONS=detect_leaks=1:exitcode=99
+export UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1:exitcode=99
+make -j2 check

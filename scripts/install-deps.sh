@@ -1,0 +1,18 @@
+#!/bin/sh
+# install-deps.sh -- the Debian 12 packages diderotc needs to build and test.
+# Run as root. The CUDA toolkit (nvcc) is not a Debian 12 package: it is
+# expected at /usr/local/cuda when the CUDA target is wanted.
+set -e
+PACKAGES="build-essential autoconf automake libtool pkg-config re2c lemon \
+  libteem-dev teem-apps liblapack-dev liblapacke-dev clang libclang-rt-14-dev \
+  python3 python3-numpy python3-sympy"
+missing=""
+for p in $PACKAGES; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing="$missing $p"
+done
+if [ -n "$missing" ]; then
+  echo "install-deps: installing$missing"
+  export DEBIAN_FRONTEND=noninteractive
+  apt-get update -qq
+  apt-get install -y -qq --no-install-recommends $missing
+fi

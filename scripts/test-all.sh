@@ -1,0 +1,34 @@
+#!/bin/sh
+# test-all.sh -- the whole test suite: the normal build's suite, the same
+# suite under ASan+UBSan, and FUZZ_SECONDS (default 60) of frontend fuzzing.
+# Needs the build from scripts/quickstart.sh (./build). The last line is
+# "N passed, N failed, N skipped" over everything.
+top=$(cd "$(dirname "$0")/.." && pwd)
+cd "$top" || exit 2
+secs=${FUZZ_SECONDS:-60}
+logdir=$(mktemp -d)
+status=0
+
+echo "== test suite (build/)"
+make -C build check 2>&1 | tee "$logdir/normal.log" || status=1
+echo "== test suite under AddressSanitizer + UndefinedBehaviorSanitizer (build-asan/)"
+sh scripts/check-asan.sh "$top" 2>&1 | tee "$logdir/asan.log" || status=1
+echo "== fuzzing the frontend for ${secs}s (build-fuzz/)"
+fuzz_pass=0 fuzz_fail=0
+if sh scripts/fuzz.sh "$top" "$secs" >"$logdir/fuzz.log" 2>&1; then
+  fuzz_pass=1
+else
+  fuzz_fail=1
+  status=1
+fi
+tail -5 "$logdir/fuzz.log"
+
+# Sum the summaries: "N passed, N failed, N skipped".
+sum() { grep -hE '^[0-9]+ passed, [0-9]+ failed' "$@" | tail -n 2 |
+  awk -v p="$fuzz_pass" -v f="$fuzz_fail" '{p += $1; f += $3; s += $5} END {printf "%d passed, %d failed, %d skipped\n", p, f, s}'; }
+summaries=$(grep -cE '^[0-9]+ passed, [0-9]+ failed' "$logdir/normal.log" "$logdir/asan.log" | grep -c ':1$')
+[ "$summaries" -eq 2 ] || { echo "test-all: a suite did not report its summary"; status=1; }
+line=$(sum "$logdir/normal.log" "$logdir/asan.log")
+rm -rf "$logdir"
+echo "$line"
+exit $status
