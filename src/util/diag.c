@@ -128,7 +128,7 @@ static const char *diag_sev_name(DiagSeverity s) {
 
 int diag_flush(DiagCtx *d) {
   int n = d->nmsgs;
-  qsort(d->msgs, (size_t)n, sizeof *d->msgs, diag_cmp);
+  if (n > 1) qsort(d->msgs, (size_t)n, sizeof *d->msgs, diag_cmp);
   const char *name = d->src ? d->src->name : "diderotc";
   for (int i = 0; i < n; i++) {
     Message *m = &d->msgs[i];

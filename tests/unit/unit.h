@@ -1,4 +1,4 @@
-/* unit.h -- a tiny unit-test harness shared by tests/unit/*.c.
+/* unit.h -- a tiny unit-test harness shared by the C unit tests.
  *
  * Each CHECK counts one assertion; a failing one prints file:line and the
  * expression. main() returns non-zero when anything failed, and the last
