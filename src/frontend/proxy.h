@@ -1,1 +1,26 @@
-/* proxy.h: placeholder */
+/* proxy.h -- reading the header of a "proxy" NRRD at compile time (§8.2).
+ *
+ * `load_image("f.nrrd")` in a declaration makes f.nrrd the proxy: its
+ * header fixes the sample type, the number of components and the sizes
+ * the generated code is specialised to. Only the header is read (Teem,
+ * nrrdLoad with skipData), then normalized as the runtime will (§8.3).
+ */
+#ifndef DIDEROT_FRONTEND_PROXY_H
+#define DIDEROT_FRONTEND_PROXY_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+typedef struct ProxyInfo {
+  int dim;            /* number of spatial axes (= space dimension) */
+  int ncomp;          /* components per sample (1 for scalar images) */
+  int sizes[3];       /* spatial axis sizes, fastest first */
+  int nrrd_type;      /* Teem's nrrdType* value */
+  const char *type_name; /* "float", "uchar", ... (static string) */
+} ProxyInfo;
+
+/* Read and check the header of `path`. On failure returns false and writes
+ * a one-line reason (no file name) into err[0..errlen). */
+bool proxy_read(const char *path, ProxyInfo *out, char *err, size_t errlen);
+
+#endif
