@@ -1,0 +1,523 @@
+#!/usr/bin/env python3
+"""run.py -- the diderotc test suite (run by `make check`).
+
+    python3 tests/run.py --srcdir=SRC --builddir=BUILD [--diderotc=PATH]
+                         [-k SUBSTRING] [-j N] [-v]
+
+Each of these counts as one test:
+  unit/NAME            BUILD/tests/unit/test_* exits 0;
+  accept/...           `diderotc --check F` exits 0 with no error and every
+                       `// EXPECT:` warning of F is reported;
+  roundtrip/accept/... `diderotc --dump=ast F` > A exits 0, and dumping A
+                       again prints the same text;
+  reject/...           `diderotc --check F` exits non-zero, reports exactly
+                       the `// EXPECT:` errors of F (warnings: at least the
+                       expected ones; exactly with `// STRICT`), and prints
+                       each message as `F:L:C: severity: text`, the source
+                       line indented by two spaces, and a caret line.
+The directives are described in tests/programs/README.md. The last line of
+output is always `N passed, N failed, N skipped`; the exit status is 1 when
+anything failed. Python 3 standard library only.
+"""
+
+import argparse
+import concurrent.futures
+import os
+import re
+import shutil
+import signal
+import subprocess
+import sys
+import threading
+
+TIMEOUT = 10          # seconds per diderotc command
+UNIT_TIMEOUT = 120    # unit test binaries may do brute-force checks
+
+# One positioned diagnostic: FILE:L:C: severity: text
+POS_RE = re.compile(r"^(?P<path>.*?):(?P<line>\d+):(?P<col>\d+): "
+                    r"(?P<sev>error|warning|note): (?P<msg>.*)$")
+# A diagnostic without position: FILE: severity: text (or diderotc: ...)
+NOPOS_RE = re.compile(r"^(?P<path>\S[^:]*): (?P<sev>error|warning|note): (?P<msg>.*)$")
+DIRECTIVE_RE = re.compile(
+    r"//\s*EXPECT(?P<kind>-PREFIX|-RE)?:\s*"
+    r"(?:(?P<line>\d+):(?P<col>\d+):\s*)?"
+    r"(?P<sev>error|warning|note):\s?(?P<msg>.*?)\s*$")
+CARET_RE = re.compile(r"^  (?P<pad>[ \t]*)\^~*$")
+SANITIZER_RE = re.compile(r"ERROR: (Address|Leak|Memory|Thread)Sanitizer|runtime error: ")
+
+
+class Outcome:
+    """The result of one test: status is 'pass', 'fail' or 'skip'."""
+
+    def __init__(self, name, status, details=()):
+        self.name = name
+        self.status = status
+        self.details = list(details)
+
+
+class Expect:
+    """One `// EXPECT...:` directive."""
+
+    def __init__(self, kind, line, col, sev, msg, text):
+        self.kind = kind          # '', '-PREFIX' or '-RE'
+        self.line = line          # None for a diagnostic without position
+        self.col = col
+        self.sev = sev
+        self.msg = msg
+        self.text = text          # the directive as written, for messages
+
+    def matches(self, d):
+        if d.sev != self.sev or d.line != self.line or d.col != self.col:
+            return False
+        if self.kind == "-PREFIX":
+            return d.msg.startswith(self.msg)
+        if self.kind == "-RE":
+            return re.fullmatch(self.msg, d.msg) is not None
+        return d.msg == self.msg
+
+
+class Diag:
+    """One diagnostic parsed from stderr, with the lines that follow it."""
+
+    def __init__(self, path, line, col, sev, msg, index):
+        self.path = path
+        self.line = line
+        self.col = col
+        self.sev = sev
+        self.msg = msg
+        self.index = index        # line number in stderr, to find source/caret
+
+    def __str__(self):
+        pos = "%d:%d: " % (self.line, self.col) if self.line is not None else ""
+        return "%s%s: %s" % (pos, self.sev, self.msg)
+
+
+class Spec:
+    """The directives of a test program."""
+
+    def __init__(self):
+        self.expects = []
+        self.strict = False
+        self.requires = []
+        self.args = []
+        self.errors = []          # malformed directives
+
+
+def read_text(path):
+    """Bytes decoded as UTF-8; invalid bytes survive as surrogates."""
+    with open(path, "rb") as f:
+        return f.read().decode("utf-8", "surrogateescape")
+
+
+def parse_spec(path):
+    spec = Spec()
+    sources = [path]
+    if os.path.exists(path + ".expect"):
+        sources.append(path + ".expect")  # for files that cannot hold comments
+    for src in sources:
+        for raw in read_text(src).splitlines():
+            at = raw.find("//")
+            if at < 0:
+                continue
+            comment = raw[at:]
+            m = DIRECTIVE_RE.match(comment)
+            if m:
+                line = int(m.group("line")) if m.group("line") else None
+                col = int(m.group("col")) if m.group("col") else None
+                kind = m.group("kind") or ""
+                if kind == "-RE":
+                    try:
+                        re.compile(m.group("msg"))
+                    except re.error as e:
+                        spec.errors.append("bad regular expression in %r: %s" % (comment, e))
+                        continue
+                spec.expects.append(Expect(kind, line, col, m.group("sev"),
+                                           m.group("msg"), comment.strip()))
+                continue
+            body = comment[2:].strip()
+            if body.startswith("EXPECT"):
+                spec.errors.append("malformed directive: %s" % comment.strip())
+            elif body == "STRICT":
+                spec.strict = True
+            elif body.startswith("REQUIRES:"):
+                spec.requires += body[len("REQUIRES:"):].replace(",", " ").split()
+            elif body.startswith("ARGS:"):
+                spec.args += body[len("ARGS:"):].split()
+    return spec
+
+
+def parse_diags(stderr):
+    """All diagnostics in stderr (positioned and position-less)."""
+    diags = []
+    lines = stderr.splitlines()
+    for i, text in enumerate(lines):
+        m = POS_RE.match(text)
+        if m:
+            diags.append(Diag(m.group("path"), int(m.group("line")), int(m.group("col")),
+                              m.group("sev"), m.group("msg"), i))
+            continue
+        m = NOPOS_RE.match(text)
+        if m:
+            diags.append(Diag(m.group("path"), None, None, m.group("sev"), m.group("msg"), i))
+    return diags, lines
+
+
+def match_expects(expects, diags):
+    """Pair each expectation with a distinct diagnostic. Exact expectations
+    are matched first so that a PREFIX/RE one cannot steal their diagnostic."""
+    used = set()
+    missing = []
+    order = sorted(expects, key=lambda e: e.kind != "")
+    for e in order:
+        for i, d in enumerate(diags):
+            if i not in used and e.matches(d):
+                used.add(i)
+                break
+        else:
+            missing.append(e)
+    return missing, [d for i, d in enumerate(diags) if i not in used]
+
+
+def check_format(d, lines, source_lines, shown_path):
+    """Problems with the presentation of a positioned diagnostic."""
+    problems = []
+    if d.path != shown_path:
+        problems.append("%s: path is %r, expected %r" % (d, d.path, shown_path))
+    if d.line < 1 or d.line > len(source_lines):
+        return problems  # e.g. end of file after the last line: no source to show
+    want = "  " + source_lines[d.line - 1]
+    src = lines[d.index + 1] if d.index + 1 < len(lines) else None
+    caret = lines[d.index + 2] if d.index + 2 < len(lines) else None
+    if src != want.rstrip("\r"):
+        problems.append("%s: the next line should be the source line %r, found %r"
+                        % (d, want, src))
+        return problems
+    m = CARET_RE.match(caret or "")
+    if not m:
+        problems.append("%s: expected a caret line after the source line, found %r" % (d, caret))
+    elif len(m.group("pad")) != d.col - 1:
+        problems.append("%s: caret at column %d" % (d, len(m.group("pad")) + 1))
+    return problems
+
+
+class Runner:
+    def __init__(self, args):
+        self.srcdir = os.path.abspath(args.srcdir)
+        self.builddir = os.path.abspath(args.builddir)
+        self.diderotc = os.path.abspath(args.diderotc or os.path.join(self.builddir, "diderotc"))
+        self.timeout = args.timeout
+        self.rtroot = os.path.join(self.builddir, "tests", "roundtrip")
+        self._gpu = None
+        self._lock = threading.Lock()
+
+    # ---- helpers ----------------------------------------------------------
+
+    def rel(self, path):
+        return os.path.relpath(path, self.srcdir)
+
+    def run(self, argv, timeout):
+        """(returncode, stdout, stderr) or a failure description string."""
+        r = run_killable(argv, self.srcdir, timeout)
+        if isinstance(r, str):
+            return r
+        p = r
+        out = p.stdout.decode("utf-8", "surrogateescape")
+        err = p.stderr.decode("utf-8", "surrogateescape")
+        if p.returncode < 0:
+            try:
+                name = signal.Signals(-p.returncode).name
+            except ValueError:
+                name = "signal %d" % -p.returncode
+            return "crashed with %s: %s%s" % (name, " ".join(argv), tail(err))
+        if SANITIZER_RE.search(err):
+            return "sanitizer report: %s%s" % (" ".join(argv), tail(err))
+        return p.returncode, out, err
+
+    def have_gpu(self):
+        with self._lock:
+            if self._gpu is None:
+                try:
+                    p = subprocess.run(["nvidia-smi"], stdout=subprocess.DEVNULL,
+                                       stderr=subprocess.DEVNULL, timeout=30)
+                    self._gpu = p.returncode == 0
+                except (OSError, subprocess.TimeoutExpired):
+                    self._gpu = False
+            return self._gpu
+
+    def missing_requirement(self, spec):
+        """A reason to skip, None to run, or raise ValueError for a typo."""
+        for r in spec.requires:
+            if r == "gpu":
+                if not self.have_gpu():
+                    return "needs a working GPU (nvidia-smi)"
+            elif r in ("nvcc", "cc", "teem-unu"):
+                if shutil.which(r) is None:
+                    return "needs %s" % r
+            else:
+                raise ValueError("unknown requirement %r" % r)
+        return None
+
+    def link_data(self):
+        """BUILD/tests/roundtrip/tests/data -> SRC/tests/data (once)."""
+        with self._lock:
+            link = os.path.join(self.rtroot, "tests", "data")
+            target = os.path.join(self.srcdir, "tests", "data")
+            if os.path.islink(link) and os.readlink(link) != target:
+                os.unlink(link)  # left by a run on another source tree
+            if not os.path.lexists(link):
+                os.makedirs(os.path.dirname(link), exist_ok=True)
+                os.symlink(target, link)
+
+    # ---- the three kinds of test --------------------------------------------
+
+    def unit(self, path):
+        name = "unit/" + os.path.basename(path)
+        env = dict(os.environ, DIDEROT_SRCDIR=self.srcdir, DIDEROT_BUILDDIR=self.builddir)
+        p = run_killable([path], self.srcdir, UNIT_TIMEOUT, env)
+        if isinstance(p, str):
+            return Outcome(name, "fail", [p])
+        err = p.stderr.decode("utf-8", "replace")
+        out = p.stdout.decode("utf-8", "replace")
+        if p.returncode < 0:
+            try:
+                sig = signal.Signals(-p.returncode).name
+            except ValueError:
+                sig = "signal %d" % -p.returncode
+            return Outcome(name, "fail", ["crashed with %s" % sig] + last_lines(out + err))
+        if p.returncode != 0 or SANITIZER_RE.search(err):
+            why = "exit status %d" % p.returncode if p.returncode else "sanitizer report"
+            return Outcome(name, "fail", [why] + last_lines(err or out))
+        return Outcome(name, "pass")
+
+    def prepare(self, path, name):
+        """The spec of a program, or an Outcome when it cannot run."""
+        spec = parse_spec(path)
+        if spec.errors:
+            return None, Outcome(name, "fail", spec.errors)
+        try:
+            why = self.missing_requirement(spec)
+        except ValueError as e:
+            return None, Outcome(name, "fail", [str(e)])
+        if why:
+            return None, Outcome(name, "skip", [why])
+        if not os.access(self.diderotc, os.X_OK):
+            return None, Outcome(name, "fail", ["no compiler at %s" % self.diderotc])
+        return spec, None
+
+    def accept(self, path):
+        rel = self.rel(path)
+        name = rel[len("tests/programs/"):]
+        spec, done = self.prepare(path, name)
+        if done:
+            return done
+        r = self.run([self.diderotc, "--check"] + spec.args + [rel], self.timeout)
+        if isinstance(r, str):
+            return Outcome(name, "fail", [r])
+        rc, _, err = r
+        diags, _ = parse_diags(err)
+        problems = []
+        errors = [d for d in diags if d.sev == "error"]
+        if rc != 0:
+            problems.append("exit status %d" % rc)
+        for d in errors:
+            problems.append("unexpected %s" % d)
+        if not errors and re.search(r"(^|\s)error: ", err):
+            problems.append("error output: " + err.strip().splitlines()[0])
+        for e in spec.expects:
+            if e.sev == "error":
+                problems.append("an accept test cannot expect an error: %s" % e.text)
+        missing, _ = match_expects([e for e in spec.expects if e.sev != "error"], diags)
+        for e in missing:
+            problems.append("missing %s" % e.text)
+        if problems:
+            return Outcome(name, "fail", problems + stderr_excerpt(err))
+        return Outcome(name, "pass")
+
+    def roundtrip(self, path):
+        rel = self.rel(path)
+        name = "roundtrip/" + rel[len("tests/programs/"):]
+        spec, done = self.prepare(path, name)
+        if done:
+            return done
+        r = self.run([self.diderotc, "--dump=ast"] + spec.args + [rel], self.timeout)
+        if isinstance(r, str):
+            return Outcome(name, "fail", [r])
+        rc, first, err = r
+        if rc != 0:
+            return Outcome(name, "fail", ["--dump=ast exit status %d" % rc] + stderr_excerpt(err))
+        # Same relative place under the build tree, so that proxy paths
+        # relative to the program's directory still find tests/data.
+        copy = os.path.join(self.rtroot, rel)
+        os.makedirs(os.path.dirname(copy), exist_ok=True)
+        self.link_data()
+        with open(copy, "wb") as f:
+            f.write(first.encode("utf-8", "surrogateescape"))
+        r = self.run([self.diderotc, "--dump=ast"] + spec.args + [copy], self.timeout)
+        if isinstance(r, str):
+            return Outcome(name, "fail", [r])
+        rc, second, err = r
+        if rc != 0:
+            return Outcome(name, "fail", ["dump of the dump (%s): exit status %d"
+                                          % (self.rel(copy), rc)] + stderr_excerpt(err))
+        if first != second:
+            return Outcome(name, "fail", ["dump of the dump (%s) differs:" % self.rel(copy)]
+                           + first_difference(first, second))
+        return Outcome(name, "pass")
+
+    def reject(self, path):
+        rel = self.rel(path)
+        name = rel[len("tests/programs/"):]
+        spec, done = self.prepare(path, name)
+        if done:
+            return done
+        if not any(e.sev == "error" for e in spec.expects):
+            return Outcome(name, "fail", ["a reject test needs at least one EXPECT error"])
+        r = self.run([self.diderotc, "--check"] + spec.args + [rel], self.timeout)
+        if isinstance(r, str):
+            return Outcome(name, "fail", [r])
+        rc, _, err = r
+        diags, lines = parse_diags(err)
+        problems = []
+        if rc == 0:
+            problems.append("exit status 0, expected failure")
+        missing, extra = match_expects(spec.expects, diags)
+        for e in missing:
+            problems.append("missing %s" % e.text)
+        for d in extra:
+            if d.sev == "error" or (d.sev == "warning" and spec.strict):
+                problems.append("unexpected %s" % d)
+        source_lines = read_text(path).split("\n")
+        if source_lines and source_lines[-1] == "":
+            source_lines.pop()  # the final newline does not start a line
+        for d in diags:
+            if d.line is not None and d.sev != "note":
+                problems += check_format(d, lines, source_lines, rel)
+        if problems:
+            return Outcome(name, "fail", problems + stderr_excerpt(err))
+        return Outcome(name, "pass")
+
+    # ---- collecting -----------------------------------------------------------
+
+    def collect(self):
+        tests = []
+        unit_dir = os.path.join(self.builddir, "tests", "unit")
+        if os.path.isdir(unit_dir):
+            for f in sorted(os.listdir(unit_dir)):
+                p = os.path.join(unit_dir, f)
+                if (f.startswith("test_") and "." not in f and os.path.isfile(p)
+                        and os.access(p, os.X_OK)):
+                    tests.append(("unit/" + f, self.unit, p))
+        progs = os.path.join(self.srcdir, "tests", "programs")
+        for kind in ("accept", "reject"):
+            for p in find_programs(os.path.join(progs, kind)):
+                name = self.rel(p)[len("tests/programs/"):]
+                if kind == "accept":
+                    tests.append((name, self.accept, p))
+                    tests.append(("roundtrip/" + name, self.roundtrip, p))
+                else:
+                    tests.append((name, self.reject, p))
+        return tests
+
+
+def run_killable(argv, cwd, timeout, env=None):
+    """A CompletedProcess, or a string saying why there is none. On timeout
+    the whole process group is killed, so that no grandchild keeps the
+    pipes open."""
+    try:
+        p = subprocess.Popen(argv, cwd=cwd, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
+                             stderr=subprocess.PIPE, env=env, start_new_session=True)
+    except OSError as e:
+        return "cannot run %s: %s" % (argv[0], e)
+    try:
+        out, err = p.communicate(timeout=timeout)
+    except subprocess.TimeoutExpired:
+        try:
+            os.killpg(p.pid, signal.SIGKILL)
+        except OSError:
+            pass
+        p.communicate()
+        return "timed out after %d s: %s" % (timeout, " ".join(argv))
+    return subprocess.CompletedProcess(argv, p.returncode, out, err)
+
+
+def find_programs(root):
+    found = []
+    for dirpath, dirnames, files in os.walk(root):
+        dirnames.sort()
+        for f in sorted(files):
+            if f.endswith(".diderot") or f.endswith(".ddro"):
+                found.append(os.path.join(dirpath, f))
+    return found
+
+
+def tail(text, n=8):
+    lines = last_lines(text, n)
+    return ("\n" + "\n".join(lines)) if lines else ""
+
+
+def last_lines(text, n=30):
+    lines = text.rstrip().splitlines()
+    return ["  | " + l for l in lines[-n:]]
+
+
+def stderr_excerpt(err, n=30):
+    lines = err.rstrip().splitlines()
+    if not lines:
+        return []
+    out = ["stderr:"] + ["  | " + l for l in lines[:n]]
+    if len(lines) > n:
+        out.append("  | ... (%d more lines)" % (len(lines) - n))
+    return out
+
+
+def first_difference(a, b):
+    al, bl = a.splitlines(), b.splitlines()
+    for i in range(max(len(al), len(bl))):
+        x = al[i] if i < len(al) else "<end>"
+        y = bl[i] if i < len(bl) else "<end>"
+        if x != y:
+            return ["  line %d, first dump:  %r" % (i + 1, x),
+                    "  line %d, second dump: %r" % (i + 1, y)]
+    return ["  (they differ only in line endings)"]
+
+
+def main(argv):
+    ap = argparse.ArgumentParser(description="Run the diderotc test suite.")
+    ap.add_argument("--srcdir", required=True, help="the source tree")
+    ap.add_argument("--builddir", required=True, help="the build tree")
+    ap.add_argument("--diderotc", help="the compiler (default BUILD/diderotc)")
+    ap.add_argument("-k", dest="filter", default="", help="run tests whose name contains this")
+    ap.add_argument("-j", dest="jobs", type=int, default=2, help="parallel tests (default 2)")
+    ap.add_argument("-v", dest="verbose", action="store_true", help="a line per test")
+    ap.add_argument("--timeout", type=int, default=TIMEOUT,
+                    help="seconds per compiler command (default %d)" % TIMEOUT)
+    args = ap.parse_args(argv)
+
+    runner = Runner(args)
+    tests = [t for t in runner.collect() if args.filter in t[0]]
+    counts = {"pass": 0, "fail": 0, "skip": 0}
+
+    def one(test):
+        name, fn, path = test
+        try:
+            return fn(path)
+        except Exception as e:  # a harness bug must not hide the other results
+            return Outcome(name, "fail", ["harness error: %r" % e])
+
+    with concurrent.futures.ThreadPoolExecutor(max_workers=max(1, args.jobs)) as pool:
+        for o in pool.map(one, tests):
+            counts[o.status] += 1
+            if o.status == "fail":
+                print("FAIL %s: %s" % (o.name, o.details[0] if o.details else ""))
+                for d in o.details[1:]:
+                    print("    " + d)
+            elif args.verbose:
+                extra = (": " + o.details[0]) if o.details else ""
+                print("%s %s%s" % ("PASS" if o.status == "pass" else "SKIP", o.name, extra))
+            sys.stdout.flush()
+    print("%d passed, %d failed, %d skipped" % (counts["pass"], counts["fail"], counts["skip"]))
+    return 1 if counts["fail"] else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))
