@@ -427,7 +427,20 @@ Token lexer_next(Lexer *lx) {
         continue;
       }
 
-      digits { return lx_text_token(lx, TOK_INT, tok); }
+      digits {
+        /* "2." is not a literal (§1.5). Say so, instead of the puzzling
+         * syntax error an INT followed by '.' would give, and go on with
+         * the real the user meant. "1..5" is a range, "2.5" a real. */
+        const unsigned char *c = lx->cur;
+        if (c < lx->lim && *c == '.' && (c + 1 >= lx->lim || (c[1] != '.' && !(c[1] >= '0' && c[1] <= '9')))) {
+          lx->cur++;
+          diag_report(lx->diag, ERR_REAL_NEEDS_DIGITS, lx_span(lx, tok, lx->cur));
+          Token t = lx_text_token(lx, TOK_REAL, tok);
+          t.real = strtod(t.text, NULL);
+          return t;
+        }
+        return lx_text_token(lx, TOK_INT, tok);
+      }
       digits "." digits ([eE] [+-]? digits)? {
         Token t = lx_text_token(lx, TOK_REAL, tok);
         t.real = strtod(t.text, NULL);

@@ -343,8 +343,11 @@ static void test_numbers(void) {
   /* Digits on both sides of '.', and exponents only after a fraction. */
   BOTH("1e5", 0, TOK_INT, TOK_ID);
   BOTH("1e-3", 0, TOK_INT, TOK_ID, TOK_MINUS, TOK_INT);
-  BOTH("2.", 0, TOK_INT, TOK_DOT);
-  BOTH("2.;", 0, TOK_INT, TOK_DOT, TOK_SEMI);
+  /* "2." is reported (ERR_REAL_NEEDS_DIGITS) and read as the real 2.0 so
+   * that parsing goes on; "1..5" stays a range. */
+  BOTH("2.", 1, TOK_REAL);
+  BOTH("2.;", 1, TOK_REAL, TOK_SEMI);
+  BOTH("2. * x", 1, TOK_REAL, TOK_STAR, TOK_ID);
   BOTH(".5", 0, TOK_DOT, TOK_INT);
   BOTH("1.5e", 0, TOK_REAL, TOK_ID);
   BOTH("1.5e+", 0, TOK_REAL, TOK_ID, TOK_PLUS);
