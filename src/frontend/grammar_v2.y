@@ -304,8 +304,11 @@ pow_expr(A) ::= suffix_expr(L) CARET pow_expr(R). { A = parser_binary(st, OP_POW
 /* The special forms take no further suffixes. */
 %type suffix_expr {Expr *}
 suffix_expr(A) ::= suffixes(A).
-suffix_expr(A) ::= diff_expr(F) LBRACE(L) expr(E) BAR iter(I) RBRACE(R). {
-  A = parser_apply_comprehension(st, F, parser_comprehension(st, L, E, I, R));
+/* f{e | x in s} applies a function (in practice a reduction) by name. Only
+ * an identifier may be applied so that a '{' after any other operand, as in
+ * `if (i > 0 {`, is reported where it stands. */
+suffix_expr(A) ::= ID(N) LBRACE(L) expr(E) BAR iter(I) RBRACE(R). {
+  A = parser_apply_comprehension(st, parser_var(st, N), parser_comprehension(st, L, E, I, R));
 }
 suffix_expr(A) ::= KW_REAL(K) LPAREN expr(E) RPAREN(R). { A = parser_wrap(st, E_REAL_CONV, K, E, R); }
 suffix_expr(A) ::= LOAD_SEQUENCE(K) LPAREN expr(E) RPAREN(R). {

@@ -334,7 +334,12 @@ static void test_precedence_v2(void) {
   CHECK_EXPR2("nan[2, 2] + a", "(+ (nan 2 2) a)");
   CHECK_EXPR2("mean{x.v | x in S.all}", "(call mean (comp (. x v) (in x (. S all))))");
   CHECK_EXPR2("mean({x | x in s})", "(call mean (comp x (in x s)))");
-  CHECK_EXPR2("∇F{x | x in s}", "(call (∇ F) (comp x (in x s)))");
+  /* Only a name may be applied to a comprehension (doc/differences.md), so a
+   * '{' after another operand is an error where it stands. */
+  CHECK_ERROR("#version 2.0\nreal x = ∇F{x | x in s};\n",
+              "t.diderot:2:12: error: syntax error: found '{', expected an operator or ';'");
+  CHECK_ERROR("#version 2.0\nreal x = (i > 0 {x | x in s};\n",
+              "t.diderot:2:17: error: syntax error: found '{', expected an operator or ')'");
   /* 12: differential operators bind tighter than application */
   CHECK_EXPR2("∇F(x)", "(call (∇ F) x)");
   CHECK_EXPR2("∇⊗∇F", "(∇⊗ (∇ F))");
