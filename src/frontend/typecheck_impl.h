@@ -1,1 +1,140 @@
-/* typecheck_impl.h: placeholder */
+/* typecheck_impl.h -- declarations shared by the typechecker's files
+ * (typecheck.c, check_expr.c, check_stmt.c, var_uses.c).
+ *
+ * What the typechecker leaves on the AST (the contract with later phases):
+ *  - AstType.resolved: the Type of every type expression.
+ *  - Expr.ty: the type of the node *after* any coercion; Expr.coerce_from:
+ *    the type before it when a coercion of §3.3 was inserted at this node
+ *    (int->real, T[n]->T[], field#k->field#k'). An int literal coerced to
+ *    real keeps kind E_INT with coerce_from = int.
+ *  - Expr.sym: E_VAR: the variable (or SYM_KERNEL for a built-in kernel);
+ *    E_KERNEL_CONT: the kernel symbol (built-in or kernel variable);
+ *    E_APPLY: the callee (SYM_FUNC, SYM_BUILTIN, SYM_STRAND in creation,
+ *    or a field variable/field function for a probe; NULL when the callee
+ *    is another field-valued expression -- a probe is recognised by
+ *    e->a->ty being a field); E_SELECT: the state variable, or NULL for
+ *    a strand set (S.all/S.active/S.stable, whose type is S[]).
+ *  - Expr.builtin: the `const Builtin *` overload chosen for operators
+ *    (E_BINARY, E_UNARY, E_NORM), built-in calls, and the special forms
+ *    that have a basis entry (•, ⊗, :, identity, zeros, nan, real,
+ *    load_image, load_sequence, sphere).
+ *  - Decl/Param/Iter/Stmt.sym: the declared symbol (S_DECL, S_FOREACH's
+ *    Iter, S_ASSIGN: the assigned variable; S_NEW: the strand).
+ *  - S_ASSIGN with op (x op= e): Stmt.cond is set to a synthesized, typed
+ *    E_BINARY node `x op e` (its b is Stmt.expr itself), coerced to x's
+ *    type, so later phases need not resolve the operator again.
+ *  - Symbol.cval for constants; Symbol.proxy for images with a proxy.
+ */
+#ifndef DIDEROT_FRONTEND_TYPECHECK_IMPL_H
+#define DIDEROT_FRONTEND_TYPECHECK_IMPL_H
+
+#include "common/kernel.h"
+#include "frontend/basis.h"
+#include "frontend/const_eval.h"
+#include "frontend/env.h"
+#include "frontend/typecheck.h"
+#include "frontend/types.h"
+
+/* Where the code being checked is (control-flow rules of §3.6). */
+typedef enum TcWhere {
+  W_GLOBAL_DECL, /* const/input/global initializers */
+  W_FUNC,
+  W_FIELD_FUNC,
+  W_GLOBAL_INIT,
+  W_STRAND_STATE, /* state-variable initializers */
+  W_STRAND_INIT,
+  W_START,
+  W_UPDATE,
+  W_STABILIZE,
+  W_GLOBAL_START,
+  W_GLOBAL_UPDATE,
+  W_CREATE,
+} TcWhere;
+
+enum { TC_BASIS_CACHE = 256 };
+typedef struct TcBasisCache {
+  const char *name;
+  const Builtin *first;
+  int count;
+} TcBasisCache;
+
+/* Memoized overload resolutions: most operands have shared types (int,
+ * real, small tensors), so (overloads, argument type pointers) repeats. */
+enum { TC_RESOLVE_CACHE = 1024 };
+typedef struct TcResolved {
+  const Builtin *cands;
+  int n;
+  const Type *args[2];
+  const Builtin *chosen;
+  const Type *params[2];
+  const Type *result;
+} TcResolved;
+
+typedef struct Tc {
+  Arena *arena;
+  DiagCtx *diag;
+  Program *prog;
+  const TypecheckOptions *opts;
+  TypeCtx tc;
+  ConstEval ce;
+  Env *env;
+  TcWhere where;
+  Symbol *func;    /* the function being checked */
+  Symbol *strand;  /* the strand (set before the globals are checked) */
+  int loop_depth;  /* foreach nesting */
+  int nsyms;
+  bool has_tyvars; /* some `{}` created a type variable (zonk at the end) */
+  SymTable *builtins; /* built-in function and kernel symbols, made lazily */
+  int nbuiltins;
+  const Scheme *schemes[BI__COUNT];
+  bool scheme_done[BI__COUNT];
+  TcBasisCache basis_cache[TC_BASIS_CACHE]; /* name -> overloads */
+  TcResolved resolved[TC_RESOLVE_CACHE];
+  /* every declared symbol, for the unused-variable analysis */
+  Symbol **decls;
+  int ndecls, capdecls;
+} Tc;
+
+/* typecheck.c */
+Symbol *tc_new_symbol(Tc *t, SymKind k, const char *name, Span span, const Type *ty);
+/* Declare in the innermost scope, reporting a redefinition there. */
+void tc_declare(Tc *t, Symbol *s);
+const Type *tc_resolve_type(Tc *t, AstType *at);
+const char *tc_where_name(TcWhere w);
+bool tc_in_strand(const Tc *t);
+bool tc_in_global_block(const Tc *t);
+/* A constant int expression (dimensions, lengths); reports with `what`. */
+bool tc_const_int(Tc *t, Expr *e, const char *what, int64_t *out);
+/* Read the proxy header for `load_image(path)` initializing `s`. */
+void tc_proxy(Tc *t, Symbol *s, Expr *init);
+
+/* check_expr.c */
+/* Type `e` (hint: the expected type, for load_* and `{}`; may be NULL). */
+const Type *check_expr(Tc *t, Expr *e, const Type *hint);
+/* Coerce the checked `e` to `to`, recording the coercion; false (and no
+ * report) when impossible. */
+bool tc_coerce(Tc *t, Expr *e, const Type *to);
+/* Check `e` and coerce it to `to`; false when not coercible (no report). */
+bool tc_check_against(Tc *t, Expr *e, const Type *to);
+/* The symbol an identifier denotes: variables, the strand, built-in
+ * functions and kernels. */
+Symbol *tc_lookup(Tc *t, const char *name);
+/* Check strand-creation arguments (new S(..) / creation clause). */
+bool tc_check_strand_args(Tc *t, Symbol *strand, ExprList *args, DiagId err, Span at);
+/* Resolve the operator of the synthesized `x op e` node of a compound
+ * assignment; NULL (no report) when it does not resolve. */
+const Type *tc_resolve_compound(Tc *t, Expr *bin);
+/* The parsed scheme of overload `b` (NULL for special forms). */
+const Scheme *tc_scheme(Tc *t, const Builtin *b);
+
+/* check_stmt.c */
+void check_stmt(Tc *t, Stmt *s);
+/* Check a block in a fresh scope. */
+void check_block(Tc *t, Stmt *s);
+/* Does every path through `s` end with `return`? */
+bool stmt_always_returns(const Stmt *s);
+
+/* var_uses.c */
+void tc_var_uses(Tc *t);
+
+#endif
