@@ -392,4 +392,7 @@ unsigned drt_cli_std_options(DrtOption *tab, DrtStdOptions *so,
 }
 #endif
 
+/* The spatial index of sphere() queries (rt_spatial.c). */
+#include "diderot_spatial.h"
+
 #endif

@@ -15,6 +15,12 @@ Each of these counts as one test:
                        expected ones; exactly with `// STRICT`), and prints
                        each message as `F:L:C: severity: text`, the source
                        line indented by two spaces, and a caret line.
+  run/NAME             `diderotc --exec` compiles tests/programs/run/NAME.diderot,
+                       and for each case (args, expected) of CASES in NAME.py
+                       (an independent Python oracle) the executable runs with
+                       args and every expected output NRRD must match (values
+                       within a relative 1e-5, sizes; "sorted" compares a
+                       collection as a multiset).
 The directives are described in tests/programs/README.md. The last line of
 output is always `N passed, N failed, N skipped`; the exit status is 1 when
 anything failed. Python 3 standard library only.
@@ -398,6 +404,66 @@ class Runner:
 
     # ---- collecting -----------------------------------------------------------
 
+    def runprog(self, path):
+        """run/NAME: compile with --exec, run each case of NAME.py, compare."""
+        name = "run/" + os.path.basename(path)[:-len(".diderot")]
+        oracle = path[:-len(".diderot")] + ".py"
+        if not os.path.exists(oracle):
+            return Outcome(name, "fail", ["no oracle %s" % self.rel(oracle)])
+        sys.path.insert(0, os.path.join(self.srcdir, "tests", "oracle"))
+        import nrrd as nrrdpy
+        scope = {}
+        try:
+            exec(compile(read_text(oracle), oracle, "exec"), scope)
+        except Exception as e:  # a broken oracle is a failure, not a crash
+            return Outcome(name, "fail", ["oracle: %s" % e])
+        work = os.path.join(self.builddir, "tests", "run", os.path.basename(path)[:-8])
+        shutil.rmtree(work, ignore_errors=True)
+        os.makedirs(work)
+        exe = os.path.join(work, "prog")
+        env = dict(os.environ, DIDEROT_RT_DIR=self.builddir)
+        r = run_killable([self.diderotc, "--exec", "-o", exe, path], self.srcdir, 120, env=env)
+        if isinstance(r, str):
+            return Outcome(name, "fail", [r])
+        if r.returncode != 0:
+            return Outcome(name, "fail", ["diderotc exit status %d" % r.returncode]
+                           + stderr_excerpt(r.stderr.decode("utf-8", "replace")))
+        problems = []
+        for n, case in enumerate(scope.get("CASES", [])):
+            args, want = case
+            for f in os.listdir(work):
+                if f.endswith(".nrrd"):
+                    os.remove(os.path.join(work, f))
+            r = run_killable([exe] + list(args), work, 60)
+            if isinstance(r, str) or r.returncode != 0:
+                problems.append("case %d %s: %s" % (n, args, r if isinstance(r, str) else
+                                "exit status %d: %s" % (r.returncode, tail(r.stderr.decode("utf-8", "replace")))))
+                continue
+            for fname, spec in want.items():
+                values, sizes = spec[0], spec[1]
+                how = spec[2] if len(spec) > 2 else ""
+                try:
+                    got = nrrdpy.read(os.path.join(work, fname))
+                except Exception as e:
+                    problems.append("case %d: %s: %s" % (n, fname, e))
+                    continue
+                data = list(got.data)
+                if sizes is not None and list(got.sizes) != list(sizes):
+                    problems.append("case %d: %s: sizes %s, expected %s" % (n, fname, got.sizes, sizes))
+                if how == "sorted":
+                    data, values = sorted(data), sorted(values)
+                if len(data) != len(values):
+                    problems.append("case %d: %s: %d values, expected %d" % (n, fname, len(data), len(values)))
+                    continue
+                for i, (g, w) in enumerate(zip(data, values)):
+                    if not abs(g - w) <= 1e-5 * max(1.0, abs(w)):
+                        problems.append("case %d: %s[%d] = %r, expected %r" % (n, fname, i, g, w))
+                        break
+        shutil.rmtree(work, ignore_errors=True)
+        if problems:
+            return Outcome(name, "fail", problems)
+        return Outcome(name, "pass")
+
     def collect(self):
         tests = []
         unit_dir = os.path.join(self.builddir, "tests", "unit")
@@ -416,6 +482,8 @@ class Runner:
                     tests.append(("roundtrip/" + name, self.roundtrip, p))
                 else:
                     tests.append((name, self.reject, p))
+        for p in find_programs(os.path.join(progs, "run")):
+            tests.append(("run/" + os.path.basename(p)[:-len(".diderot")], self.runprog, p))
         return tests
 
 
@@ -481,6 +549,29 @@ def first_difference(a, b):
     return ["  (they differ only in line endings)"]
 
 
+# ---- end-to-end tests ----------------------------------------------------
+# tests/e2e/run_e2e.py (its own owner and docs) runs the compiled programs;
+# its output is shown as is and its counts are added to the totals.
+def run_e2e(args, counts):
+    script = os.path.join(os.path.abspath(args.srcdir), "tests", "e2e", "run_e2e.py")
+    if not os.path.exists(script):
+        return
+    argv = [sys.executable, script, "--srcdir=" + args.srcdir, "--builddir=" + args.builddir,
+            "-k", args.filter] + (["--diderotc=" + args.diderotc] if args.diderotc else []) \
+        + (["-v"] if args.verbose else [])
+    p = subprocess.run(argv, stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
+    lines = p.stdout.decode("utf-8", "replace").rstrip().splitlines()
+    m = re.match(r"^(\d+) passed, (\d+) failed, (\d+) skipped$", lines[-1]) if lines else None
+    for line in (lines[:-1] if m else lines):
+        print(line)
+    if m:
+        for key, n in zip(("pass", "fail", "skip"), m.groups()):
+            counts[key] += int(n)
+    else:
+        print("FAIL e2e: run_e2e.py exited %d without a summary line" % p.returncode)
+        counts["fail"] += 1
+
+
 def main(argv):
     ap = argparse.ArgumentParser(description="Run the diderotc test suite.")
     ap.add_argument("--srcdir", required=True, help="the source tree")
@@ -515,6 +606,7 @@ def main(argv):
                 extra = (": " + o.details[0]) if o.details else ""
                 print("%s %s%s" % ("PASS" if o.status == "pass" else "SKIP", o.name, extra))
             sys.stdout.flush()
+    run_e2e(args, counts)
     print("%d passed, %d failed, %d skipped" % (counts["pass"], counts["fail"], counts["skip"]))
     return 1 if counts["fail"] else 0
 

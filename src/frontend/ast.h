@@ -70,6 +70,7 @@ struct AstType {
   AstType *elem;     /* AT_SEQ */
   Expr *len;         /* AT_SEQ: NULL for a dynamic sequence */
   const char *name;  /* AT_NAMED */
+  int depth;         /* parser: height of this subtree, its expressions included */
   AstType *next;
   struct Type *resolved; /* typechecker */
 };
@@ -132,6 +133,7 @@ struct Expr {
   Token tok;        /* E_INT, E_REAL, E_STRING, E_KERNEL_CONT (the k) */
   bool bval;        /* E_BOOL */
   bool has_shape;   /* E_NAN */
+  int depth;        /* parser: height of this subtree (bounded, see parser.c) */
   Expr *next;
 
   /* typechecker */

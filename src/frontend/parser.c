@@ -34,6 +34,34 @@ enum {
 
 const char *parser_name(const Token *t) { return t->text ? t->text : ""; }
 
+/* Tree heights. Left-associative chains (a+b+c..., a[0][0]..., f(x)(y),
+ * int[1][1]...) are built without growing lemon's stack, yet every later
+ * pass recurses over the tree; so node heights are bounded too, by the
+ * same limit. The node is kept; parser_token() reports and stops. */
+static int parser_max(int d, const Expr *e) { return e && e->depth > d ? e->depth : d; }
+
+static int parser_list_depth(int d, ExprList l) {
+  for (const Expr *x = l.head; x; x = x->next) d = parser_max(d, x);
+  return d;
+}
+
+static Expr *parser_nest(ParseState *st, Expr *e) {
+  int d = parser_max(parser_max(parser_max(0, e->a), e->b), e->c);
+  d = parser_list_depth(d, e->args);
+  for (const Iter *it = e->iters.head; it; it = it->next) d = parser_max(d, it->src);
+  e->depth = d + 1;
+  if (e->depth > PARSER_MAX_DEPTH) st->too_deep = true;
+  return e;
+}
+
+static AstType *parser_type_nest(ParseState *st, AstType *ty) {
+  int d = parser_list_depth(parser_max(parser_max(0, ty->dim), ty->len), ty->shape);
+  if (ty->elem && ty->elem->depth > d) d = ty->elem->depth;
+  ty->depth = d + 1;
+  if (ty->depth > PARSER_MAX_DEPTH) st->too_deep = true;
+  return ty;
+}
+
 Expr *parser_leaf(ParseState *st, ExprKind k, Token t) {
   Expr *e = ast_expr(st->arena, k, t.span);
   e->tok = t;
@@ -64,21 +92,21 @@ Expr *parser_binary(ParseState *st, AstOp op, Expr *a, Expr *b) {
   e->op = op;
   e->a = a;
   e->b = b;
-  return e;
+  return parser_nest(st, e);
 }
 
 Expr *parser_range(ParseState *st, Expr *lo, Expr *hi) {
   Expr *e = ast_expr(st->arena, E_RANGE, span_join(lo->span, hi->span));
   e->a = lo;
   e->b = hi;
-  return e;
+  return parser_nest(st, e);
 }
 
 Expr *parser_unary(ParseState *st, AstOp op, Token optok, Expr *a) {
   Expr *e = ast_expr(st->arena, E_UNARY, span_join(optok.span, a->span));
   e->op = op;
   e->a = a;
-  return e;
+  return parser_nest(st, e);
 }
 
 Expr *parser_cond(ParseState *st, Expr *then, Expr *cond, Expr *els) {
@@ -86,48 +114,48 @@ Expr *parser_cond(ParseState *st, Expr *then, Expr *cond, Expr *els) {
   e->a = then;
   e->b = els;
   e->c = cond;
-  return e;
+  return parser_nest(st, e);
 }
 
 Expr *parser_suffix(ParseState *st, ExprKind kind, Expr *a, PList args) {
   Expr *e = ast_expr(st->arena, kind, span_join(a->span, args.span));
   e->a = a;
   e->args = args.items;
-  return e;
+  return parser_nest(st, e);
 }
 
 Expr *parser_select(ParseState *st, Expr *a, Token id) {
   Expr *e = ast_expr(st->arena, E_SELECT, span_join(a->span, id.span));
   e->a = a;
   e->name = parser_name(&id);
-  return e;
+  return parser_nest(st, e);
 }
 
 Expr *parser_list_expr(ParseState *st, ExprKind kind, Token first, PList l) {
   Expr *e = ast_expr(st->arena, kind, span_join(first.span, l.span));
   e->args = l.items;
   e->has_shape = (kind == E_NAN);
-  return e;
+  return parser_nest(st, e);
 }
 
 Expr *parser_wrap(ParseState *st, ExprKind kind, Token first, Expr *a, Token last) {
   Expr *e = ast_expr(st->arena, kind, span_join(first.span, last.span));
   e->a = a;
-  return e;
+  return parser_nest(st, e);
 }
 
 Expr *parser_comprehension(ParseState *st, Token lbrace, Expr *body, Iter *it, Token rbrace) {
   Expr *e = ast_expr(st->arena, E_COMPREHENSION, span_join(lbrace.span, rbrace.span));
   e->a = body;
   ast_iter_append(&e->iters, it);
-  return e;
+  return parser_nest(st, e);
 }
 
 Expr *parser_apply_comprehension(ParseState *st, Expr *f, Expr *comp) {
   Expr *e = ast_expr(st->arena, E_APPLY, span_join(f->span, comp->span));
   e->a = f;
   ast_expr_append(&e->args, comp);
-  return e;
+  return parser_nest(st, e);
 }
 
 Expr *parser_nan(ParseState *st, Token t) { return ast_expr(st->arena, E_NAN, t.span); }
@@ -158,14 +186,14 @@ AstType *parser_type_simple(ParseState *st, AstTypeKind k, Token t, int n) {
 AstType *parser_type_tensor(ParseState *st, Token kw, PList shape) {
   AstType *ty = ast_type(st->arena, AT_TENSOR, span_join(kw.span, shape.span));
   ty->shape = shape.items;
-  return ty;
+  return parser_type_nest(st, ty);
 }
 
 AstType *parser_type_image(ParseState *st, Token kw, Expr *dim, PList shape) {
   AstType *ty = ast_type(st->arena, AT_IMAGE, span_join(kw.span, shape.span));
   ty->dim = dim;
   ty->shape = shape.items;
-  return ty;
+  return parser_type_nest(st, ty);
 }
 
 AstType *parser_type_field(ParseState *st, Token kw, const Token *k, Expr *dim, PList shape) {
@@ -176,7 +204,7 @@ AstType *parser_type_field(ParseState *st, Token kw, const Token *k, Expr *dim, 
     ty->has_cont = true;
     ty->cont = *k;
   }
-  return ty;
+  return parser_type_nest(st, ty);
 }
 
 AstType *parser_type_kernel(ParseState *st, Token kw, Token k) {
@@ -196,7 +224,7 @@ AstType *parser_type_seq(ParseState *st, AstType *elem, Expr *len, Token close) 
   AstType *ty = ast_type(st->arena, AT_SEQ, span_join(elem->span, close.span));
   ty->elem = elem;
   ty->len = len;
-  return ty;
+  return parser_type_nest(st, ty);
 }
 
 /* --------------------------------------------------------- statements */
@@ -595,7 +623,8 @@ static void parser_token(Driver *D, const Token *tok, bool resumed) {
     return;
   }
   t->parse(D->p, (int)tok->kind, *tok, D->st);
-  if (D->st->lemon_failed) {
+  if (D->st->too_deep) diag_report(D->st->diag, ERR_NESTING_TOO_DEEP, tok->span);
+  if (D->st->lemon_failed || D->st->too_deep) {
     D->stopped = true;
     return;
   }

@@ -22,6 +22,7 @@ typedef struct ParseState {
   Program *prog; /* set when the start rule is reduced */
   bool lemon_failed; /* lemon itself saw an error (a safety net: tokens are
                         checked before they are fed) or ran out of memory */
+  bool too_deep;     /* a node was built above PARSER_MAX_DEPTH (parser.c) */
 } ParseState;
 
 /* A bracketed list with the span of its brackets (shapes, argument lists). */

@@ -129,7 +129,10 @@ typedef enum IrBorder {
 } IrBorder;
 typedef enum IrReduce {
   IR_REDUCE_ALL, IR_REDUCE_EXISTS, IR_REDUCE_SUM, IR_REDUCE_PRODUCT,
-  IR_REDUCE_MIN, IR_REDUCE_MAX, IR_REDUCE_MEAN
+  IR_REDUCE_MIN, IR_REDUCE_MAX, IR_REDUCE_MEAN,
+  /* STRAND_REDUCE only: the parallel map { e | x in S.all } (§3.5); the
+   * result is T[] of the map values, in strand storage order. */
+  IR_REDUCE_COLLECT
 } IrReduce;
 typedef enum IrStrandSet { IR_SET_ALL, IR_SET_ACTIVE, IR_SET_STABLE } IrStrandSet;
 
@@ -336,6 +339,32 @@ struct IrCFG {
 
 typedef enum IrGlobalKind { IR_GLOBAL_CONST, IR_GLOBAL_INPUT, IR_GLOBAL_VAR } IrGlobalKind;
 
+/* A compile-time value: folded constants and input defaults (filled by the
+ * AST -> HighIR translation; its kind follows ty: bool, int, string, tensor
+ * (components row-major, nr = 1 for real) or fixed sequence). */
+typedef struct IrValue IrValue;
+struct IrValue {
+  const IrType *ty;
+  bool b;
+  int64_t i;
+  int nr;
+  const double *r;
+  const char *s;
+  size_t slen;
+  int n;
+  const IrValue *const *elems;
+};
+
+/* The header of a proxy image (LANGUAGE.md §8.2): the code is specialised
+ * to its sample type and sizes. */
+typedef struct IrProxy {
+  int dim;                 /* spatial axes */
+  int ncomp;               /* components per sample */
+  int sizes[3];            /* spatial axis sizes, fastest first */
+  int nrrd_type;           /* Teem's nrrdType* value */
+  const char *sample_type; /* "float", "uchar", ... */
+} IrProxy;
+
 struct IrGlobal {
   int index;
   IrGlobalKind kind;
@@ -343,6 +372,10 @@ struct IrGlobal {
   const IrType *ty;
   const char *desc; /* input description, or NULL */
   bool has_default; /* inputs */
+  /* Set by the translation (see the contract in src/translate/ast_to_high.c). */
+  const IrValue *value; /* folded constant value / input default, or NULL */
+  const char *path;     /* load_image/load_sequence file of the default or initializer */
+  const IrProxy *proxy; /* image with a proxy file at compile time, or NULL */
 };
 
 struct IrStateVar {

@@ -235,7 +235,7 @@ static int rule_ein(Ctx *c, const IrType **res) {
 static int rule_strand_reduce(Ctx *c, const IrType **res) {
   const IrInstr *in = c->in;
   const IrCFG *fn = in->fn;
-  if (in->imm[0] < IR_REDUCE_ALL || in->imm[0] > IR_REDUCE_MEAN ||
+  if (in->imm[0] < IR_REDUCE_ALL || in->imm[0] > IR_REDUCE_COLLECT ||
       in->imm[1] < IR_SET_ALL || in->imm[1] > IR_SET_STABLE)
     return fail(c, IR_CHK_IMM, "bad reduction or strand set");
   if (!fn || !fn->result) return fail(c, IR_CHK_TYPE, "no map function");
@@ -257,6 +257,11 @@ static int rule_strand_reduce(Ctx *c, const IrType **res) {
   case IR_REDUCE_MEAN:
     if (!is_real(r)) return fail(c, IR_CHK_TYPE, "map function must return real");
     break;
+  case IR_REDUCE_COLLECT: /* a parallel map: the sequence of the values */
+    if (!ir_type_is_value(r) || is_dyn_seq(r))
+      return fail(c, IR_CHK_TYPE, "map function must return a fixed-size value");
+    *res = ir_type_seq(c->m, r, IR_SEQ_DYNAMIC);
+    return IR_CHK_OK;
   default:
     if (!is_num(r)) return fail(c, IR_CHK_TYPE, "map function must return int or real");
     break;
@@ -418,8 +423,11 @@ static int check_rule(Ctx *c, const IrType **res) {
     return IR_CHK_OK;
   }
   case IR_RULE_SEQ_CONS: {
+    /* seq_cons() with a given T[] type is the empty dynamic sequence */
     if (n == 0)
-      return rule_given(c, res, is_seq(c->given) && c->given->len == 0, "a sequence of length 0");
+      return rule_given(c, res,
+                        is_seq(c->given) && (c->given->len == 0 || c->given->len == IR_SEQ_DYNAMIC),
+                        "a sequence of length 0");
     const IrType *t = ty(c, 0);
     if (!ir_type_is_value(t) && !is_kind(t, IR_TY_STRAND)) return bad_arg(c, 0, "a value type");
     for (int i = 1; i < n; i++)

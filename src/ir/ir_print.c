@@ -172,7 +172,8 @@ static void print_lit(FILE *out, const IrLit *l) {
   }
 }
 
-static const char *const reduce_names[] = {"all", "exists", "sum", "product", "min", "max", "mean"};
+static const char *const reduce_names[] = {"all",  "exists", "sum",    "product",
+                                            "min",  "max",    "mean",   "collect"};
 static const char *const set_names[] = {"all", "active", "stable"};
 static const char *const border_names[] = {"none", "clamp", "mirror", "wrap"};
 
@@ -182,7 +183,7 @@ static void print_imm(FILE *out, const IrInstr *in, const IrOpInfo *info) {
   for (int i = 0; i < in->nimm; i++) {
     int v = in->imm[i];
     if (i) fputc(',', out);
-    if (info && info->rule == IR_RULE_STRAND_REDUCE && i == 0 && v >= 0 && v <= IR_REDUCE_MEAN)
+    if (info && info->rule == IR_RULE_STRAND_REDUCE && i == 0 && v >= 0 && v <= IR_REDUCE_COLLECT)
       fputs(reduce_names[v], out);
     else if (info && info->rule == IR_RULE_STRAND_REDUCE && i == 1 && v >= 0 && v <= IR_SET_STABLE)
       fputs(set_names[v], out);
@@ -332,6 +333,33 @@ void ir_print_cfg(FILE *out, const IrCFG *cfg, unsigned flags) {
 
 static const char *const global_kinds[] = {"const", "input", "global"};
 
+/* A compile-time value as Diderot-like text: 1, 0.5, [1,2], {1,2}, "s". */
+static void print_value(FILE *out, const IrValue *v) {
+  const IrType *t = v->ty;
+  if (!t) {
+    fputc('?', out);
+  } else if (t->kind == IR_TY_BOOL) {
+    fputs(v->b ? "true" : "false", out);
+  } else if (t->kind == IR_TY_INT) {
+    fprintf(out, "%lld", (long long)v->i);
+  } else if (t->kind == IR_TY_STRING) {
+    print_string(out, v->s ? v->s : "");
+  } else if (t->kind == IR_TY_SEQ) {
+    fputc('{', out);
+    for (int i = 0; i < v->n; i++) {
+      if (i) fputc(',', out);
+      print_value(out, v->elems[i]);
+    }
+    fputc('}', out);
+  } else if (t->kind == IR_TY_TENSOR && v->nr == 1) {
+    fprintf(out, "%.17g", v->r ? v->r[0] : 0.0);
+  } else {
+    fputc('[', out);
+    for (int i = 0; i < v->nr; i++) fprintf(out, "%s%.17g", i ? "," : "", v->r[i]);
+    fputc(']', out);
+  }
+}
+
 void ir_print_module(FILE *out, const IrModule *m, unsigned flags) {
   fprintf(out, "module %s", ir_level_name(m->level));
   if (m->strand_name) fprintf(out, " strand %s%s", m->strand_name, m->create_array ? " grid" : "");
@@ -346,6 +374,17 @@ void ir_print_module(FILE *out, const IrModule *m, unsigned flags) {
       print_string(out, g->desc);
     }
     if (g->has_default) fputs(" (default)", out);
+    if (g->value) {
+      fputs(" = ", out);
+      print_value(out, g->value);
+    }
+    if (g->path) {
+      fputs(" file ", out);
+      print_string(out, g->path);
+    }
+    if (g->proxy)
+      fprintf(out, " proxy %s %dx%dx%d", g->proxy->sample_type ? g->proxy->sample_type : "?",
+              g->proxy->sizes[0], g->proxy->sizes[1], g->proxy->sizes[2]);
     fputc('\n', out);
   }
   for (int i = 0; i < m->nstate; i++) {

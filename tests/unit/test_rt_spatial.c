@@ -340,6 +340,47 @@ static void test_boundary(void) {
   set_free(&s);
 }
 
+/* Points on cell edges. With 41 points at −20..20 the sample median is
+ * 0, so with a radius hint of 1 the cells are [k, k+1): a point 1 just
+ * inside the sphere around 0.25 of radius 0.75 + ε lies in the next cell,
+ * which the query must still visit (no shrinking of the box). */
+static void test_cell_edges(void) {
+  for (unsigned dim = 1; dim <= 2; dim++) {
+    Set s;
+    set_alloc(&s, dim, nrrdTypeDouble, 41);
+    for (size_t i = 0; i < 41; i++)
+      for (unsigned k = 0; k < dim; k++)
+        set_coord(&s, i, k, k == 0 ? (double)i - 20 : 0);
+    DrtSpatialPoints p = set_points(&s);
+    DrtSpatialOptions opt = {1, false};
+    DrtSpatial sp = {0};
+    DrtErrors e = {0};
+    DrtStrandList l = {0};
+    CHECK(!drt_spatial_build(&e, &sp, &p, &opt));
+    CHECK(sp.mode == DRT_SPATIAL_DENSE && sp.cell == 1);
+    double c[2] = {0.25, 0};
+    double eps[2] = {0x1p-50, 0x1p-53};  /* c + r rounds to 1 + 2^-50, 1 */
+    for (int i = 0; i < 2; i++) {
+      l.len = 0;
+      CHECK(!drt_spatial_sphere_d(&sp, c, 0.75 + eps[i],
+                                  DRT_SPATIAL_NO_EXCLUDE, &l));
+      LIST_IS(&l, 0, 20, 21);           /* x = 0 and x = 1 */
+      l.len = 0;
+      double cm[2] = {-0.25, 0};
+      CHECK(!drt_spatial_sphere_d(&sp, cm, 0.75 + eps[i],
+                                  DRT_SPATIAL_NO_EXCLUDE, &l));
+      LIST_IS(&l, 0, 19, 20);           /* x = −1 and x = 0 */
+    }
+    l.len = 0;
+    CHECK(!drt_spatial_sphere_d(&sp, c, 0.75, DRT_SPATIAL_NO_EXCLUDE, &l));
+    LIST_IS(&l, 0, 20);                 /* x = 1 exactly at r: out */
+    drt_strand_list_free(&l);
+    drt_spatial_free(&sp);
+    drt_errors_free(&e);
+    set_free(&s);
+  }
+}
+
 /* All points equal; duplicates; NaN and infinite positions. */
 static void test_degenerate(void) {
   for (int ti = 0; ti < 2; ti++) {
@@ -668,6 +709,7 @@ static void test_openmp(void) {
 
 int main(void) {
   test_boundary();
+  test_cell_edges();
   test_degenerate();
   test_errors();
   test_layouts();

@@ -1,0 +1,202 @@
+/* diderot_world.h -- the world of a generated program and its
+ * bulk-synchronous scheduler (LANGUAGE.md §6, §7.3), part of libdiderot-rt
+ * (rt_world.c).
+ *
+ * The generated code describes its strand (state size, methods, global
+ * blocks) with a DrtProgram; the runtime owns the strand storage, the
+ * status of every strand, the stage machine of the library API and the
+ * super-step loop of §6.3:
+ *
+ *   step: [begin_step hook: spatial index] → start for fresh strands →
+ *         update for active strands (a `stabilize` exit runs the stabilize
+ *         method at once; `die` marks the strand dying) → finish: dying
+ *         strands are removed, strands created by `new` are appended
+ *         (active and fresh) → global update.
+ *
+ * Storage. Strand states are stored array-of-structs: strand i's state is
+ * state_size bytes at drt_world_state(w, i) (the generated methods work on
+ * a pointer to their struct). Alive strands are kept compacted in
+ * creation order (§10 Q15: dead strands are squeezed out after each step,
+ * new strands are appended after all older ones, ordered by their
+ * creator's position, then by creation order within one creator), so a
+ * collection's stable strands are written in creation order. A grid never
+ * loses or gains strands: storage order is loop order.
+ *
+ * Dual state (§6.3 visibility): when the program's strands read each
+ * other's state (desc.shared), the runtime keeps a start-of-step copy of
+ * every strand; drt_world_in_state() returns it. A strand sees its own
+ * writes at once (it works on its current state).
+ *
+ * Parallelism. The runtime itself never creates threads: a parallel
+ * target passes a parallel_for (e.g. an OpenMP loop over chunks) and the
+ * runtime cuts every phase into chunks of `chunk` strands. All per-step
+ * bookkeeping is kept per chunk (new strands, counts) and merged in chunk
+ * order, so the result does not depend on the number of threads or on
+ * which thread ran which chunk. Reductions over strand sets use the same
+ * fixed chunks (partial results combined in chunk order): a real sum can
+ * differ from a plain left-to-right sum by float reassociation, but never
+ * between runs or thread counts.
+ *
+ * Errors follow diderot_rt.h: functions that can fail return true on
+ * error after adding a message to the world's DrtErrors.
+ */
+#ifndef DIDEROT_WORLD_H
+#define DIDEROT_WORLD_H
+
+#include "diderot_rt.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* The stage machine of §7.3. */
+typedef enum DrtStage {
+  DRT_STAGE_POST_NEW,
+  DRT_STAGE_POST_INIT,
+  DRT_STAGE_POST_CREATE,
+  DRT_STAGE_RUNNING,
+  DRT_STAGE_DONE
+} DrtStage;
+
+/* Strand status (one byte per strand). DRT_DYING lasts until the end of
+ * the step; dead strands are then removed. */
+enum { DRT_ACTIVE = 0, DRT_STABLE = 1, DRT_DYING = 2, DRT_DEAD = 3 };
+
+/* How a start/update method ended. */
+typedef enum DrtExit { DRT_EXIT_CONTINUE = 0, DRT_EXIT_STABILIZE = 1, DRT_EXIT_DIE = 2 } DrtExit;
+
+/* Strand sets of reductions (IrStrandSet order). */
+typedef enum DrtSet { DRT_SET_ALL = 0, DRT_SET_ACTIVE = 1, DRT_SET_STABLE = 2 } DrtSet;
+
+/* Reductions (IrReduce order). */
+typedef enum DrtReduce {
+  DRT_RED_ALL, DRT_RED_EXISTS, DRT_RED_SUM, DRT_RED_PRODUCT, DRT_RED_MIN, DRT_RED_MAX,
+  DRT_RED_MEAN
+} DrtReduce;
+
+typedef struct DrtWorld DrtWorld;
+
+/* What a strand method sees: the world, the program's globals, and the
+ * chunk it runs in (strands created by `new` go to that chunk's list). */
+typedef struct DrtCtx {
+  DrtWorld *world;
+  void *globals;
+  uint32_t chunk;
+} DrtCtx;
+
+typedef DrtExit (*DrtMethod)(DrtCtx *ctx, uint32_t id, void *self);
+typedef void (*DrtStabilize)(DrtCtx *ctx, uint32_t id, void *self);
+typedef void (*DrtGlobalBlock)(DrtWorld *w, void *globals);
+/* Run body(arg, c) for every chunk c in 0..nchunks-1, in any order and on
+ * any threads; returns when all are done. */
+typedef void (*DrtParallelFor)(uint32_t nchunks, void (*body)(void *arg, uint32_t c), void *arg,
+                               uint32_t nworkers);
+
+typedef struct DrtProgram {
+  size_t state_size;           /* bytes of one strand's state (sizeof) */
+  size_t state_align;          /* its alignment (0: max_align_t) */
+  bool shared;                 /* strands read each other: keep in-copies */
+  DrtMethod start;             /* NULL when the strand has no start method */
+  DrtMethod update;            /* never NULL for a program that runs */
+  DrtStabilize stabilize;      /* NULL when none */
+  DrtGlobalBlock global_start; /* NULL when none */
+  DrtGlobalBlock global_update;/* NULL when none */
+  DrtGlobalBlock begin_step;   /* NULL; e.g. rebuild the spatial index */
+  void (*free_state)(void *self); /* NULL; frees heap parts of a state */
+} DrtProgram;
+
+/* A new world in stage POST_NEW (NULL when out of memory). `globals` is
+ * the generated program's globals, handed to methods and blocks. */
+DrtWorld *drt_world_new(const DrtProgram *prog, void *globals);
+void drt_world_free(DrtWorld *w);
+
+DrtErrors *drt_world_errors(DrtWorld *w);
+DrtStage drt_world_stage(const DrtWorld *w);
+void *drt_world_globals(const DrtWorld *w);
+void drt_world_set_verbose(DrtWorld *w, bool v);
+bool drt_world_verbose(const DrtWorld *w);
+
+/* Parallel execution: parallel_for NULL means sequential. nworkers is
+ * handed to parallel_for; chunk is the number of strands per chunk (0:
+ * the default, 256). Callable before the first run. */
+void drt_world_set_parallel(DrtWorld *w, DrtParallelFor pfor, uint32_t nworkers,
+                            uint32_t chunk);
+uint32_t drt_world_nworkers(const DrtWorld *w);
+
+/* ---- the stage machine (§7.3) ---- */
+
+/* POST_NEW → POST_INIT ("multiple calls to init_world"). */
+bool drt_world_init(DrtWorld *w);
+/* Check that create_strands may run (POST_INIT; "must call init_world
+ * before create_strands", "multiple calls to create_strands"). */
+bool drt_world_create_begin(DrtWorld *w);
+/* Declare the initial strands a grid of naxes iterator sizes (slowest
+ * first); call between create_begin and create_end. Without it the
+ * strands form a collection. */
+bool drt_world_set_grid(DrtWorld *w, unsigned naxes, const size_t *sizes);
+/* Append one initial strand (active, fresh) and return its zeroed state
+ * for the generated initialisation; the pointer is valid until the next
+ * call. NULL when out of memory (an error is recorded). */
+void *drt_world_create_strand(DrtWorld *w);
+/* → POST_CREATE; a grid must have exactly the product of its sizes. */
+bool drt_world_create_end(DrtWorld *w);
+
+/* Run up to max_steps super-steps (0: no limit); returns the number
+ * taken. The first call runs the global start block. Returns 0 when the
+ * world is done, and 0 with an error when it has no strands yet
+ * ("attempt to run uninitialized program"). */
+uint32_t drt_world_run(DrtWorld *w, uint32_t max_steps);
+
+/* ---- queries ---- */
+uint32_t drt_world_nstrands(const DrtWorld *w); /* alive: active + stable */
+uint32_t drt_world_nactive(const DrtWorld *w);
+uint32_t drt_world_nstable(const DrtWorld *w);
+uint32_t drt_world_total_steps(const DrtWorld *w);
+/* Storage slots (alive strands plus, mid-step, dying ones). */
+uint32_t drt_world_nslots(const DrtWorld *w);
+unsigned char drt_world_status(const DrtWorld *w, uint32_t id);
+void *drt_world_state(const DrtWorld *w, uint32_t id);
+/* Start-of-step state of strand id (the current state when the program
+ * does not share state). */
+const void *drt_world_in_state(const DrtWorld *w, uint32_t id);
+bool drt_world_is_grid(const DrtWorld *w);
+unsigned drt_world_grid_axes(const DrtWorld *w, const size_t **sizes);
+
+/* ---- effects from strands and global blocks ---- */
+
+/* `new`: a zeroed state for the strand being created by `creator` (the
+ * strand running in ctx), valid until the next call in the same chunk;
+ * NULL when out of memory. It becomes visible after the step. Also
+ * allowed in the global update block (ctx->chunk is then ignored). */
+void *drt_world_new_strand(DrtCtx *ctx, uint32_t creator);
+/* Global `stabilize` / `die` (§6.3): every active strand now. */
+void drt_world_stabilize_all(DrtWorld *w);
+void drt_world_kill_all(DrtWorld *w);
+
+/* ---- reductions over strand sets (global blocks) ---- */
+typedef double (*DrtMapReal)(void *env, uint32_t id, const void *state);
+typedef int64_t (*DrtMapInt)(void *env, uint32_t id, const void *state);
+/* Whether strand id belongs to set. */
+bool drt_world_in_set(const DrtWorld *w, uint32_t id, DrtSet set);
+/* Reduce map(id) over the set, in fixed chunks combined in chunk order.
+ * The _float form rounds every partial to float (the program's real type
+ * is float), the _double form keeps doubles. all/exists read the map's
+ * value as a truth value. mean of nothing is NaN (§10 Q20). */
+float drt_world_reduce_float(DrtWorld *w, DrtSet set, DrtReduce op, DrtMapReal map, void *env);
+double drt_world_reduce_double(DrtWorld *w, DrtSet set, DrtReduce op, DrtMapReal map, void *env);
+int64_t drt_world_reduce_int(DrtWorld *w, DrtSet set, DrtReduce op, DrtMapInt map, void *env);
+
+/* ---- outputs and snapshots (§6.5, §8.8) ---- */
+
+/* The strands an output covers: a grid (every slot), the stable strands
+ * of a collection, or with `snapshot` every alive strand. dom->sizes
+ * points into the world. */
+void drt_world_output_domain(const DrtWorld *w, bool snapshot, DrtDomain *dom);
+/* Whether strand id is written by such an output. */
+bool drt_world_output_includes(const DrtWorld *w, uint32_t id, bool snapshot);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif

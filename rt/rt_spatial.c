@@ -1,0 +1,608 @@
+/* rt_spatial.c -- the spatial index behind sphere() (LANGUAGE.md §4.10).
+ *
+ * Grid. A point x falls in the cell with integer coordinates
+ * k_a = floor((x_a − org_a)·inv), clamped to [−K, K] (K depends on dim so
+ * that the dim coordinates pack into one 63-bit key). Build and query use
+ * the same function, which is monotone in x under round-to-nearest.
+ * The box [c − r, c + r] needs no slack for rounding: r is a value of the
+ * real type, so if the true |q_a − c_a| >= r then the rounded difference
+ * t_a >= r, fl(t_a²) >= fl(r²) and fl(Σ t²) >= fl(r²) (rounding and adding
+ * non-negative terms are monotone, underflow and overflow included): a
+ * qualifying point has c_a − r < q_a < c_a + r exactly, hence
+ * fl(c_a − r) <= q_a <= fl(c_a + r), and monotone cell coordinates put it
+ * inside the box. Correctness never depends on the cell size, only speed
+ * does; clamping merges far-away cells, which only costs time.
+ *
+ * Cell size: the radius hint when given (a query then visits at most 3^d
+ * cells); otherwise the cell that holds about 2 points at the density of
+ * the bulk of the points, where the bulk is measured on a sample (5 % and
+ * 95 % quantiles per axis) so that a few outliers do not blow up the cells.
+ * Cell coordinates are taken relative to the sample's median.
+ *
+ * Storage: pos/keys hold the points counting-sorted by bucket (stable,
+ * so each cell lists its strands in ascending order), start[] the bucket
+ * offsets. A point is a record of dim reals followed by its strand index
+ * (in the bytes of one more real), so that a hit costs no extra cache
+ * miss: queries are bound by memory latency, one miss per row of cells. A bucket is a cell of the dense array over the occupied cell box
+ * when that box has at most 2n+64 cells (rows of cells along axis 0 are
+ * then contiguous, and a query scans one range per row), otherwise a slot
+ * of a hash table of 2^⌈log2 n⌉ buckets keyed by the packed cell
+ * coordinates (kept per point to skip colliding cells). Queries gather
+ * candidates, test them exactly, and sort the (small) result.
+ */
+#include <float.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "diderot_spatial.h"
+#include "rt_internal.h"
+
+enum {
+  BRUTE_MAX = 32,     /* up to this many points a scan beats any grid */
+  SAMPLE_MAX = 1024   /* points sampled to estimate the density */
+};
+
+/* Bits per axis in a packed cell key, by dimension. */
+static const unsigned key_bits[4] = {0, 62, 31, 21};
+
+void drt_spatial_init(DrtSpatial *sp) { memset(sp, 0, sizeof *sp); }
+
+void drt_spatial_free(DrtSpatial *sp) {
+  free(sp->pos);
+  free(sp->keys);
+  free(sp->start);
+  free(sp->bucket);
+  memset(sp, 0, sizeof *sp);
+}
+
+size_t drt_spatial_bytes(const DrtSpatial *sp) {
+  return sp->cap_pos + sp->cap_keys + sp->cap_start +
+         sp->cap_bucket;
+}
+
+void drt_strand_list_free(DrtStrandList *l) {
+  free(l->ids);
+  memset(l, 0, sizeof *l);
+}
+
+/* Make *p hold at least n elements of size sz (contents not kept). */
+static bool reserve(void **p, size_t *cap, size_t n, size_t sz) {
+  if (n > SIZE_MAX / sz) return false;
+  size_t need = n * sz;
+  if (need <= *cap && *p) return true;
+  /* growing again: leave room so that slowly growing populations do
+   * not reallocate every step */
+  size_t want = *cap ? need + need / 4 : need;
+  if (want < need) want = need;
+  free(*p);
+  *p = malloc(want ? want : 1);
+  *cap = *p ? want : 0;
+  return *p != NULL;
+}
+
+/* ---- reading the caller's positions ------------------------------- */
+
+static const unsigned char *point_addr(const DrtSpatialPoints *p, size_t s) {
+  const unsigned char *b = p->base;
+  if (p->block <= 1) return b + s * p->block_stride;
+  return b + (s / p->block) * p->block_stride + (s % p->block) * p->lane_stride;
+}
+
+enum { PT_DEAD, PT_NONFINITE, PT_OK };
+
+/* Candidate j (an entry of ids, or strand j): its strand index and its
+ * coordinates, exactly, as doubles. */
+static int fetch(const DrtSpatialPoints *p, size_t j, uint32_t *id,
+                 double x[3]) {
+  size_t s = p->ids ? p->ids[j] : j;
+  if (p->alive && !p->alive[s * (p->alive_stride ? p->alive_stride : 1)])
+    return PT_DEAD;
+  const unsigned char *a = point_addr(p, s);
+  bool finite = true;
+  for (unsigned k = 0; k < p->dim; k++) {
+    if (p->type == nrrdTypeFloat) {
+      float f;
+      memcpy(&f, a + k * p->comp_stride, sizeof f);
+      x[k] = f;
+    } else {
+      memcpy(&x[k], a + k * p->comp_stride, sizeof x[k]);
+    }
+    finite = finite && isfinite(x[k]);
+  }
+  *id = (uint32_t)s;
+  return finite ? PT_OK : PT_NONFINITE;
+}
+
+/* ---- cells ------------------------------------------------------------ */
+
+static int64_t key_clamp(unsigned dim) {
+  return ((int64_t)1 << (key_bits[dim] - 1)) - 1;
+}
+
+/* The cell coordinate of x on axis a; monotone non-decreasing in x. */
+static int64_t cell_of(const DrtSpatial *sp, double x, unsigned a, int64_t K) {
+  double v = (x - sp->org[a]) * sp->inv;
+  if (!(v > -(double)K)) return -K;
+  if (v >= (double)K) return K;
+  int64_t t = (int64_t)v;   /* truncation; floor is a libm call without */
+  return t - ((double)t > v); /* SSE4.1 and this is on the hot path */
+}
+
+static uint64_t pack_key(const int64_t k[3], unsigned dim, int64_t K) {
+  uint64_t key = 0;
+  for (unsigned a = 0; a < dim; a++)
+    key |= (uint64_t)(k[a] + K) << (key_bits[dim] * a);
+  return key;
+}
+
+/* A 64-bit finalizer (murmur3's): spreads neighbouring keys over buckets. */
+static uint64_t mix64(uint64_t z) {
+  z ^= z >> 33;
+  z *= 0xff51afd7ed558ccdULL;
+  z ^= z >> 33;
+  z *= 0xc4ceb9fe1a85ec53ULL;
+  z ^= z >> 33;
+  return z;
+}
+
+static size_t dense_index(const DrtSpatial *sp, const int64_t k[3]) {
+  size_t i = 0;
+  for (unsigned a = sp->dim; a-- > 0;)
+    i = i * sp->nrow[a] + (size_t)(k[a] - sp->kmin[a]);
+  return i;
+}
+
+static size_t bucket_of(const DrtSpatial *sp, const int64_t k[3], int64_t K) {
+  if (sp->mode == DRT_SPATIAL_DENSE) return dense_index(sp, k);
+  return (size_t)(mix64(pack_key(k, sp->dim, K)) & (sp->ncells - 1));
+}
+
+static int cmp_double(const void *a, const void *b) {
+  double x = *(const double *)a, y = *(const double *)b;
+  return (x > y) - (x < y);
+}
+
+/* Choose org and the cell size from the sample (ns points per axis in
+ * samp[a]), the bounding box [lo, hi] and the number of points nv. */
+static void choose_cells(DrtSpatial *sp, double samp[3][SAMPLE_MAX], size_t ns,
+                         const double lo[3], const double hi[3], size_t nv,
+                         double hint) {
+  double logvol = 0;
+  unsigned dims = 0;
+  for (unsigned a = 0; a < sp->dim; a++) {
+    double ext = 0;
+    if (ns > 0) {
+      qsort(samp[a], ns, sizeof(double), cmp_double);
+      sp->org[a] = samp[a][ns / 2];
+      if (ns >= 20)
+        ext = (samp[a][ns - 1 - ns / 20] - samp[a][ns / 20]) / 0.9;
+    } else {
+      sp->org[a] = lo[a];
+    }
+    /* a bulk of equal coordinates (or a tiny sample): use the full box */
+    if (!(ext > 0) || !isfinite(ext)) ext = hi[a] - lo[a];
+    if (ext > 0 && isfinite(ext)) {
+      logvol += log(ext);
+      dims++;
+    } else if (ext > 0) {
+      logvol += log(DBL_MAX);   /* hi − lo overflowed */
+      dims++;
+    }
+  }
+  double h;
+  if (hint > 0 && isfinite(hint))
+    h = hint;
+  else if (dims == 0)
+    h = 1;   /* all points equal: any size works */
+  else
+    h = exp((logvol - log((double)nv / 2)) / dims);
+  if (!(h >= 1e-300)) h = 1e-300;
+  if (!(h <= 1e300)) h = 1e300;
+  sp->cell = h;
+  sp->inv = 1 / h;
+}
+
+/* ---- build ------------------------------------------------------------- */
+
+static bool check_points(DrtErrors *e, const DrtSpatialPoints *p) {
+  if (!p) {
+    drt_error(e, "spatial index: no points given");
+    return true;
+  }
+  if (p->dim < 1 || p->dim > 3) {
+    drt_error(e, "spatial index: dimension %u, expected 1, 2 or 3", p->dim);
+    return true;
+  }
+  if (p->type != nrrdTypeFloat && p->type != nrrdTypeDouble) {
+    drt_error(e, "spatial index: position type '%s', expected float or "
+              "double", drt_type_name(p->type));
+    return true;
+  }
+  if (p->count >= UINT32_MAX) {
+    drt_error(e, "spatial index: %zu strands, at most %lu are supported",
+              p->count, (unsigned long)UINT32_MAX - 1);
+    return true;
+  }
+  if (p->count > 0 && !p->base) {
+    drt_error(e, "spatial index: no position data");
+    return true;
+  }
+  if (p->ids) {
+    for (size_t j = 0; j < p->nids; j++) {
+      if (p->ids[j] >= p->count || (j > 0 && p->ids[j] <= p->ids[j - 1])) {
+        drt_error(e, "spatial index: strand list entry %zu (%lu) is out of "
+                  "range or not in strictly ascending order", j,
+                  (unsigned long)p->ids[j]);
+        return true;
+      }
+    }
+  }
+  return false;
+}
+
+static void make_empty(DrtSpatial *sp) {
+  sp->mode = DRT_SPATIAL_BRUTE;
+  sp->npoints = 0;
+  sp->ncells = 0;
+  sp->cell = 0;
+}
+
+static bool oom(DrtErrors *e, DrtSpatial *sp) {
+  make_empty(sp);
+  drt_error(e, "spatial index: out of memory");
+  return true;
+}
+
+/* Store point x with strand id at slot i of the sorted copy. */
+static void put_point(DrtSpatial *sp, size_t i, uint32_t id,
+                      const double x[3]) {
+  if (sp->type == nrrdTypeFloat) {
+    float *rec = (float *)sp->pos + i * (sp->dim + 1);
+    for (unsigned k = 0; k < sp->dim; k++) rec[k] = (float)x[k];   /* exact */
+    memcpy(rec + sp->dim, &id, sizeof id);
+  } else {
+    double *rec = (double *)sp->pos + i * (sp->dim + 1);
+    for (unsigned k = 0; k < sp->dim; k++) rec[k] = x[k];
+    memcpy(rec + sp->dim, &id, sizeof id);
+  }
+}
+
+/* The strand index of record i. */
+static uint32_t point_id(const DrtSpatial *sp, size_t i) {
+  uint32_t id;
+  size_t esize = sp->type == nrrdTypeFloat ? sizeof(float) : sizeof(double);
+  memcpy(&id, (const char *)sp->pos + (i * (sp->dim + 1) + sp->dim) * esize,
+         sizeof id);
+  return id;
+}
+
+size_t drt_spatial_order(const DrtSpatial *sp, uint32_t *ids) {
+  for (size_t i = 0; i < sp->npoints; i++) ids[i] = point_id(sp, i);
+  return sp->npoints;
+}
+
+bool drt_spatial_build(DrtErrors *e, DrtSpatial *sp,
+                       const DrtSpatialPoints *pts,
+                       const DrtSpatialOptions *opt) {
+  make_empty(sp);
+  sp->nonfinite = 0;
+  if (check_points(e, pts)) return true;
+  sp->dim = pts->dim;
+  sp->type = pts->type;
+  const unsigned dim = pts->dim;
+  const int64_t K = key_clamp(dim);
+  const size_t ncand = pts->ids ? pts->nids : pts->count;
+  const size_t esize = pts->type == nrrdTypeFloat ? sizeof(float)
+                                                  : sizeof(double);
+
+  /* pass 1: count, bounding box, sample */
+  double samp[3][SAMPLE_MAX];
+  double lo[3] = {0, 0, 0}, hi[3] = {0, 0, 0}, x[3];
+  size_t nv = 0, ns = 0, step = ncand / SAMPLE_MAX + 1;
+  uint32_t id;
+  for (size_t j = 0; j < ncand; j++) {
+    int st = fetch(pts, j, &id, x);
+    if (st != PT_OK) {
+      sp->nonfinite += st == PT_NONFINITE;
+      continue;
+    }
+    for (unsigned a = 0; a < dim; a++) {
+      if (nv == 0 || x[a] < lo[a]) lo[a] = x[a];
+      if (nv == 0 || x[a] > hi[a]) hi[a] = x[a];
+    }
+    if (j % step == 0 && ns < SAMPLE_MAX) {
+      for (unsigned a = 0; a < dim; a++) samp[a][ns] = x[a];
+      ns++;
+    }
+    nv++;
+  }
+  if (nv == 0) return false;
+  if (nv > SIZE_MAX / (dim + 1) ||
+      !reserve(&sp->pos, &sp->cap_pos, nv * (dim + 1), esize))
+    return oom(e, sp);
+
+  if (nv <= BRUTE_MAX || (opt && opt->brute_force)) {
+    /* brute force: the copy in strand order, so results come sorted */
+    size_t i = 0;
+    for (size_t j = 0; j < ncand; j++)
+      if (fetch(pts, j, &id, x) == PT_OK) put_point(sp, i++, id, x);
+    sp->npoints = nv;
+    return false;
+  }
+
+  choose_cells(sp, samp, ns, lo, hi, nv, opt ? opt->radius_hint : 0);
+
+  /* pass 2: the occupied cell box, which decides dense or hash */
+  int64_t k[3] = {0, 0, 0};
+  for (unsigned a = 0; a < 3; a++) sp->kmin[a] = sp->kmax[a] = 0;
+  bool first = true;
+  for (size_t j = 0; j < ncand; j++) {
+    if (fetch(pts, j, &id, x) != PT_OK) continue;
+    for (unsigned a = 0; a < dim; a++) {
+      k[a] = cell_of(sp, x[a], a, K);
+      if (first || k[a] < sp->kmin[a]) sp->kmin[a] = k[a];
+      if (first || k[a] > sp->kmax[a]) sp->kmax[a] = k[a];
+    }
+    first = false;
+  }
+  double cells = 1;
+  for (unsigned a = 0; a < dim; a++)
+    cells *= (double)(sp->kmax[a] - sp->kmin[a]) + 1;
+  if (cells <= 2.0 * (double)nv + 64 && cells < (double)UINT32_MAX) {
+    sp->mode = DRT_SPATIAL_DENSE;
+    sp->ncells = (size_t)cells;
+    for (unsigned a = 0; a < 3; a++)
+      sp->nrow[a] = a < dim ? (size_t)(sp->kmax[a] - sp->kmin[a] + 1) : 1;
+  } else {
+    sp->mode = DRT_SPATIAL_HASH;
+    sp->ncells = 1;
+    while (sp->ncells < nv) sp->ncells *= 2;
+    if (!reserve((void **)&sp->keys, &sp->cap_keys, nv, sizeof(uint64_t)))
+      return oom(e, sp);
+  }
+  if (!reserve((void **)&sp->start, &sp->cap_start, sp->ncells + 1,
+               sizeof(uint32_t)) ||
+      !reserve((void **)&sp->bucket, &sp->cap_bucket, nv, sizeof(uint32_t)))
+    return oom(e, sp);
+
+  /* pass 3: bucket of each point, counts */
+  uint32_t *start = sp->start;
+  memset(start, 0, (sp->ncells + 1) * sizeof *start);
+  size_t i = 0;
+  for (size_t j = 0; j < ncand; j++) {
+    if (fetch(pts, j, &id, x) != PT_OK) continue;
+    for (unsigned a = 0; a < dim; a++) k[a] = cell_of(sp, x[a], a, K);
+    size_t b = bucket_of(sp, k, K);
+    sp->bucket[i++] = (uint32_t)b;
+    start[b]++;
+  }
+  uint32_t sum = 0;
+  for (size_t b = 0; b < sp->ncells; b++) {
+    uint32_t c = start[b];
+    start[b] = sum;
+    sum += c;
+  }
+  start[sp->ncells] = sum;
+
+  /* pass 4: scatter (stable), then start[b] holds the end of bucket b */
+  i = 0;
+  for (size_t j = 0; j < ncand; j++) {
+    if (fetch(pts, j, &id, x) != PT_OK) continue;
+    size_t dst = start[sp->bucket[i++]]++;
+    put_point(sp, dst, id, x);
+    if (sp->mode == DRT_SPATIAL_HASH) {
+      for (unsigned a = 0; a < dim; a++) k[a] = cell_of(sp, x[a], a, K);
+      sp->keys[dst] = pack_key(k, dim, K);
+    }
+  }
+  memmove(start + 1, start, sp->ncells * sizeof *start);
+  start[0] = 0;
+  sp->npoints = nv;
+  return false;
+}
+
+/* ---- queries ----------------------------------------------------------- */
+
+typedef struct Query {
+  const DrtSpatial *sp;
+  float cf[3], r2f;
+  double cd[3], r2d;
+  uint32_t exclude;
+  DrtStrandList *out;
+  bool oom;
+} Query;
+
+static bool list_grow(DrtStrandList *l) {
+  size_t cap = l->cap ? 2 * l->cap : 16;
+  if (cap > SIZE_MAX / sizeof(uint32_t)) return false;
+  uint32_t *ids = realloc(l->ids, cap * sizeof *ids);
+  if (!ids) return false;
+  l->ids = ids;
+  l->cap = cap;
+  return true;
+}
+
+/* Test points [a, b) of the sorted copy (in hash mode only those whose
+ * key is `key`, unless use_key is false) and append the hits. The sums
+ * are written out term by term in the order the header documents; DIM is
+ * a constant in each expansion so that the tests on it vanish. */
+#define SCAN_BODY(REAL, C, R2, DIM)                                            \
+  do {                                                                         \
+    const REAL *P = (const REAL *)sp->pos;                                     \
+    const REAL c0 = C[0], c1 = C[1], c2 = C[2], r2 = R2;                       \
+    const uint32_t ex = q->exclude;                                            \
+    for (size_t i = a; i < b; i++) {                                           \
+      if (keys && keys[i] != key) continue;                                    \
+      const REAL *p = P + i * ((DIM) + 1);                                     \
+      REAL t = p[0] - c0, d2 = t * t;                                          \
+      if ((DIM) > 1) {                                                         \
+        t = p[1] - c1;                                                         \
+        d2 = d2 + t * t;                                                       \
+      }                                                                        \
+      if ((DIM) > 2) {                                                         \
+        t = p[2] - c2;                                                         \
+        d2 = d2 + t * t;                                                       \
+      }                                                                        \
+      if (!(d2 < r2)) continue;                                                \
+      uint32_t id;                                                             \
+      memcpy(&id, p + (DIM), sizeof id);                                       \
+      if (id == ex) continue;                                                  \
+      if (out->len == out->cap && !list_grow(out)) {                           \
+        q->oom = true;                                                         \
+        return;                                                                \
+      }                                                                        \
+      out->ids[out->len++] = id;                                               \
+    }                                                                          \
+  } while (0)
+
+static void scan(Query *q, size_t a, size_t b, bool use_key, uint64_t key) {
+  const DrtSpatial *sp = q->sp;
+  const uint64_t *keys = use_key ? sp->keys : NULL;
+  DrtStrandList *out = q->out;
+  if (q->oom) return;
+  bool f = sp->type == nrrdTypeFloat;
+  switch (sp->dim) {
+  case 1:
+    if (f) SCAN_BODY(float, q->cf, q->r2f, 1);
+    else SCAN_BODY(double, q->cd, q->r2d, 1);
+    break;
+  case 2:
+    if (f) SCAN_BODY(float, q->cf, q->r2f, 2);
+    else SCAN_BODY(double, q->cd, q->r2d, 2);
+    break;
+  default:
+    if (f) SCAN_BODY(float, q->cf, q->r2f, 3);
+    else SCAN_BODY(double, q->cd, q->r2d, 3);
+    break;
+  }
+}
+
+/* Sort a[0..n) ascending, in place and without allocating. Results are
+ * small and often sorted already (one cell). */
+static void sort_ids(uint32_t *a, size_t n) {
+  size_t i = 1;
+  while (i < n && a[i - 1] <= a[i]) i++;
+  if (i >= n) return;
+  if (n <= 32) {
+    for (; i < n; i++) {
+      uint32_t v = a[i];
+      size_t j = i;
+      for (; j > 0 && a[j - 1] > v; j--) a[j] = a[j - 1];
+      a[j] = v;
+    }
+    return;
+  }
+  /* heapsort */
+  for (size_t s = n / 2; s-- > 0;) {
+    size_t r = s;
+    uint32_t v = a[r];
+    for (size_t c; (c = 2 * r + 1) < n; r = c) {
+      if (c + 1 < n && a[c + 1] > a[c]) c++;
+      if (a[c] <= v) break;
+      a[r] = a[c];
+    }
+    a[r] = v;
+  }
+  for (size_t m = n; m-- > 1;) {
+    uint32_t v = a[m];
+    a[m] = a[0];
+    size_t r = 0;
+    for (size_t c; (c = 2 * r + 1) < m; r = c) {
+      if (c + 1 < m && a[c + 1] > a[c]) c++;
+      if (a[c] <= v) break;
+      a[r] = a[c];
+    }
+    a[r] = v;
+  }
+}
+
+/* The query proper; c is the centre as doubles (exact), r the radius. */
+static bool query(Query *q, const double c[3], double r) {
+  const DrtSpatial *sp = q->sp;
+  DrtStrandList *out = q->out;
+  const size_t base = out->len;
+  const unsigned dim = sp->dim;
+  if (!(r > 0)) return false;
+  for (unsigned a = 0; a < dim; a++)
+    if (!isfinite(c[a])) return false;   /* no distance can be < r */
+
+  if (sp->mode == DRT_SPATIAL_BRUTE) {
+    scan(q, 0, sp->npoints, false, 0);   /* strand order: sorted */
+  } else {
+    const int64_t K = key_clamp(dim);
+    int64_t lo[3] = {0, 0, 0}, hi[3] = {0, 0, 0};
+    double ncell = 1;
+    for (unsigned a = 0; a < dim; a++) {
+      lo[a] = cell_of(sp, c[a] - r, a, K);
+      hi[a] = cell_of(sp, c[a] + r, a, K);
+      if (lo[a] < sp->kmin[a]) lo[a] = sp->kmin[a];
+      if (hi[a] > sp->kmax[a]) hi[a] = sp->kmax[a];
+      if (lo[a] > hi[a]) return false;
+      ncell *= (double)(hi[a] - lo[a]) + 1;
+    }
+    const uint32_t *start = sp->start;
+    if (sp->mode == DRT_SPATIAL_DENSE) {
+      /* one contiguous run of cells lo[0]..hi[0] per row */
+      const size_t len = (size_t)(hi[0] - lo[0]) + 1;
+      const size_t s1 = sp->nrow[0], s2 = sp->nrow[0] * sp->nrow[1];
+      size_t plane = dense_index(sp, lo);
+      for (int64_t k2 = lo[2]; k2 <= hi[2]; k2++, plane += s2) {
+        size_t row = plane;
+        for (int64_t k1 = lo[1]; k1 <= hi[1]; k1++, row += s1)
+          scan(q, start[row], start[row + len], false, 0);
+      }
+    } else if (4 * ncell > (double)sp->npoints) {
+      scan(q, 0, sp->npoints, false, 0);   /* cheaper than the cells */
+    } else {
+      int64_t k[3] = {0, 0, 0};
+      for (k[2] = lo[2]; k[2] <= hi[2]; k[2]++)
+        for (k[1] = lo[1]; k[1] <= hi[1]; k[1]++)
+          for (k[0] = lo[0]; k[0] <= hi[0]; k[0]++) {
+            uint64_t key = pack_key(k, dim, K);
+            size_t b = (size_t)(mix64(key) & (sp->ncells - 1));
+            scan(q, start[b], start[b + 1], true, key);
+          }
+    }
+    if (!q->oom) sort_ids(out->ids + base, out->len - base);
+  }
+  if (q->oom) {
+    out->len = base;
+    return true;
+  }
+  return false;
+}
+
+bool drt_spatial_sphere_f(const DrtSpatial *sp, const float *center, float r,
+                          uint32_t exclude, DrtStrandList *out) {
+  if (sp->npoints == 0) return false;
+  if (sp->type != nrrdTypeFloat || !center) return true;
+  Query q;
+  q.sp = sp;
+  q.r2f = r * r;
+  q.exclude = exclude;
+  q.out = out;
+  q.oom = false;
+  /* element by element: a loop here becomes a memcpy call */
+  q.cf[0] = center[0];
+  q.cf[1] = sp->dim > 1 ? center[1] : 0;
+  q.cf[2] = sp->dim > 2 ? center[2] : 0;
+  double c[3] = {q.cf[0], q.cf[1], q.cf[2]};
+  return query(&q, c, r);
+}
+
+bool drt_spatial_sphere_d(const DrtSpatial *sp, const double *center,
+                          double r, uint32_t exclude, DrtStrandList *out) {
+  if (sp->npoints == 0) return false;
+  if (sp->type != nrrdTypeDouble || !center) return true;
+  Query q;
+  q.sp = sp;
+  q.r2d = r * r;
+  q.exclude = exclude;
+  q.out = out;
+  q.oom = false;
+  q.cd[0] = center[0];
+  q.cd[1] = sp->dim > 1 ? center[1] : 0;
+  q.cd[2] = sp->dim > 2 ? center[2] : 0;
+  return query(&q, q.cd, r);
+}

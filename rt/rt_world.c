@@ -1,0 +1,601 @@
+/* rt_world.c -- the world and the bulk-synchronous scheduler (LANGUAGE.md
+ * §6.3, §7.3); the design is described in diderot_world.h. */
+#include "diderot_world.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+enum { DRT_DEFAULT_CHUNK = 256, DRT_MAX_AXES = 15 };
+
+/* Strands created by `new` in one chunk during one step, in creation
+ * order; creators are ascending because a chunk runs its strands in
+ * order. */
+typedef struct DrtNewBuf {
+  unsigned char *states;
+  size_t n, cap;
+  uint32_t nstab, ndie; /* the chunk's status changes this step */
+  bool oom;
+} DrtNewBuf;
+
+struct DrtWorld {
+  DrtProgram prog;
+  void *globals;
+  DrtErrors err;
+  DrtStage stage;
+  bool verbose;
+  DrtParallelFor pfor;
+  uint32_t nworkers, chunk;
+  size_t ssz, align;       /* state size rounded to the alignment */
+  unsigned char *state;    /* cap slots of ssz bytes */
+  unsigned char *in_state; /* start-of-step copies (shared programs) */
+  unsigned char *status;   /* DRT_ACTIVE ... per slot */
+  unsigned char *fresh;    /* 1: start method still to run */
+  uint32_t n, cap, in_cap;
+  uint32_t nactive, nstable;
+  bool grid;
+  unsigned naxes;
+  size_t sizes[DRT_MAX_AXES];
+  uint32_t steps;
+  DrtNewBuf *bufs;         /* one per chunk */
+  uint32_t nbufs;
+  bool in_step;
+};
+
+/* ---- memory ---------------------------------------------------------------- */
+
+static void *drt_alloc_aligned(size_t align, size_t size) {
+  void *p = NULL;
+  if (size == 0) size = align;
+  if (posix_memalign(&p, align, size)) return NULL;
+  return p;
+}
+
+/* Grow an aligned array from old_bytes to new_bytes (contents kept). */
+static bool drt_grow_aligned(unsigned char **p, size_t align, size_t old_bytes, size_t new_bytes) {
+  unsigned char *q = drt_alloc_aligned(align, new_bytes);
+  if (!q) return false;
+  if (*p && old_bytes) memcpy(q, *p, old_bytes);
+  free(*p);
+  *p = q;
+  return true;
+}
+
+/* Room for at least `need` slots. */
+static bool drt_reserve(DrtWorld *w, uint32_t need) {
+  if (need <= w->cap) return true;
+  uint32_t cap = w->cap ? w->cap : 64;
+  while (cap < need) {
+    if (cap > UINT32_MAX / 2) {
+      drt_error(&w->err, "too many strands");
+      return false;
+    }
+    cap *= 2;
+  }
+  unsigned char *st = realloc(w->status, cap), *fr;
+  if (!st) goto oom;
+  w->status = st;
+  fr = realloc(w->fresh, cap);
+  if (!fr) goto oom;
+  w->fresh = fr;
+  if (!drt_grow_aligned(&w->state, w->align, (size_t)w->n * w->ssz, (size_t)cap * w->ssz))
+    goto oom;
+  w->cap = cap;
+  return true;
+oom:
+  drt_error(&w->err, "out of memory for %u strands", (unsigned)need);
+  return false;
+}
+
+/* ---- creation and queries ---------------------------------------------------- */
+
+DrtWorld *drt_world_new(const DrtProgram *prog, void *globals) {
+  if (!prog) return NULL;
+  DrtWorld *w = calloc(1, sizeof *w);
+  if (!w) return NULL;
+  w->prog = *prog;
+  w->globals = globals;
+  w->align = prog->state_align ? prog->state_align : 16;
+  if (w->align < sizeof(void *)) w->align = sizeof(void *);
+  size_t s = prog->state_size ? prog->state_size : 1;
+  w->ssz = (s + w->align - 1) / w->align * w->align;
+  w->nworkers = 1;
+  w->chunk = DRT_DEFAULT_CHUNK;
+  w->stage = DRT_STAGE_POST_NEW;
+  return w;
+}
+
+static void drt_free_states(DrtWorld *w, unsigned char *base, size_t n) {
+  if (!w->prog.free_state) return;
+  for (size_t i = 0; i < n; i++) w->prog.free_state(base + i * w->ssz);
+}
+
+void drt_world_free(DrtWorld *w) {
+  if (!w) return;
+  if (w->prog.free_state)
+    for (uint32_t i = 0; i < w->n; i++)
+      if (w->status[i] != DRT_DEAD) w->prog.free_state(w->state + (size_t)i * w->ssz);
+  for (uint32_t c = 0; c < w->nbufs; c++) {
+    drt_free_states(w, w->bufs[c].states, w->bufs[c].n);
+    free(w->bufs[c].states);
+  }
+  free(w->bufs);
+  free(w->state);
+  free(w->in_state);
+  free(w->status);
+  free(w->fresh);
+  drt_errors_free(&w->err);
+  free(w);
+}
+
+DrtErrors *drt_world_errors(DrtWorld *w) { return &w->err; }
+DrtStage drt_world_stage(const DrtWorld *w) { return w->stage; }
+void *drt_world_globals(const DrtWorld *w) { return w->globals; }
+void drt_world_set_verbose(DrtWorld *w, bool v) { w->verbose = v; }
+bool drt_world_verbose(const DrtWorld *w) { return w->verbose; }
+
+void drt_world_set_parallel(DrtWorld *w, DrtParallelFor pfor, uint32_t nworkers,
+                            uint32_t chunk) {
+  w->pfor = pfor;
+  w->nworkers = nworkers ? nworkers : 1;
+  w->chunk = chunk ? chunk : DRT_DEFAULT_CHUNK;
+}
+uint32_t drt_world_nworkers(const DrtWorld *w) { return w->nworkers; }
+
+uint32_t drt_world_nstrands(const DrtWorld *w) { return w->nactive + w->nstable; }
+uint32_t drt_world_nactive(const DrtWorld *w) { return w->nactive; }
+uint32_t drt_world_nstable(const DrtWorld *w) { return w->nstable; }
+uint32_t drt_world_total_steps(const DrtWorld *w) { return w->steps; }
+uint32_t drt_world_nslots(const DrtWorld *w) { return w->n; }
+unsigned char drt_world_status(const DrtWorld *w, uint32_t id) {
+  return id < w->n ? w->status[id] : DRT_DEAD;
+}
+void *drt_world_state(const DrtWorld *w, uint32_t id) { return w->state + (size_t)id * w->ssz; }
+const void *drt_world_in_state(const DrtWorld *w, uint32_t id) {
+  return (w->in_state && w->in_step ? w->in_state : w->state) + (size_t)id * w->ssz;
+}
+bool drt_world_is_grid(const DrtWorld *w) { return w->grid; }
+unsigned drt_world_grid_axes(const DrtWorld *w, const size_t **sizes) {
+  if (sizes) *sizes = w->sizes;
+  return w->grid ? w->naxes : 0;
+}
+
+/* ---- the stage machine ----------------------------------------------------------- */
+
+bool drt_world_init(DrtWorld *w) {
+  if (w->stage != DRT_STAGE_POST_NEW) {
+    drt_error(&w->err, "multiple calls to init_world");
+    return true;
+  }
+  w->stage = DRT_STAGE_POST_INIT;
+  return false;
+}
+
+bool drt_world_create_begin(DrtWorld *w) {
+  if (w->stage == DRT_STAGE_POST_NEW) {
+    drt_error(&w->err, "must call init_world before create_strands");
+    return true;
+  }
+  if (w->stage != DRT_STAGE_POST_INIT) {
+    drt_error(&w->err, "multiple calls to create_strands");
+    return true;
+  }
+  return false;
+}
+
+bool drt_world_set_grid(DrtWorld *w, unsigned naxes, const size_t *sizes) {
+  if (naxes < 1 || naxes > DRT_MAX_AXES) {
+    drt_error(&w->err, "a strand grid of %u axes is not supported", naxes);
+    return true;
+  }
+  w->grid = true;
+  w->naxes = naxes;
+  for (unsigned i = 0; i < naxes; i++) w->sizes[i] = sizes[i];
+  return false;
+}
+
+void *drt_world_create_strand(DrtWorld *w) {
+  if (w->n == UINT32_MAX - 1 || !drt_reserve(w, w->n + 1)) return NULL;
+  uint32_t i = w->n++;
+  unsigned char *s = w->state + (size_t)i * w->ssz;
+  memset(s, 0, w->ssz);
+  w->status[i] = DRT_ACTIVE;
+  w->fresh[i] = 1;
+  w->nactive++;
+  return s;
+}
+
+bool drt_world_create_end(DrtWorld *w) {
+  if (w->grid) {
+    size_t want = 1;
+    for (unsigned i = 0; i < w->naxes; i++) want *= w->sizes[i];
+    if (want != w->n) {
+      drt_error(&w->err, "internal: grid of %zu cells but %u strands were created", want,
+                (unsigned)w->n);
+      return true;
+    }
+  }
+  if (drt_any_errors(&w->err)) return true;
+  w->stage = DRT_STAGE_POST_CREATE;
+  return false;
+}
+
+/* ---- effects ----------------------------------------------------------------------- */
+
+static bool drt_bufs_reserve(DrtWorld *w, uint32_t nchunks) {
+  if (nchunks <= w->nbufs) return true;
+  DrtNewBuf *b = realloc(w->bufs, nchunks * sizeof *b);
+  if (!b) return false;
+  memset(b + w->nbufs, 0, (nchunks - w->nbufs) * sizeof *b);
+  w->bufs = b;
+  w->nbufs = nchunks;
+  return true;
+}
+
+void *drt_world_new_strand(DrtCtx *ctx, uint32_t creator) {
+  (void)creator; /* chunks run their strands in ascending order */
+  DrtWorld *w = ctx->world;
+  uint32_t c = w->in_step ? ctx->chunk : 0;
+  if (!w->in_step && !drt_bufs_reserve(w, 1)) return NULL;
+  if (c >= w->nbufs) return NULL;
+  DrtNewBuf *b = &w->bufs[c];
+  if (b->n == b->cap) {
+    size_t cap = b->cap ? 2 * b->cap : 8;
+    if (!drt_grow_aligned(&b->states, w->align, b->n * w->ssz, cap * w->ssz)) {
+      b->oom = true;
+      return NULL;
+    }
+    b->cap = cap;
+  }
+  unsigned char *s = b->states + b->n++ * w->ssz;
+  memset(s, 0, w->ssz);
+  return s;
+}
+
+/* Remove dying/dead slots of a collection, keeping the order. */
+static void drt_compact(DrtWorld *w) {
+  if (w->grid) return;
+  uint32_t k = 0;
+  for (uint32_t i = 0; i < w->n; i++) {
+    if (w->status[i] == DRT_DYING || w->status[i] == DRT_DEAD) {
+      if (w->prog.free_state) w->prog.free_state(w->state + (size_t)i * w->ssz);
+      continue;
+    }
+    if (k != i) {
+      memcpy(w->state + (size_t)k * w->ssz, w->state + (size_t)i * w->ssz, w->ssz);
+      w->status[k] = w->status[i];
+      w->fresh[k] = w->fresh[i];
+    }
+    k++;
+  }
+  w->n = k;
+}
+
+/* Append the new strands of every chunk, in chunk order. */
+static void drt_append_new(DrtWorld *w, uint32_t nchunks) {
+  for (uint32_t c = 0; c < nchunks && c < w->nbufs; c++) {
+    DrtNewBuf *b = &w->bufs[c];
+    if (b->oom) {
+      drt_error(&w->err, "out of memory for new strands");
+      b->oom = false;
+    }
+    if (!b->n) continue;
+    if (!drt_reserve(w, w->n + (uint32_t)b->n)) {
+      drt_free_states(w, b->states, b->n);
+      b->n = 0;
+      continue;
+    }
+    memcpy(w->state + (size_t)w->n * w->ssz, b->states, b->n * w->ssz);
+    memset(w->status + w->n, DRT_ACTIVE, b->n);
+    memset(w->fresh + w->n, 1, b->n);
+    w->n += (uint32_t)b->n;
+    w->nactive += (uint32_t)b->n;
+    b->n = 0;
+  }
+}
+
+void drt_world_stabilize_all(DrtWorld *w) {
+  DrtCtx ctx = {w, w->globals, 0};
+  for (uint32_t i = 0; i < w->n; i++) {
+    if (w->status[i] != DRT_ACTIVE) continue;
+    if (w->prog.stabilize) w->prog.stabilize(&ctx, i, w->state + (size_t)i * w->ssz);
+    w->status[i] = DRT_STABLE;
+    w->nactive--;
+    w->nstable++;
+  }
+}
+
+void drt_world_kill_all(DrtWorld *w) {
+  for (uint32_t i = 0; i < w->n; i++) {
+    if (w->status[i] != DRT_ACTIVE) continue;
+    w->status[i] = w->grid ? DRT_DEAD : DRT_DYING;
+    w->nactive--;
+  }
+  if (!w->in_step) drt_compact(w);
+}
+
+/* ---- the super-step ------------------------------------------------------------------- */
+
+typedef struct DrtPhase {
+  DrtWorld *w;
+  bool start; /* the start phase, else the update phase */
+} DrtPhase;
+
+static void drt_phase_chunk(void *arg, uint32_t c) {
+  DrtPhase *ph = arg;
+  DrtWorld *w = ph->w;
+  DrtCtx ctx = {w, w->globals, c};
+  DrtNewBuf *b = &w->bufs[c];
+  uint32_t lo = c * w->chunk, hi = lo + w->chunk;
+  if (hi > w->n || hi < lo) hi = w->n;
+  for (uint32_t i = lo; i < hi; i++) {
+    if (w->status[i] != DRT_ACTIVE) continue;
+    DrtExit r;
+    void *self = w->state + (size_t)i * w->ssz;
+    if (ph->start) {
+      if (!w->fresh[i]) continue;
+      w->fresh[i] = 0;
+      r = w->prog.start(&ctx, i, self);
+    } else {
+      w->fresh[i] = 0;
+      r = w->prog.update(&ctx, i, self);
+    }
+    if (r == DRT_EXIT_STABILIZE) {
+      if (w->prog.stabilize) w->prog.stabilize(&ctx, i, self);
+      w->status[i] = DRT_STABLE;
+      b->nstab++;
+    } else if (r == DRT_EXIT_DIE) {
+      w->status[i] = DRT_DYING;
+      b->ndie++;
+    }
+  }
+}
+
+static void drt_run_phase(DrtWorld *w, bool start, uint32_t nchunks) {
+  DrtPhase ph = {w, start};
+  if (w->pfor && nchunks > 1) {
+    w->pfor(nchunks, drt_phase_chunk, &ph, w->nworkers);
+  } else {
+    for (uint32_t c = 0; c < nchunks; c++) drt_phase_chunk(&ph, c);
+  }
+}
+
+/* One super-step (§6.3). Returns false when it could not run. */
+static bool drt_step(DrtWorld *w) {
+  uint32_t n = w->n;
+  uint32_t nchunks = n ? (n - 1) / w->chunk + 1 : 0;
+  if (!drt_bufs_reserve(w, nchunks ? nchunks : 1)) {
+    drt_error(&w->err, "out of memory");
+    return false;
+  }
+  for (uint32_t c = 0; c < nchunks; c++) w->bufs[c].nstab = w->bufs[c].ndie = 0;
+  if (w->prog.shared && n) {
+    if (w->in_cap < n) {
+      free(w->in_state);
+      w->in_state = drt_alloc_aligned(w->align, (size_t)w->cap * w->ssz);
+      if (!w->in_state) {
+        w->in_cap = 0;
+        drt_error(&w->err, "out of memory");
+        return false;
+      }
+      w->in_cap = w->cap;
+    }
+    memcpy(w->in_state, w->state, (size_t)n * w->ssz);
+  }
+  w->in_step = true;
+  if (w->prog.begin_step) w->prog.begin_step(w, w->globals);
+  if (w->prog.start) drt_run_phase(w, true, nchunks);
+  drt_run_phase(w, false, nchunks);
+  w->in_step = false;
+  /* finish: counts, then dying strands go and new ones arrive */
+  bool any_dead = false;
+  for (uint32_t c = 0; c < nchunks; c++) {
+    w->nactive -= w->bufs[c].nstab + w->bufs[c].ndie;
+    w->nstable += w->bufs[c].nstab;
+    any_dead |= w->bufs[c].ndie > 0;
+  }
+  if (any_dead) drt_compact(w);
+  drt_append_new(w, nchunks);
+  w->steps++;
+  if (w->prog.global_update) {
+    w->prog.global_update(w, w->globals);
+    drt_append_new(w, 1);
+  }
+  return true;
+}
+
+uint32_t drt_world_run(DrtWorld *w, uint32_t max_steps) {
+  if (w->stage < DRT_STAGE_POST_CREATE) {
+    drt_error(&w->err, "attempt to run uninitialized program");
+    return 0;
+  }
+  if (w->stage == DRT_STAGE_DONE) return 0;
+  if (w->stage == DRT_STAGE_POST_CREATE) {
+    w->stage = DRT_STAGE_RUNNING;
+    if (w->prog.global_start) w->prog.global_start(w, w->globals);
+  }
+  if (!w->prog.update && w->nactive) {
+    drt_error(&w->err, "internal: the strand has no update method");
+    return 0;
+  }
+  uint32_t steps = 0;
+  while (w->nactive > 0 && (max_steps == 0 || steps < max_steps)) {
+    if (!drt_step(w)) break;
+    steps++;
+    if (w->verbose)
+      fprintf(stderr, "step %u: %u active, %u stable\n", (unsigned)w->steps,
+              (unsigned)w->nactive, (unsigned)w->nstable);
+    if (drt_any_errors(&w->err)) break;
+  }
+  if (w->nactive == 0) w->stage = DRT_STAGE_DONE;
+  return steps;
+}
+
+/* ---- reductions ------------------------------------------------------------------------ */
+
+bool drt_world_in_set(const DrtWorld *w, uint32_t id, DrtSet set) {
+  unsigned char s = w->status[id];
+  switch (set) {
+  case DRT_SET_ALL: return s == DRT_ACTIVE || s == DRT_STABLE;
+  case DRT_SET_ACTIVE: return s == DRT_ACTIVE;
+  case DRT_SET_STABLE: return s == DRT_STABLE;
+  }
+  return false;
+}
+
+typedef struct DrtRed {
+  DrtWorld *w;
+  DrtSet set;
+  DrtReduce op;
+  bool is_float, is_int;
+  DrtMapReal mapr;
+  DrtMapInt mapi;
+  void *env;
+  double *pr;    /* partials per chunk */
+  int64_t *pi;
+  uint32_t *cnt; /* members per chunk */
+} DrtRed;
+
+static double drt_red_identity(DrtReduce op) {
+  switch (op) {
+  case DRT_RED_ALL: return 1;
+  case DRT_RED_PRODUCT: return 1;
+  case DRT_RED_MIN: return INFINITY;
+  case DRT_RED_MAX: return -INFINITY;
+  default: return 0;
+  }
+}
+
+static int64_t drt_red_identity_int(DrtReduce op) {
+  switch (op) {
+  case DRT_RED_ALL:
+  case DRT_RED_PRODUCT: return 1;
+  case DRT_RED_MIN: return INT64_MAX;
+  case DRT_RED_MAX: return INT64_MIN;
+  default: return 0;
+  }
+}
+
+static double drt_red_combine(const DrtRed *r, double a, double b) {
+  double v;
+  switch (r->op) {
+  case DRT_RED_ALL: return (a != 0 && b != 0) ? 1 : 0;
+  case DRT_RED_EXISTS: return (a != 0 || b != 0) ? 1 : 0;
+  case DRT_RED_PRODUCT: v = a * b; break;
+  case DRT_RED_MIN: return b < a ? b : a;
+  case DRT_RED_MAX: return b > a ? b : a;
+  default: v = a + b; break;
+  }
+  return r->is_float ? (double)(float)v : v;
+}
+
+static int64_t drt_red_combine_int(DrtReduce op, int64_t a, int64_t b) {
+  switch (op) {
+  case DRT_RED_ALL: return a && b;
+  case DRT_RED_EXISTS: return a || b;
+  /* wrap around like C unsigned arithmetic instead of overflowing */
+  case DRT_RED_PRODUCT: return (int64_t)((uint64_t)a * (uint64_t)b);
+  case DRT_RED_MIN: return b < a ? b : a;
+  case DRT_RED_MAX: return b > a ? b : a;
+  default: return (int64_t)((uint64_t)a + (uint64_t)b);
+  }
+}
+
+static void drt_red_chunk(void *arg, uint32_t c) {
+  DrtRed *r = arg;
+  DrtWorld *w = r->w;
+  uint32_t lo = c * w->chunk, hi = lo + w->chunk;
+  if (hi > w->n || hi < lo) hi = w->n;
+  double acc = drt_red_identity(r->op);
+  int64_t acci = drt_red_identity_int(r->op);
+  uint32_t cnt = 0;
+  for (uint32_t i = lo; i < hi; i++) {
+    if (!drt_world_in_set(w, i, r->set)) continue;
+    const void *s = w->state + (size_t)i * w->ssz;
+    cnt++;
+    if (r->is_int) acci = drt_red_combine_int(r->op, acci, r->mapi(r->env, i, s));
+    else acc = drt_red_combine(r, acc, r->mapr(r->env, i, s));
+  }
+  r->pr[c] = acc;
+  r->pi[c] = acci;
+  r->cnt[c] = cnt;
+}
+
+static bool drt_reduce(DrtRed *r, double *res, int64_t *resi) {
+  DrtWorld *w = r->w;
+  uint32_t nchunks = w->n ? (w->n - 1) / w->chunk + 1 : 0;
+  size_t k = nchunks ? nchunks : 1;
+  r->pr = malloc(k * sizeof *r->pr);
+  r->pi = malloc(k * sizeof *r->pi);
+  r->cnt = malloc(k * sizeof *r->cnt);
+  bool ok = r->pr && r->pi && r->cnt;
+  if (ok) {
+    if (w->pfor && nchunks > 1) w->pfor(nchunks, drt_red_chunk, r, w->nworkers);
+    else
+      for (uint32_t c = 0; c < nchunks; c++) drt_red_chunk(r, c);
+    double acc = drt_red_identity(r->op);
+    int64_t acci = drt_red_identity_int(r->op);
+    uint64_t cnt = 0;
+    for (uint32_t c = 0; c < nchunks; c++) {
+      if (!r->cnt[c]) continue;
+      cnt += r->cnt[c];
+      if (r->is_int) acci = drt_red_combine_int(r->op, acci, r->pi[c]);
+      else acc = drt_red_combine(r, acc, r->pr[c]);
+    }
+    if (r->op == DRT_RED_MEAN) acc = cnt ? acc / (double)cnt : NAN;
+    *res = r->is_float ? (double)(float)acc : acc;
+    *resi = acci;
+  } else {
+    drt_error(&w->err, "out of memory in a reduction");
+    *res = NAN;
+    *resi = 0;
+  }
+  free(r->pr);
+  free(r->pi);
+  free(r->cnt);
+  return ok;
+}
+
+float drt_world_reduce_float(DrtWorld *w, DrtSet set, DrtReduce op, DrtMapReal map, void *env) {
+  DrtRed r = {.w = w, .set = set, .op = op, .is_float = true, .mapr = map, .env = env};
+  double v;
+  int64_t vi;
+  drt_reduce(&r, &v, &vi);
+  return (float)v;
+}
+
+double drt_world_reduce_double(DrtWorld *w, DrtSet set, DrtReduce op, DrtMapReal map,
+                               void *env) {
+  DrtRed r = {.w = w, .set = set, .op = op, .mapr = map, .env = env};
+  double v;
+  int64_t vi;
+  drt_reduce(&r, &v, &vi);
+  return v;
+}
+
+int64_t drt_world_reduce_int(DrtWorld *w, DrtSet set, DrtReduce op, DrtMapInt map, void *env) {
+  DrtRed r = {.w = w, .set = set, .op = op, .is_int = true, .mapi = map, .env = env};
+  double v;
+  int64_t vi;
+  drt_reduce(&r, &v, &vi);
+  return vi;
+}
+
+/* ---- outputs ------------------------------------------------------------------------------ */
+
+void drt_world_output_domain(const DrtWorld *w, bool snapshot, DrtDomain *dom) {
+  memset(dom, 0, sizeof *dom);
+  if (w->grid) {
+    dom->naxes = w->naxes;
+    dom->sizes = w->sizes;
+    dom->count = w->n;
+  } else {
+    dom->count = snapshot ? w->nactive + w->nstable : w->nstable;
+  }
+}
+
+bool drt_world_output_includes(const DrtWorld *w, uint32_t id, bool snapshot) {
+  if (w->grid) return true;
+  unsigned char s = w->status[id];
+  return s == DRT_STABLE || (snapshot && s == DRT_ACTIVE);
+}

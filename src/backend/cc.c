@@ -1,0 +1,169 @@
+/* cc.c -- running the system C compiler on generated code (see cc.h). */
+#include "backend/cc.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "config.h"
+
+#ifndef DIDEROT_PREFIX
+#define DIDEROT_PREFIX "/usr/local"
+#endif
+#ifndef DIDEROT_CC
+#define DIDEROT_CC "cc"
+#endif
+
+static bool cc_is_file(const char *p) {
+  struct stat st;
+  return p && stat(p, &st) == 0 && S_ISREG(st.st_mode);
+}
+
+/* The first of dirs[] that contains `file`. */
+static const char *cc_dir_with(Arena *a, const char *const *dirs, int n, const char *file) {
+  for (int i = 0; i < n; i++)
+    if (dirs[i] && cc_is_file(arena_printf(a, "%s/%s", dirs[i], file))) return dirs[i];
+  return NULL;
+}
+
+bool cc_find_runtime(Arena *a, const char **incdir, const char **libdir) {
+  const char *env = getenv("DIDEROT_RT_DIR");
+  const char *lib = NULL, *inc = NULL;
+#ifdef DIDEROT_SOURCE_DIR
+  const char *src_rt = DIDEROT_SOURCE_DIR "/rt";
+#else
+  const char *src_rt = NULL;
+#endif
+  if (env && *env) {
+    const char *libs[] = {env, arena_printf(a, "%s/lib", env)};
+    const char *incs[] = {arena_printf(a, "%s/include/diderot", env), arena_printf(a, "%s/rt", env),
+                          src_rt};
+    lib = cc_dir_with(a, libs, 2, "libdiderot-rt.a");
+    inc = cc_dir_with(a, incs, 3, "diderot_world.h");
+  }
+#ifdef DIDEROT_BUILD_DIR
+  if (!lib || !inc) {
+    const char *libs[] = {DIDEROT_BUILD_DIR};
+    const char *incs[] = {src_rt};
+    const char *l = cc_dir_with(a, libs, 1, "libdiderot-rt.a");
+    const char *i = cc_dir_with(a, incs, 1, "diderot_world.h");
+    if (l && i) lib = l, inc = i;
+  }
+#endif
+  if (!lib || !inc) {
+    const char *libs[] = {DIDEROT_PREFIX "/lib"};
+    const char *incs[] = {DIDEROT_PREFIX "/include/diderot"};
+    const char *l = cc_dir_with(a, libs, 1, "libdiderot-rt.a");
+    const char *i = cc_dir_with(a, incs, 1, "diderot_world.h");
+    if (l && i) lib = l, inc = i;
+  }
+  *incdir = inc;
+  *libdir = lib;
+  return lib && inc;
+}
+
+/* Words of a command-line string (split at blanks; no quoting). */
+typedef struct Argv {
+  Arena *a;
+  const char **v;
+  int n, cap;
+} Argv;
+
+static void argv_add(Argv *av, const char *s) {
+  if (av->n + 2 > av->cap) {
+    int cap = av->cap ? 2 * av->cap : 32;
+    const char **v = arena_alloc(av->a, (size_t)cap * sizeof *v);
+    if (av->n) memcpy(v, av->v, (size_t)av->n * sizeof *v);
+    av->v = v;
+    av->cap = cap;
+  }
+  av->v[av->n++] = s;
+  av->v[av->n] = NULL;
+}
+
+static void argv_split(Argv *av, const char *s) {
+  while (s && *s) {
+    while (*s == ' ' || *s == '\t') s++;
+    const char *e = s;
+    while (*e && *e != ' ' && *e != '\t') e++;
+    if (e > s) argv_add(av, arena_strndup(av->a, s, (size_t)(e - s)));
+    s = e;
+  }
+}
+
+/* Run av; true when it exited with status 0. */
+static bool cc_run(const Argv *av, bool verbose, const char **why) {
+  if (verbose) {
+    for (int i = 0; i < av->n; i++) fprintf(stderr, "%s%s", i ? " " : "", av->v[i]);
+    fputc('\n', stderr);
+  }
+  fflush(NULL);
+  pid_t pid = fork();
+  if (pid < 0) {
+    if (why) *why = "cannot start the C compiler (fork failed)";
+    return false;
+  }
+  if (pid == 0) {
+    execvp(av->v[0], (char *const *)av->v);
+    fprintf(stderr, "diderotc: cannot run '%s': %s\n", av->v[0], strerror(errno));
+    _exit(127);
+  }
+  int st = 0;
+  while (waitpid(pid, &st, 0) < 0)
+    if (errno != EINTR) return false;
+  return WIFEXITED(st) && WEXITSTATUS(st) == 0;
+}
+
+bool cc_compile(Arena *a, const CcRequest *req, const char **why) {
+  const char *inc, *lib;
+  if (why) *why = NULL;
+  if (!cc_find_runtime(a, &inc, &lib)) {
+    if (why) *why = "cannot find the Diderot runtime (set DIDEROT_RT_DIR)";
+    return false;
+  }
+  const char *cc = getenv("CC");
+  const char *flags = getenv("CFLAGS_DIDEROT");
+  Argv av = {a, NULL, 0, 0};
+  argv_split(&av, cc && *cc ? cc : DIDEROT_CC);
+  argv_add(&av, "-std=gnu11");
+  argv_add(&av, "-fwrapv");
+  if (req->debug) argv_add(&av, "-g"), argv_add(&av, "-O0");
+  else argv_split(&av, flags ? flags : "-O3 -march=native");
+  if (req->openmp) argv_add(&av, "-fopenmp");
+  if (req->kind != CC_EXEC) argv_add(&av, "-fPIC");
+  argv_add(&av, arena_printf(a, "-I%s", inc));
+  for (int i = 0; i < req->ndefines; i++) argv_add(&av, arena_printf(a, "-D%s", req->defines[i]));
+  if (req->kind == CC_OBJECT) {
+    /* compile, then merge with the runtime members it needs */
+    const char *tmp = arena_printf(a, "%s.tmp.o", req->out_file);
+    argv_add(&av, "-c");
+    argv_add(&av, req->c_file);
+    argv_add(&av, "-o");
+    argv_add(&av, tmp);
+    if (!cc_run(&av, req->verbose, why)) return false;
+    Argv ld = {a, NULL, 0, 0};
+    argv_split(&ld, cc && *cc ? cc : DIDEROT_CC);
+    argv_add(&ld, "-r");
+    argv_add(&ld, "-nostdlib");
+    argv_add(&ld, "-o");
+    argv_add(&ld, req->out_file);
+    argv_add(&ld, tmp);
+    argv_add(&ld, arena_printf(a, "%s/libdiderot-rt.a", lib));
+    bool ok = cc_run(&ld, req->verbose, why);
+    remove(tmp);
+    return ok;
+  }
+  if (req->kind == CC_SHARED) argv_add(&av, "-shared");
+  argv_add(&av, req->c_file);
+  argv_add(&av, "-o");
+  argv_add(&av, req->out_file);
+  argv_add(&av, arena_printf(a, "-L%s", lib));
+  argv_add(&av, "-ldiderot-rt");
+  argv_add(&av, "-lteem");
+  argv_add(&av, "-lm");
+  return cc_run(&av, req->verbose, why);
+}

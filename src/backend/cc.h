@@ -1,0 +1,46 @@
+/* cc.h -- running the system C compiler on generated code (LANGUAGE.md §7.1).
+ *
+ * The compiler is $CC (default: the one found at configure time), with
+ * $CFLAGS_DIDEROT (default "-O3 -march=native") plus -std=gnu11 (vector
+ * extensions) and -fwrapv (int overflow wraps, §6.6). The runtime's
+ * headers and libdiderot-rt.a are looked up in order:
+ *   1. $DIDEROT_RT_DIR: the library in DIR or DIR/lib, headers in
+ *      DIR/include/diderot, DIR/rt or the source tree this diderotc was
+ *      built from (so DIDEROT_RT_DIR may name a build tree);
+ *   2. the build tree this diderotc was built in, when it still exists;
+ *   3. the install prefix (PREFIX/lib, PREFIX/include/diderot).
+ * Programs link -ldiderot-rt -lteem -lm (and -fopenmp for OpenMP).
+ */
+#ifndef DIDEROT_BACKEND_CC_H
+#define DIDEROT_BACKEND_CC_H
+
+#include <stdbool.h>
+
+#include "util/arena.h"
+
+typedef enum CcKind {
+  CC_EXEC,   /* a standalone executable */
+  CC_OBJECT, /* one relocatable object with the runtime linked in (ld -r) */
+  CC_SHARED  /* a shared library */
+} CcKind;
+
+typedef struct CcRequest {
+  const char *c_file;   /* the generated source */
+  const char *out_file; /* the result */
+  CcKind kind;
+  bool openmp;
+  bool debug;           /* -g -O0 instead of the optimisation flags */
+  const char *const *defines; /* --D options: "NAME" or "NAME=VALUE" */
+  int ndefines;
+  bool verbose;         /* print the commands on stderr */
+} CcRequest;
+
+/* Runs the compiler (and linker); returns true on success. On failure a
+ * message has been printed by the compiler itself; `why` (may be NULL)
+ * receives a short reason when the compiler could not be run at all. */
+bool cc_compile(Arena *a, const CcRequest *req, const char **why);
+
+/* The directories found for the runtime (NULL when none was found). */
+bool cc_find_runtime(Arena *a, const char **incdir, const char **libdir);
+
+#endif

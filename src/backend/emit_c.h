@@ -1,0 +1,86 @@
+/* emit_c.h -- the C back end: LowIR → C source (ARCHITECTURE.md §2).
+ *
+ * Input contract (what this stage expects of the LowIR module, beyond the
+ * operator tables and ir_check):
+ *  - the module passed ir_check; functions (IR_CFG_FUNC) are only called
+ *    as the map functions of STRAND_REDUCE (user functions are inlined
+ *    before LowIR), their first parameter is the strand;
+ *  - IR_CFG_GLOBAL_INIT computes the globals (IR_GLOBAL_VAR), and the
+ *    constants that were not folded, reading inputs with GLOBAL_GET; it
+ *    does not assign inputs. Input defaults come from IrGlobal->value
+ *    (value types) or IrGlobal->path (images, dynamic sequences); images
+ *    of globals are loaded by LOAD_IMAGE in GLOBAL_INIT;
+ *  - IR_CFG_CREATE makes the initial strands with NEW in creation order;
+ *    a grid (module->create_array) first executes CREATE_GRID(sizes...,
+ *    bases...);
+ *  - strand methods use STATE_GET/STATE_SET; STATE_GET with an argument
+ *    reads another strand's start-of-step state.
+ *
+ * Output: one C11 translation unit (GCC/Clang vector extensions unless
+ * `scalar`) that includes diderot_rt.h, diderot_world.h and
+ * diderot_tensor.h, with the program glue of LANGUAGE.md §7.2 (`exec`: a
+ * main() with the hest-style command line) or §7.3 (a library with the
+ * NS_ API; emit_c_header writes NAME.h).
+ *
+ * Value representation in generated C: bool → bool; int → dint (int32_t or
+ * int64_t); real → dreal (float or double); string → const char *;
+ * tensor[σ] → a struct { dreal v[∏σ]; } (row-major, value semantics by
+ * struct assignment); vec<w> → a GCC vector of the next power-of-two
+ * width (lanes ≥ w are don't-care; every horizontal operation reads lanes
+ * < w only), or with `scalar` a struct { dreal v[w]; }; T[n] → struct
+ * { T v[n]; }; T[] → struct { uint32_t len; T *v; } (immutable, heap);
+ * image → const DrtImage *; strand → uint32_t (its storage index).
+ */
+#ifndef DIDEROT_BACKEND_EMIT_C_H
+#define DIDEROT_BACKEND_EMIT_C_H
+
+#include <stdbool.h>
+#include <stdio.h>
+
+#include "ir/ir.h"
+#include "util/arena.h"
+
+typedef enum EmitTarget { EMIT_TARGET_SEQ, EMIT_TARGET_OMP } EmitTarget;
+
+typedef struct EmitOptions {
+  bool double_real;  /* --double */
+  bool long_int;     /* --long-int */
+  bool scalar;       /* --scalar: no vector extensions */
+  bool debug;        /* --debug */
+  bool exec;         /* --exec: a main(); otherwise a library */
+  bool snapshot;     /* --snapshot */
+  EmitTarget target;
+  const char *ns;    /* library prefix (default "Diderot") */
+  const char *name;  /* program name: default output names, usage */
+  const char *source;/* the source file, for comments */
+  int vec_bytes;     /* widest native vector in bytes (0: 32) */
+} EmitOptions;
+
+/* A growable string in an arena. */
+typedef struct EmitBuf {
+  Arena *arena;
+  char *s;
+  size_t len, cap;
+} EmitBuf;
+
+void emit_buf_init(EmitBuf *b, Arena *a);
+void emit_buf_printf(EmitBuf *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+void emit_buf_puts(EmitBuf *b, const char *s);
+const char *emit_buf_str(EmitBuf *b);
+
+/* The whole program as C text into *out (arena memory). Returns false
+ * (with a message in err) on LowIR this back end cannot print. */
+bool emit_c_program(Arena *a, IrModule *m, const EmitOptions *opt, const char **out, char *err,
+                    size_t errlen);
+/* The library header NAME.h (§7.3). */
+bool emit_c_header(Arena *a, IrModule *m, const EmitOptions *opt, const char **out);
+/* NAME.json describing the library API (§7.3). */
+bool emit_c_json(Arena *a, IrModule *m, const EmitOptions *opt, const char **out);
+
+/* For tests: the prelude (types, helpers) followed by each function CFG of
+ * cfgs as `static RESULT NAME(params...)` (FUNC CFGs only, no globals or
+ * state). */
+bool emit_c_functions(Arena *a, IrModule *m, IrCFG *const *cfgs, int ncfgs,
+                      const EmitOptions *opt, const char **out, char *err, size_t errlen);
+
+#endif

@@ -1,0 +1,791 @@
+/* emit_c_program.c -- the program glue around the CFG functions: the state
+ * and world structs, input defaults and setters, global initialisation,
+ * strand creation, outputs (LANGUAGE.md §8.8), the DrtProgram descriptor
+ * for the runtime scheduler (rt/diderot_world.h), and either main() with
+ * the executable's command line (§7.2) or the library API (§7.3). */
+#include "backend/emit_c_impl.h"
+
+#include <inttypes.h>
+#include <string.h>
+
+#define OUT(...) emit_buf_printf(out, __VA_ARGS__)
+
+/* ---- small helpers ------------------------------------------------------------- */
+
+static bool is_dynseq(const IrType *t) { return t->kind == IR_TY_SEQ && t->len == IR_SEQ_DYNAMIC; }
+
+/* The NS_ prefix of library symbols. */
+static const char *ns(EmitCtx *e) { return e->opt->ns ? e->opt->ns : "Diderot"; }
+
+/* Element description of a value type for outputs, inputs and sequences:
+ * the sample type, the number of components, whether bool, and the shape
+ * of one tensor element (rank, shape) inside `seqlen` fixed elements. */
+typedef struct ElemInfo {
+  const char *nrrd;  /* C text of the nrrdType */
+  const char *ctype; /* C type of one sample */
+  unsigned ncomp;
+  bool is_bool, is_int, is_real, is_string;
+  unsigned seqlen, rank;
+  int shape[IR_MAX_ORDER];
+  bool ok;
+} ElemInfo;
+
+static ElemInfo elem_info(const IrType *t) {
+  ElemInfo i;
+  memset(&i, 0, sizeof i);
+  i.ok = true;
+  i.ncomp = 1;
+  if (t->kind == IR_TY_SEQ && t->len != IR_SEQ_DYNAMIC) {
+    i.seqlen = (unsigned)t->len;
+    t = t->elem;
+    if (t->kind == IR_TY_SEQ) i.ok = false;
+  }
+  switch (t->kind) {
+  case IR_TY_BOOL: i.nrrd = "nrrdTypeUChar"; i.ctype = "bool"; i.is_bool = true; break;
+  case IR_TY_INT: i.nrrd = "D_INT_NRRD"; i.ctype = "dint"; i.is_int = true; break;
+  case IR_TY_TENSOR:
+    i.nrrd = "D_REAL_NRRD";
+    i.ctype = "dreal";
+    i.is_real = true;
+    i.rank = (unsigned)t->order;
+    for (int k = 0; k < t->order; k++) {
+      i.shape[k] = t->dims[k];
+      i.ncomp *= (unsigned)t->dims[k];
+    }
+    break;
+  case IR_TY_STRING: i.is_string = true; i.ok = false; break;
+  default: i.ok = false; break;
+  }
+  if (i.seqlen) i.ncomp *= i.seqlen;
+  return i;
+}
+
+/* ---- the state and world structs ----------------------------------------------- */
+
+static void emit_structs(EmitCtx *e, EmitBuf *out, const char *wtag) {
+  IrModule *m = e->m;
+  EmitBuf st;
+  emit_buf_init(&st, e->a);
+  emit_buf_puts(&st, "/* one strand's state */\ntypedef struct d_state {\n");
+  for (int i = 0; i < m->nstate; i++) {
+    IrStateVar *s = m->state[i];
+    emit_buf_printf(&st, "  %s %s;%s\n", emit_type(e, s->ty), emit_state_field(e, s),
+                    s->output ? " /* output */" : "");
+  }
+  if (!m->nstate) emit_buf_puts(&st, "  char unused_;\n");
+  emit_buf_puts(&st, "} d_state;\n\n");
+  emit_buf_printf(&st,
+                  "/* the world: runtime world, program globals, inputs */\n"
+                  "typedef struct %s {\n  DrtWorld *rt;\n  FILE *print;\n  bool print_owned;\n"
+                  "  DrtImage **imgs;\n  unsigned nimgs, capimgs;\n",
+                  wtag);
+  for (int i = 0; i < m->nglobals; i++) {
+    IrGlobal *g = m->globals[i];
+    emit_buf_printf(&st, "  %s %s; /* %s %s */\n", emit_type(e, g->ty), emit_global_field(e, g),
+                    g->kind == IR_GLOBAL_INPUT ? "input" : g->kind == IR_GLOBAL_CONST ? "const" : "global",
+                    g->name);
+    if (g->kind == IR_GLOBAL_INPUT) {
+      emit_buf_printf(&st, "  bool def_%s;\n", emit_global_field(e, g));
+      if (g->ty->kind == IR_TY_IMAGE || is_dynseq(g->ty))
+        emit_buf_printf(&st, "  const char *path_%s;\n", emit_global_field(e, g));
+    }
+  }
+  emit_buf_printf(&st, "} d_world;\n\n");
+  OUT("%s", emit_buf_str(&st));
+}
+
+/* ---- CFG functions ----------------------------------------------------------------- */
+
+static const char *cfg_signature(EmitCtx *e, IrCFG *cfg) {
+  const char *name = emit_cfg_name(e, cfg);
+  EmitBuf b;
+  emit_buf_init(&b, e->a);
+  switch (cfg->kind) {
+  case IR_CFG_FUNC:
+  case IR_CFG_STRAND_INIT:
+    emit_buf_printf(&b, "static %s %s(d_world *wrld%s",
+                    cfg->kind == IR_CFG_FUNC ? emit_type(e, cfg->result) : "void", name,
+                    cfg->kind == IR_CFG_STRAND_INIT ? ", d_state *self" : "");
+    for (int p = 0; p < cfg->nparams; p++)
+      emit_buf_printf(&b, ", %s %s", emit_type(e, cfg->params[p]->ty), emit_var(e, cfg->params[p]));
+    emit_buf_puts(&b, ")");
+    break;
+  case IR_CFG_GLOBAL_INIT:
+  case IR_CFG_CREATE: emit_buf_printf(&b, "static void %s(d_world *wrld)", name); break;
+  case IR_CFG_START:
+  case IR_CFG_UPDATE:
+    emit_buf_printf(&b, "static DrtExit %s(DrtCtx *ctx, uint32_t id, void *self_)", name);
+    break;
+  case IR_CFG_STABILIZE:
+    emit_buf_printf(&b, "static void %s(DrtCtx *ctx, uint32_t id, void *self_)", name);
+    break;
+  case IR_CFG_GLOBAL_START:
+  case IR_CFG_GLOBAL_UPDATE:
+    emit_buf_printf(&b, "static void %s(DrtWorld *rt_, void *wrld_)", name);
+    break;
+  }
+  return emit_buf_str(&b);
+}
+
+static void emit_cfgs(EmitCtx *e, EmitBuf *protos, EmitBuf *out) {
+  for (int i = 0; i < e->m->ncfgs; i++) {
+    IrCFG *cfg = e->m->cfgs[i];
+    const char *sig = cfg_signature(e, cfg);
+    emit_buf_printf(protos, "%s;\n", sig);
+    OUT("/* %s */\n%s {\n", ir_cfg_kind_name(cfg->kind), sig);
+    switch (cfg->kind) {
+    case IR_CFG_START:
+    case IR_CFG_UPDATE:
+    case IR_CFG_STABILIZE:
+      OUT("  d_state *self = self_;\n  d_world *wrld = ctx->globals;\n  (void)self; (void)wrld; (void)id;\n");
+      break;
+    case IR_CFG_GLOBAL_START:
+    case IR_CFG_GLOBAL_UPDATE: OUT("  d_world *wrld = wrld_;\n  (void)rt_;\n"); break;
+    default: OUT("  (void)wrld;\n"); break;
+    }
+    emit_cfg_body(e, out, cfg);
+    OUT("}\n\n");
+  }
+}
+
+/* ---- helpers of the generated program ------------------------------------------------ */
+
+static void emit_helpers(EmitCtx *e, EmitBuf *out) {
+  OUT("/* images: loaded into world-owned storage (freed at shutdown) */\n"
+      "static const DrtImage *d_load_image(d_world *wrld, const char *what, const char *file,\n"
+      "    const Nrrd *nin, unsigned dim, unsigned ncomp, int file_type, const size_t *sizes) {\n"
+      "  DrtImage *img = calloc(1, sizeof *img);\n"
+      "  if (!img || (wrld->nimgs == wrld->capimgs && !(wrld->capimgs = 2 * wrld->capimgs + 4,\n"
+      "      wrld->imgs = realloc(wrld->imgs, wrld->capimgs * sizeof *wrld->imgs)))) {\n"
+      "    fputs(\"out of memory\\n\", stderr);\n    exit(1);\n  }\n"
+      "  wrld->imgs[wrld->nimgs++] = img;\n"
+      "  DrtImageSpec spec = {what, dim, ncomp, file_type, D_REAL_NRRD, sizes};\n"
+      "  if (nin) drt_image_load_nrrd(drt_world_errors(wrld->rt), &spec, nin, img);\n"
+      "  else drt_image_load_file(drt_world_errors(wrld->rt), &spec, file, img);\n"
+      "  return img;\n}\n\n"
+      "/* dynamic sequences from a file or a Nrrd (§8.7) */\n"
+      "static void d_load_dseq(d_world *wrld, const char *what, const char *file, const Nrrd *nin,\n"
+      "    int type, unsigned ncomp, bool is_bool, uint32_t *len, void **data) {\n"
+      "  DrtSeqSpec spec = {what, type, ncomp, is_bool};\n  DrtSequence s;\n"
+      "  memset(&s, 0, sizeof s);\n"
+      "  bool bad = nin ? drt_sequence_load_nrrd(drt_world_errors(wrld->rt), &spec, nin, &s)\n"
+      "                 : drt_sequence_load_file(drt_world_errors(wrld->rt), &spec, file, &s);\n"
+      "  *len = bad ? 0 : (uint32_t)s.len;\n  *data = bad ? d_seq_alloc(0, 1) : s.data;\n}\n\n");
+  if (e->opt->target == EMIT_TARGET_OMP)
+    OUT("/* the parallel loop of the scheduler: chunks of strands over OpenMP threads */\n"
+        "static void d_pfor(uint32_t n, void (*body)(void *, uint32_t), void *arg, uint32_t nw) {\n"
+        "#pragma omp parallel for schedule(dynamic, 1) num_threads(nw)\n"
+        "  for (uint32_t c = 0; c < n; c++) body(arg, c);\n}\n\n");
+}
+
+/* ---- input defaults ------------------------------------------------------------------- */
+
+static void emit_value_assign(EmitCtx *e, EmitBuf *out, const char *lhs, const IrValue *v,
+                              const IrType *t) {
+  switch (t->kind) {
+  case IR_TY_BOOL: OUT("  %s = %s;\n", lhs, v->b ? "true" : "false"); return;
+  case IR_TY_INT: OUT("  %s = (dint)%" PRId64 "LL;\n", lhs, v->i); return;
+  case IR_TY_STRING: OUT("  %s = %s;\n", lhs, emit_string_lit(e, v->s)); return;
+  case IR_TY_TENSOR:
+    if (t->order == 0) {
+      OUT("  %s = %s;\n", lhs, emit_real_lit(e, v->nr > 0 && v->r ? v->r[0] : 0));
+    } else {
+      for (int i = 0; i < v->nr && i < emit_tensor_size(t); i++)
+        OUT("  %s.v[%d] = %s;\n", lhs, i, emit_real_lit(e, v->r[i]));
+    }
+    return;
+  case IR_TY_SEQ:
+    if (t->len == IR_SEQ_DYNAMIC) {
+      OUT("  %s.len = %d;\n  %s.v = d_seq_alloc(%d, sizeof(%s));\n", lhs, v->n, lhs, v->n,
+          emit_type(e, t->elem));
+    }
+    for (int i = 0; i < v->n; i++)
+      emit_value_assign(e, out, arena_printf(e->a, "%s.v[%d]", lhs, i), v->elems[i], t->elem);
+    return;
+  default: emit_fail(e, "a default value of this type is not supported");
+  }
+}
+
+/* Command-line text of a default (hest's syntax: words separated by spaces). */
+static void value_text(EmitCtx *e, EmitBuf *b, const IrValue *v, const IrType *t) {
+  switch (t->kind) {
+  case IR_TY_BOOL: emit_buf_puts(b, v->b ? "true" : "false"); return;
+  case IR_TY_INT: emit_buf_printf(b, "%" PRId64, v->i); return;
+  case IR_TY_STRING: emit_buf_puts(b, v->s ? v->s : ""); return;
+  case IR_TY_TENSOR:
+    for (int i = 0; i < v->nr; i++) emit_buf_printf(b, "%s%.17g", i ? " " : "", v->r[i]);
+    return;
+  case IR_TY_SEQ:
+    for (int i = 0; i < v->n; i++) {
+      if (i) emit_buf_puts(b, " ");
+      value_text(e, b, v->elems[i], t->elem);
+    }
+    return;
+  default: return;
+  }
+}
+
+/* init_world's part: constants with values and the input defaults. */
+static void emit_defaults(EmitCtx *e, EmitBuf *out) {
+  OUT("static void d_set_defaults(d_world *wrld) {\n  (void)wrld;\n");
+  for (int i = 0; i < e->m->nglobals; i++) {
+    IrGlobal *g = e->m->globals[i];
+    const char *f = emit_global_field(e, g);
+    if (g->kind == IR_GLOBAL_VAR) continue;
+    if (g->ty->kind == IR_TY_IMAGE || is_dynseq(g->ty)) {
+      if (g->kind == IR_GLOBAL_INPUT && g->path)
+        OUT("  wrld->path_%s = %s;\n", f, emit_string_lit(e, g->path));
+      continue;
+    }
+    if (g->value) {
+      emit_value_assign(e, out, arena_printf(e->a, "wrld->%s", f), g->value, g->ty);
+      if (g->kind == IR_GLOBAL_INPUT) OUT("  wrld->def_%s = true;\n", f);
+    }
+  }
+  OUT("}\n\n");
+}
+
+/* The spec of an image global: from its proxy (sample type and sizes are
+ * checked) or free. */
+static const char *image_spec_args(EmitCtx *e, const IrGlobal *g) {
+  const IrType *t = g->ty;
+  int C = emit_tensor_size(t);
+  const IrProxy *p = g->proxy;
+  if (!p) return arena_printf(e->a, "%d, %d, nrrdTypeDefault, NULL", t->dim, C);
+  EmitBuf b;
+  emit_buf_init(&b, e->a);
+  emit_buf_printf(&b, "%d, %d, %d, (const size_t[]){", t->dim, C, p->nrrd_type);
+  for (int k = 0; k < p->dim && k < 3; k++) emit_buf_printf(&b, "%s%d", k ? ", " : "", p->sizes[k]);
+  emit_buf_puts(&b, "}");
+  return emit_buf_str(&b);
+}
+
+/* The image global that receives a LOAD_IMAGE result, for its proxy. */
+static IrGlobal *global_of_load(EmitCtx *e, const IrVar *v) {
+  IrCFG *cfg = ir_module_find_cfg(e->m, IR_CFG_GLOBAL_INIT);
+  if (!cfg) return NULL;
+  for (int bi = 0; bi < cfg->nblocks; bi++)
+    for (int i = 0; i < cfg->blocks[bi]->ninstrs; i++) {
+      IrInstr *in = cfg->blocks[bi]->instrs[i];
+      if (in->kind == IR_I_GLOBAL_SET && in->nargs == 1 && in->args[0] == v) return in->global;
+    }
+  return NULL;
+}
+
+/* Loader calls for LOAD_IMAGE and LOAD_SEQ (used by emit_c_expr.c). */
+const char *emit_load_image_call(EmitCtx *e, const IrVar *dst, const char *file) {
+  IrGlobal *g = global_of_load(e, dst);
+  if (g && g->ty->kind == IR_TY_IMAGE)
+    return arena_printf(e->a, "d_load_image(wrld, %s, %s, NULL, %s)",
+                        emit_string_lit(e, arena_printf(e->a, "image '%s'", g->name)), file,
+                        image_spec_args(e, g));
+  const IrType *t = dst->ty;
+  return arena_printf(e->a, "d_load_image(wrld, \"image\", %s, NULL, %d, %d, nrrdTypeDefault, NULL)",
+                      file, t->dim, emit_tensor_size(t));
+}
+
+const char *emit_load_seq_call(EmitCtx *e, const IrType *t, const char *what, const char *file,
+                               const char *nin, const char *dst) {
+  ElemInfo ei = elem_info(t->elem);
+  if (!ei.ok) {
+    emit_fail(e, "sequences of this element type cannot be loaded");
+    return "";
+  }
+  return arena_printf(e->a, "d_load_dseq(wrld, %s, %s, %s, %s, %u, %s, &%s.len, (void **)&%s.v)",
+                      what, file, nin, ei.nrrd, ei.ncomp, ei.is_bool ? "true" : "false", dst, dst);
+}
+
+/* ---- create_strands ---------------------------------------------------------------------- */
+
+static void emit_create(EmitCtx *e, EmitBuf *out) {
+  IrModule *m = e->m;
+  OUT("/* create_strands (§6.1 steps 3-5); true on error */\n"
+      "static bool d_create_strands(d_world *wrld) {\n"
+      "  DrtErrors *err = drt_world_errors(wrld->rt);\n"
+      "  if (drt_world_create_begin(wrld->rt)) return true;\n");
+  for (int i = 0; i < m->nglobals; i++) {
+    IrGlobal *g = m->globals[i];
+    if (g->kind != IR_GLOBAL_INPUT) continue;
+    const char *f = emit_global_field(e, g);
+    if (g->ty->kind == IR_TY_IMAGE) {
+      OUT("  if (!wrld->def_%s && wrld->path_%s) {\n"
+          "    wrld->%s = d_load_image(wrld, %s, wrld->path_%s, NULL, %s);\n"
+          "    wrld->def_%s = true;\n  }\n",
+          f, f, f, emit_string_lit(e, arena_printf(e->a, "input '%s'", g->name)), f,
+          image_spec_args(e, g), f);
+    } else if (is_dynseq(g->ty)) {
+      OUT("  if (!wrld->def_%s && wrld->path_%s) {\n    %s;\n    wrld->def_%s = true;\n  }\n", f, f,
+          emit_load_seq_call(e, g->ty, emit_string_lit(e, arena_printf(e->a, "input '%s'", g->name)),
+                             arena_printf(e->a, "wrld->path_%s", f), "NULL",
+                             arena_printf(e->a, "wrld->%s", f)),
+          f);
+    }
+    OUT("  if (!wrld->def_%s) drt_error(err, \"undefined input '%%s'\", %s);\n", f,
+        emit_string_lit(e, g->name));
+  }
+  OUT("  if (drt_any_errors(err)) return true;\n");
+  if (ir_module_find_cfg(m, IR_CFG_GLOBAL_INIT)) OUT("  d_global_init(wrld);\n");
+  OUT("  if (drt_any_errors(err)) return true;\n");
+  if (ir_module_find_cfg(m, IR_CFG_CREATE)) OUT("  d_create(wrld);\n");
+  else OUT("  drt_error(err, \"the program creates no strands\");\n");
+  OUT("  return drt_world_create_end(wrld->rt);\n}\n\n");
+}
+
+/* ---- outputs ------------------------------------------------------------------------------ */
+
+static void emit_outputs(EmitCtx *e, EmitBuf *out) {
+  IrModule *m = e->m;
+  for (int i = 0; i < m->nstate; i++) {
+    IrStateVar *s = m->state[i];
+    if (!s->output) continue;
+    const char *f = emit_state_field(e, s);
+    bool dyn = is_dynseq(s->ty);
+    ElemInfo ei = elem_info(dyn ? s->ty->elem : s->ty);
+    if (!ei.ok) {
+      emit_fail(e, "output '%s' has a type that cannot be written", s->name);
+      return;
+    }
+    OUT("/* output %s */\nstatic bool d_output_%s(d_world *wrld, Nrrd *nlen, Nrrd *nout, bool snap) {\n",
+        s->name, f);
+    OUT("  DrtWorld *rt = wrld->rt;\n  DrtErrors *err = drt_world_errors(rt);\n"
+        "  static const unsigned shp_[] = {0");
+    for (unsigned k = 0; k < ei.rank; k++) OUT(", %d", ei.shape[k]);
+    OUT("};\n  unsigned nc_;\n  int kind_ = drt_output_kind(%u, %u, shp_ + 1, &nc_);\n"
+        "  DrtOutSpec spec = {%s, nc_, kind_};\n  DrtDomain dom;\n"
+        "  drt_world_output_domain(rt, snap, &dom);\n"
+        "  uint32_t ns_ = drt_world_nslots(rt);\n  size_t esz_ = nc_ * sizeof(%s);\n",
+        ei.seqlen, ei.rank, ei.nrrd, ei.ctype);
+    const char *what = emit_string_lit(e, arena_printf(e->a, "output '%s'", s->name));
+    if (!dyn) {
+      OUT("  (void)nlen;\n  if (drt_output_alloc(err, %s, nout, &spec, &dom)) return true;\n"
+          "  char *p_ = nout->data;\n"
+          "  for (uint32_t i = 0; i < ns_; i++) {\n"
+          "    if (!drt_world_output_includes(rt, i, snap)) continue;\n"
+          "    memcpy(p_, &((const d_state *)drt_world_state(rt, i))->%s, esz_);\n"
+          "    p_ += esz_;\n  }\n  return false;\n}\n\n",
+          what, f);
+    } else {
+      OUT("  uint32_t *lens_ = malloc((ns_ ? ns_ : 1) * sizeof *lens_), k_ = 0;\n"
+          "  if (!lens_) { drt_error(err, \"out of memory\"); return true; }\n"
+          "  for (uint32_t i = 0; i < ns_; i++)\n"
+          "    if (drt_world_output_includes(rt, i, snap))\n"
+          "      lens_[k_++] = ((const d_state *)drt_world_state(rt, i))->%s.len;\n"
+          "  bool bad_ = drt_output_alloc_dynseq(err, %s, nlen, nout, &spec, &dom, lens_);\n"
+          "  free(lens_);\n  if (bad_) return true;\n  char *p_ = nout->data;\n"
+          "  for (uint32_t i = 0; i < ns_ && p_; i++) {\n"
+          "    if (!drt_world_output_includes(rt, i, snap)) continue;\n"
+          "    const d_state *s_ = drt_world_state(rt, i);\n"
+          "    if (s_->%s.len) memcpy(p_, s_->%s.v, s_->%s.len * esz_);\n"
+          "    p_ += s_->%s.len * esz_;\n  }\n  return false;\n}\n\n",
+          f, what, f, f, f, f);
+    }
+  }
+}
+
+/* ---- world management ------------------------------------------------------------------------ */
+
+static void emit_world_fns(EmitCtx *e, EmitBuf *out) {
+  IrModule *m = e->m;
+  bool has = ir_module_find_cfg(m, IR_CFG_START) != NULL;
+  bool shared = false;
+  for (int i = 0; i < m->nstate; i++) shared |= m->state[i]->shared;
+  OUT("static const DrtProgram d_program = {\n  sizeof(d_state), _Alignof(d_state), %s,\n"
+      "  %s, %s, %s, %s, %s, NULL, NULL\n};\n\n",
+      shared ? "true" : "false", has ? "d_strand_start" : "NULL",
+      ir_module_find_cfg(m, IR_CFG_UPDATE) ? "d_strand_update" : "NULL",
+      ir_module_find_cfg(m, IR_CFG_STABILIZE) ? "d_strand_stabilize" : "NULL",
+      ir_module_find_cfg(m, IR_CFG_GLOBAL_START) ? "d_global_start" : "NULL",
+      ir_module_find_cfg(m, IR_CFG_GLOBAL_UPDATE) ? "d_global_update" : "NULL");
+  OUT("static d_world *d_world_new(void) {\n  d_world *wrld = calloc(1, sizeof *wrld);\n"
+      "  if (!wrld) return NULL;\n  wrld->rt = drt_world_new(&d_program, wrld);\n"
+      "  if (!wrld->rt) { free(wrld); return NULL; }\n  wrld->print = stdout;\n");
+  if (e->opt->target == EMIT_TARGET_OMP)
+    OUT("  drt_world_set_parallel(wrld->rt, d_pfor, (uint32_t)omp_get_num_procs(), 0);\n");
+  OUT("  return wrld;\n}\n\n"
+      "static void d_world_free(d_world *wrld) {\n  if (!wrld) return;\n"
+      "  for (unsigned i = 0; i < wrld->nimgs; i++) { drt_image_free(wrld->imgs[i]); free(wrld->imgs[i]); }\n"
+      "  free(wrld->imgs);\n  if (wrld->print_owned) fclose(wrld->print);\n"
+      "  drt_world_free(wrld->rt);\n  free(wrld);\n}\n\n");
+}
+
+/* ---- the executable ------------------------------------------------------------------------ */
+
+static int noutputs(const IrModule *m) {
+  int n = 0;
+  for (int i = 0; i < m->nstate; i++) n += m->state[i]->output;
+  return n;
+}
+
+static void emit_main(EmitCtx *e, EmitBuf *out) {
+  IrModule *m = e->m;
+  const char *name = e->opt->name ? e->opt->name : "program";
+  int nout = noutputs(m);
+  bool omp = e->opt->target == EMIT_TARGET_OMP;
+  OUT("int main(int argc, const char **argv) {\n"
+      "  d_world *wrld = d_world_new();\n"
+      "  if (!wrld || drt_world_init(wrld->rt)) { fputs(\"cannot create the world\\n\", stderr); return 1; }\n"
+      "  DrtErrors *err = drt_world_errors(wrld->rt);\n"
+      "  d_set_defaults(wrld);\n"
+      "  DrtStdOptions so;\n  DrtOption opts[DRT_CLI_MAX_STD + %d];\n"
+      "  unsigned nopts = drt_cli_std_options(opts, &so, %s);\n",
+      m->nglobals + 2 * nout + 1, omp ? "DRT_CLI_PARALLEL" : "0");
+  for (int i = 0; i < m->nglobals; i++) {
+    IrGlobal *g = m->globals[i];
+    if (g->kind != IR_GLOBAL_INPUT) continue;
+    const char *f = emit_global_field(e, g);
+    const char *desc = g->desc ? emit_string_lit(e, g->desc) : "NULL";
+    const char *oname = emit_string_lit(e, g->name);
+    if (g->ty->kind == IR_TY_IMAGE || is_dynseq(g->ty)) {
+      OUT("  opts[nopts++] = (DrtOption){%s, DRT_OPT_FILE, 1, %s, %s, %s, &wrld->path_%s, NULL};\n",
+          oname, desc, g->path ? emit_string_lit(e, g->path) : "NULL", g->path ? "false" : "true", f);
+      continue;
+    }
+    ElemInfo ei = elem_info(g->ty);
+    const char *type = NULL, *dest = arena_printf(e->a, "&wrld->%s", f);
+    unsigned count = ei.ncomp;
+    if (g->ty->kind == IR_TY_STRING) type = "DRT_OPT_STRING", count = 1;
+    else if (!ei.ok || (ei.is_bool && count != 1)) {
+      emit_fail(e, "input '%s' cannot be given on the command line", g->name);
+      return;
+    } else if (ei.is_bool) type = "DRT_OPT_BOOL";
+    else if (ei.is_int) type = e->opt->long_int ? "DRT_OPT_LONG" : "DRT_OPT_INT";
+    else type = e->opt->double_real ? "DRT_OPT_DOUBLE" : "DRT_OPT_FLOAT";
+    const char *dflt = "NULL";
+    if (g->value) {
+      EmitBuf b;
+      emit_buf_init(&b, e->a);
+      value_text(e, &b, g->value, g->ty);
+      dflt = emit_string_lit(e, emit_buf_str(&b));
+    }
+    OUT("  opts[nopts++] = (DrtOption){%s, %s, %u, %s, %s, %s, %s, &wrld->def_%s};\n", oname, type,
+        count, desc, dflt, g->has_default ? "false" : "true", dest, f);
+  }
+  /* outputs: -o with one output, -o-NAME with several */
+  int k = 0;
+  OUT("  const char *outf[%d];\n", nout ? nout : 1);
+  for (int i = 0; i < m->nstate; i++) {
+    IrStateVar *s = m->state[i];
+    if (!s->output) continue;
+    bool dyn = is_dynseq(s->ty);
+    const char *dflt = dyn ? s->name : arena_printf(e->a, "%s.nrrd", s->name);
+    const char *opt = nout == 1 ? "o,output" : arena_printf(e->a, "o-%s,output-%s", s->name, s->name);
+    OUT("  opts[nopts++] = (DrtOption){%s, DRT_OPT_FILE, 1, %s, %s, false, &outf[%d], NULL};\n",
+        emit_string_lit(e, opt), dyn ? "\"output prefix\"" : "\"output file\"", emit_string_lit(e, dflt),
+        k);
+    k++;
+  }
+  OUT("  DrtCli cli = {%s, NULL, opts, nopts};\n"
+      "  int pr = drt_cli_parse(&cli, argc, argv, stdout, stderr);\n"
+      "  if (pr != DRT_CLI_OK) { d_world_free(wrld); return drt_cli_exit_status(pr); }\n"
+      "  drt_world_set_verbose(wrld->rt, so.verbose);\n"
+      "  if (strcmp(so.print_file, \"-\") != 0) {\n"
+      "    wrld->print = fopen(so.print_file, \"w\");\n"
+      "    if (!wrld->print) { fprintf(stderr, \"cannot open '%%s'\\n\", so.print_file); return 1; }\n"
+      "    wrld->print_owned = true;\n  }\n",
+      emit_string_lit(e, name));
+  /* images and dynamic sequences named on the command line */
+  for (int i = 0; i < m->nglobals; i++) {
+    IrGlobal *g = m->globals[i];
+    if (g->kind != IR_GLOBAL_INPUT) continue;
+    const char *f = emit_global_field(e, g);
+    const char *what = emit_string_lit(e, arena_printf(e->a, "input '%s'", g->name));
+    if (g->ty->kind == IR_TY_IMAGE) {
+      OUT("  if (wrld->path_%s) { wrld->%s = d_load_image(wrld, %s, wrld->path_%s, NULL, %s); wrld->def_%s = true; }\n",
+          f, f, what, f, image_spec_args(e, g), f);
+    } else if (is_dynseq(g->ty)) {
+      OUT("  if (wrld->path_%s) { %s; wrld->def_%s = true; }\n", f,
+          emit_load_seq_call(e, g->ty, what, arena_printf(e->a, "wrld->path_%s", f), "NULL",
+                             arena_printf(e->a, "wrld->%s", f)),
+          f);
+    } else {
+      OUT("  wrld->def_%s = true;\n", f);
+    }
+  }
+  if (omp) OUT("  if (so.nworkers) drt_world_set_parallel(wrld->rt, d_pfor, so.nworkers, 0);\n");
+  OUT("  if (drt_any_errors(err) || d_create_strands(wrld)) {\n"
+      "    drt_errors_report(err, stderr, \"Error initializing world\");\n"
+      "    d_world_free(wrld);\n    return 1;\n  }\n"
+      "  clock_t t0_ = clock();\n"
+      "  drt_world_run(wrld->rt, so.limit);\n"
+      "  double secs_ = (double)(clock() - t0_) / CLOCKS_PER_SEC;\n"
+      "  if (drt_any_errors(err)) {\n"
+      "    drt_errors_report(err, stderr, \"Error during execution\");\n"
+      "    d_world_free(wrld);\n    return 1;\n  }\n"
+      "  if (so.verbose) fprintf(stderr, \"done: %%u steps, %%u stable\\n\",\n"
+      "      (unsigned)drt_world_total_steps(wrld->rt), (unsigned)drt_world_nstable(wrld->rt));\n"
+      "  else if (so.timing) printf(\"usr=%%f\\n\", secs_);\n"
+      "  /* §6.4: active strands of a collection are killed at the limit */\n"
+      "  if (drt_world_nactive(wrld->rt) > 0 && !drt_world_is_grid(wrld->rt))\n"
+      "    drt_world_kill_all(wrld->rt);\n"
+      "  if (drt_world_nstable(wrld->rt) == 0) {\n"
+      "    fprintf(stderr, \"Error: no stable strands at termination, so no output\\n\");\n"
+      "    d_world_free(wrld);\n    return 1;\n  }\n"
+      "  bool bad_ = false;\n");
+  k = 0;
+  for (int i = 0; i < m->nstate; i++) {
+    IrStateVar *s = m->state[i];
+    if (!s->output) continue;
+    const char *f = emit_state_field(e, s);
+    const char *what = emit_string_lit(e, arena_printf(e->a, "output '%s'", s->name));
+    if (is_dynseq(s->ty))
+      OUT("  { Nrrd *nl_ = nrrdNew(), *nd_ = nrrdNew();\n"
+          "    bad_ |= d_output_%s(wrld, nl_, nd_, false) || drt_output_save_dynseq(err, %s, outf[%d], -1, nl_, nd_);\n"
+          "    nrrdNuke(nl_); nrrdNuke(nd_); }\n",
+          f, what, k);
+    else
+      OUT("  { Nrrd *nd_ = nrrdNew();\n"
+          "    bad_ |= d_output_%s(wrld, NULL, nd_, false) || drt_output_save(err, %s, outf[%d], nd_);\n"
+          "    nrrdNuke(nd_); }\n",
+          f, what, k);
+    k++;
+  }
+  OUT("  if (bad_) drt_errors_report(err, stderr, \"Error saving output\");\n"
+      "  else if (err->nwarnings) fputs(drt_warnings_text(err), stderr);\n"
+      "  d_world_free(wrld);\n  return bad_ ? 1 : 0;\n}\n");
+}
+
+/* ---- the library API (§7.3) ---------------------------------------------------------------------- */
+
+static const char *api_scalar_type(EmitCtx *e, const IrType *t) {
+  switch (t->kind) {
+  case IR_TY_BOOL: return "bool";
+  case IR_TY_INT: return e->opt->long_int ? "int64_t" : "int32_t";
+  case IR_TY_STRING: return "const char *";
+  default: return e->opt->double_real ? "double" : "float";
+  }
+}
+
+/* One declaration line per API function, shared by the header and the
+ * definitions (`def` adds the body-opening brace). */
+static void emit_api(EmitCtx *e, EmitBuf *out, bool header) {
+  IrModule *m = e->m;
+  const char *N = ns(e);
+  bool omp = e->opt->target == EMIT_TARGET_OMP;
+  const char *W = arena_printf(e->a, "%s_world_t", N);
+#define DECL(...) \
+  do { OUT(__VA_ARGS__); OUT(header ? ";\n" : " {\n"); } while (0)
+  DECL("%s *%s_new_world(void)", W, N);
+  if (!header) OUT("  d_world *w = d_world_new();\n  return (%s *)w;\n}\n", W);
+  DECL("bool %s_init_world(%s *w)", N, W);
+  if (!header) OUT("  d_world *wrld = (d_world *)w;\n  if (drt_world_init(wrld->rt)) return true;\n  d_set_defaults(wrld);\n  return false;\n}\n");
+  DECL("bool %s_create_strands(%s *w)", N, W);
+  if (!header) OUT("  return d_create_strands((d_world *)w);\n}\n");
+  DECL("uint32_t %s_run(%s *w, uint32_t max_nsteps)", N, W);
+  if (!header) OUT("  return drt_world_run(((d_world *)w)->rt, max_nsteps);\n}\n");
+  DECL("void %s_shutdown(%s *w)", N, W);
+  if (!header) OUT("  d_world_free((d_world *)w);\n}\n");
+  static const char *counts[3][2] = {{"num_strands", "nstrands"}, {"num_active_strands", "nactive"},
+                                     {"num_stable_strands", "nstable"}};
+  for (int i = 0; i < 3; i++) {
+    DECL("uint32_t %s_%s(%s *w)", N, counts[i][0], W);
+    if (!header) OUT("  return drt_world_%s(((d_world *)w)->rt);\n}\n", counts[i][1]);
+  }
+  DECL("bool %s_any_errors(%s *w)", N, W);
+  if (!header) OUT("  return drt_any_errors(drt_world_errors(((d_world *)w)->rt));\n}\n");
+  DECL("char *%s_get_errors(%s *w)", N, W);
+  if (!header) OUT("  return drt_errors_take(drt_world_errors(((d_world *)w)->rt));\n}\n");
+  DECL("void %s_set_verbose(%s *w, bool v)", N, W);
+  if (!header) OUT("  drt_world_set_verbose(((d_world *)w)->rt, v);\n}\n");
+  DECL("bool %s_get_verbose(%s *w)", N, W);
+  if (!header) OUT("  return drt_world_verbose(((d_world *)w)->rt);\n}\n");
+  DECL("bool %s_set_printer_cb(%s *w, bool (*pr)(void *, char *), void *data)", N, W);
+  if (!header) OUT("  (void)w; (void)pr; (void)data;\n  return true; /* not implemented (§10 Q12) */\n}\n");
+  if (omp) {
+    DECL("uint32_t %s_get_num_cores(%s *w)", N, W);
+    if (!header) OUT("  (void)w;\n  return (uint32_t)omp_get_num_procs();\n}\n");
+    DECL("bool %s_set_num_workers(%s *w, uint32_t n)", N, W);
+    if (!header)
+      OUT("  d_world *wrld = (d_world *)w;\n"
+          "  if (drt_world_stage(wrld->rt) != DRT_STAGE_POST_INIT) return true;\n"
+          "  drt_world_set_parallel(wrld->rt, d_pfor, n ? n : (uint32_t)omp_get_num_procs(), 0);\n"
+          "  return false;\n}\n");
+    DECL("uint32_t %s_get_num_workers(%s *w)", N, W);
+    if (!header) OUT("  return drt_world_nworkers(((d_world *)w)->rt);\n}\n");
+  }
+  for (int i = 0; i < m->nglobals; i++) {
+    IrGlobal *g = m->globals[i];
+    if (g->kind != IR_GLOBAL_INPUT) continue;
+    const char *f = emit_global_field(e, g);
+    const char *gn = emit_mangle(e, "", g->name);
+    if (g->desc) {
+      if (header) OUT("extern const char *%s_input_desc_%s;\n", N, gn);
+      else OUT("const char *%s_input_desc_%s = %s;\n", N, gn, emit_string_lit(e, g->desc));
+    }
+    const char *what = emit_string_lit(e, arena_printf(e->a, "input '%s'", g->name));
+    if (g->ty->kind == IR_TY_IMAGE || is_dynseq(g->ty)) {
+      bool img = g->ty->kind == IR_TY_IMAGE;
+      for (int by_name = 1; by_name >= 0; by_name--) {
+        DECL("bool %s_input_set%s_%s(%s *w, %s)", N, by_name ? "_by_name" : "", gn, W,
+             by_name ? "const char *file" : "Nrrd *nin");
+        if (header) continue;
+        OUT("  d_world *wrld = (d_world *)w;\n  DrtErrors *err = drt_world_errors(wrld->rt);\n"
+            "  unsigned before = err->nerrors;\n");
+        const char *file = by_name ? "file" : "NULL", *nin = by_name ? "NULL" : "nin";
+        if (img)
+          OUT("  wrld->%s = d_load_image(wrld, %s, %s, %s, %s);\n", f, what, file, nin, image_spec_args(e, g));
+        else
+          OUT("  %s;\n", emit_load_seq_call(e, g->ty, what, file, nin, arena_printf(e->a, "wrld->%s", f)));
+        OUT("  wrld->def_%s = true;\n  return err->nerrors != before;\n}\n", f);
+      }
+      continue;
+    }
+    ElemInfo ei = elem_info(g->ty);
+    bool arr = ei.ncomp > 1;
+    const char *st = api_scalar_type(e, ei.is_string ? g->ty : (ei.is_bool ? g->ty : ei.is_int ? g->ty : ir_type_real(m)));
+    if (g->has_default) {
+      DECL("void %s_input_get_%s(%s *w, %s%s *v)", N, gn, W, st, "");
+      if (!header) {
+        if (arr) OUT("  memcpy(v, &((d_world *)w)->%s, %u * sizeof *v);\n}\n", f, ei.ncomp);
+        else OUT("  *v = ((d_world *)w)->%s;\n}\n", f);
+      }
+    }
+    if (arr) DECL("bool %s_input_set_%s(%s *w, const %s *v)", N, gn, W, st);
+    else DECL("bool %s_input_set_%s(%s *w, %s v)", N, gn, W, st);
+    if (!header) {
+      if (arr) OUT("  d_world *wrld = (d_world *)w;\n  memcpy(&wrld->%s, v, %u * sizeof *v);\n", f, ei.ncomp);
+      else if (ei.is_string) OUT("  d_world *wrld = (d_world *)w;\n  wrld->%s = v; /* the caller keeps v alive */\n", f);
+      else OUT("  d_world *wrld = (d_world *)w;\n  wrld->%s = v;\n", f);
+      OUT("  wrld->def_%s = true;\n  return false;\n}\n", f);
+    }
+  }
+  for (int i = 0; i < m->nstate; i++) {
+    IrStateVar *s = m->state[i];
+    if (!s->output) continue;
+    const char *sn = emit_mangle(e, "", s->name);
+    bool dyn = is_dynseq(s->ty);
+    for (int snap = 0; snap <= (e->opt->snapshot ? 1 : 0); snap++) {
+      if (dyn) DECL("bool %s_%s_%s(%s *w, Nrrd *lengths, Nrrd *data)", N, snap ? "snapshot" : "output_get", sn, W);
+      else DECL("bool %s_%s_%s(%s *w, Nrrd *data)", N, snap ? "snapshot" : "output_get", sn, W);
+      if (!header)
+        OUT("  return d_output_%s((d_world *)w, %s, data, %s);\n}\n", emit_state_field(e, s),
+            dyn ? "lengths" : "NULL", snap ? "true" : "false");
+    }
+  }
+#undef DECL
+}
+
+bool emit_c_header(Arena *a, IrModule *m, const EmitOptions *opt, const char **out_text) {
+  EmitCtx e;
+  memset(&e, 0, sizeof e);
+  e.a = a;
+  e.m = m;
+  e.opt = opt;
+  emit_buf_init(&e.types, a);
+  EmitBuf b;
+  emit_buf_init(&b, a);
+  EmitBuf *out = &b;
+  const char *N = ns(&e);
+  OUT("/* %s.h -- generated by diderotc from %s: the library API (LANGUAGE.md §7.3). */\n"
+      "#ifndef %s_H_\n#define %s_H_\n\n#include <stdbool.h>\n#include <stdint.h>\n"
+      "#include <teem/nrrd.h>\n\n#ifdef __cplusplus\nextern \"C\" {\n#endif\n\n"
+      "typedef struct %s_world_s %s_world_t;\n\n",
+      opt->name ? opt->name : "program", opt->source ? opt->source : "a Diderot program",
+      emit_mangle(&e, "", opt->name ? opt->name : "DIDEROT"), emit_mangle(&e, "", opt->name ? opt->name : "DIDEROT"),
+      N, N);
+  emit_api(&e, out, true);
+  OUT("\n#ifdef __cplusplus\n}\n#endif\n\n#endif\n");
+  *out_text = emit_buf_str(&b);
+  return !e.failed;
+}
+
+bool emit_c_json(Arena *a, IrModule *m, const EmitOptions *opt, const char **out_text) {
+  EmitCtx e;
+  memset(&e, 0, sizeof e);
+  e.a = a;
+  e.m = m;
+  e.opt = opt;
+  emit_buf_init(&e.types, a);
+  EmitBuf b;
+  emit_buf_init(&b, a);
+  EmitBuf *out = &b;
+  const char *N = ns(&e);
+  OUT("{\n  \"program\": %s,\n  \"source-file\": %s,\n  \"version\": \"%s\",\n"
+      "  \"real-type\": \"%s\",\n  \"int-type\": \"%s\",\n  \"target\": \"%s\",\n"
+      "  \"namespace\": %s,\n  \"inputs\": [",
+      emit_string_lit(&e, opt->name ? opt->name : "program"),
+      emit_string_lit(&e, opt->source ? opt->source : ""), "1", opt->double_real ? "double" : "float",
+      opt->long_int ? "int64_t" : "int32_t", opt->target == EMIT_TARGET_OMP ? "parallel" : "sequential",
+      emit_string_lit(&e, N));
+  int k = 0;
+  for (int i = 0; i < m->nglobals; i++) {
+    IrGlobal *g = m->globals[i];
+    if (g->kind != IR_GLOBAL_INPUT) continue;
+    char ty[128];
+    ir_type_snprint(ty, sizeof ty, g->ty);
+    const char *gn = emit_mangle(&e, "", g->name);
+    OUT("%s\n    {\"name\": %s, \"type\": %s, \"description\": %s, \"has-default\": %s,\n"
+        "     \"setter\": \"%s_input_set_%s\"%s}",
+        k++ ? "," : "", emit_string_lit(&e, g->name), emit_string_lit(&e, ty),
+        g->desc ? emit_string_lit(&e, g->desc) : "null", g->has_default ? "true" : "false", N, gn,
+        g->has_default && g->ty->kind != IR_TY_IMAGE && !is_dynseq(g->ty)
+            ? arena_printf(a, ", \"getter\": \"%s_input_get_%s\"", N, gn)
+            : "");
+  }
+  OUT("\n  ],\n  \"outputs\": [");
+  k = 0;
+  for (int i = 0; i < m->nstate; i++) {
+    IrStateVar *s = m->state[i];
+    if (!s->output) continue;
+    char ty[128];
+    ir_type_snprint(ty, sizeof ty, s->ty);
+    OUT("%s\n    {\"name\": %s, \"type\": %s, \"getter\": \"%s_output_get_%s\"}", k++ ? "," : "",
+        emit_string_lit(&e, s->name), emit_string_lit(&e, ty), N, emit_mangle(&e, "", s->name));
+  }
+  OUT("\n  ],\n  \"runtime\": [\n");
+  EmitBuf api;
+  emit_buf_init(&api, a);
+  emit_api(&e, &api, true);
+  /* one JSON string per declaration line */
+  const char *p = emit_buf_str(&api);
+  bool first = true;
+  while (p && *p) {
+    const char *nl = strchr(p, '\n');
+    size_t len = nl ? (size_t)(nl - p) : strlen(p);
+    OUT("%s    %s", first ? "" : ",\n", emit_string_lit(&e, arena_strndup(a, p, len)));
+    first = false;
+    p = nl ? nl + 1 : NULL;
+  }
+  OUT("\n  ]\n}\n");
+  *out_text = emit_buf_str(&b);
+  return !e.failed;
+}
+
+/* ---- the whole program ------------------------------------------------------------------------- */
+
+bool emit_program_glue(EmitCtx *e, EmitBuf *result) {
+  if (!e->m->strand_name || !ir_module_find_cfg(e->m, IR_CFG_STRAND_INIT)) {
+    emit_fail(e, "the program has no strand");
+    return false;
+  }
+  EmitBuf pre, structs, protos, fns, glue;
+  emit_buf_init(&pre, e->a);
+  emit_buf_init(&structs, e->a);
+  emit_buf_init(&protos, e->a);
+  emit_buf_init(&fns, e->a);
+  emit_buf_init(&glue, e->a);
+  emit_prelude(e, &pre);
+  emit_buf_puts(&pre, "#include <time.h>\n\n");
+  const char *wtag = e->opt->exec ? "d_world_s" : arena_printf(e->a, "%s_world_s", ns(e));
+  emit_structs(e, &structs, wtag);
+  emit_cfgs(e, &protos, &fns);
+  emit_helpers(e, &glue);
+  emit_defaults(e, &glue);
+  emit_create(e, &glue);
+  emit_outputs(e, &glue);
+  emit_world_fns(e, &glue);
+  if (e->opt->exec) {
+    emit_main(e, &glue);
+  } else {
+    emit_buf_printf(&glue, "typedef d_world %s_world_t;\n", ns(e));
+    emit_api(e, &glue, false);
+  }
+  if (e->failed) return false;
+  EmitBuf *out = result;
+  OUT("%s/* types */\n%s\n%s", emit_buf_str(&pre), emit_buf_str(&e->types), emit_buf_str(&structs));
+  OUT("static const DrtImage *d_load_image(d_world *, const char *, const char *, const Nrrd *,\n"
+      "    unsigned, unsigned, int, const size_t *);\n"
+      "static void d_load_dseq(d_world *, const char *, const char *, const Nrrd *, int, unsigned,\n"
+      "    bool, uint32_t *, void **);\n");
+  OUT("%s\n%s%s", emit_buf_str(&protos), emit_buf_str(&fns), emit_buf_str(&glue));
+  return true;
+}

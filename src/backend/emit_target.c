@@ -1,0 +1,87 @@
+/* emit_target.c -- writing the generated files and running the C compiler
+ * (see emit_target.h). */
+#include "backend/emit_target.h"
+
+#include <stdio.h>
+#include <string.h>
+
+#include "backend/cc.h"
+
+enum { EXIT_CC_FAILED = 70 };
+
+static bool ends_with(const char *s, const char *suf) {
+  size_t n = strlen(s), k = strlen(suf);
+  return n > k && !strcmp(s + n - k, suf);
+}
+
+const char *target_stem(Arena *a, const char *source, const char *output, bool exec) {
+  if (output) {
+    if (exec) return output;
+    static const char *const exts[] = {".o", ".obj", ".so", ".dylib"};
+    for (size_t i = 0; i < sizeof exts / sizeof exts[0]; i++)
+      if (ends_with(output, exts[i])) return arena_strndup(a, output, strlen(output) - strlen(exts[i]));
+    return output;
+  }
+  if (ends_with(source, ".diderot")) return arena_strndup(a, source, strlen(source) - 8);
+  if (ends_with(source, ".ddro")) return arena_strndup(a, source, strlen(source) - 5);
+  return source;
+}
+
+static bool write_file(const char *path, const char *text) {
+  FILE *f = fopen(path, "w");
+  if (!f) {
+    fprintf(stderr, "diderotc: error: cannot write '%s'\n", path);
+    return false;
+  }
+  bool ok = fputs(text, f) >= 0;
+  ok = (fclose(f) == 0) && ok;
+  if (!ok) fprintf(stderr, "diderotc: error: cannot write '%s'\n", path);
+  return ok;
+}
+
+/* The program name: the stem's last component. */
+static const char *base_name(const char *path) {
+  const char *s = strrchr(path, '/');
+  return s ? s + 1 : path;
+}
+
+int target_build(Arena *a, IrModule *low, const TargetOptions *o) {
+  bool exec = o->emit.exec;
+  const char *stem = target_stem(a, o->source, o->output, exec);
+  EmitOptions eo = o->emit;
+  eo.name = base_name(stem);
+  eo.source = o->source;
+  const char *text = NULL;
+  char err[256];
+  if (!emit_c_program(a, low, &eo, &text, err, sizeof err)) {
+    fprintf(stderr, "%s: error: code generation: %s\n", o->source, err);
+    return 1;
+  }
+  const char *cfile = arena_printf(a, "%s.c", stem);
+  if (!write_file(cfile, text)) return 1;
+  if (!exec) {
+    const char *h = NULL, *js = NULL;
+    if (!emit_c_header(a, low, &eo, &h) || !write_file(arena_printf(a, "%s.h", stem), h)) return 1;
+    if (o->json && (!emit_c_json(a, low, &eo, &js) || !write_file(arena_printf(a, "%s.json", stem), js)))
+      return 1;
+  }
+  if (o->verbose) fprintf(stderr, "diderotc: compiling %s\n", cfile);
+  CcRequest req = {
+      .c_file = cfile,
+      .out_file = exec ? stem : arena_printf(a, "%s.%s", stem, o->shared_lib ? "so" : "o"),
+      .kind = exec ? CC_EXEC : o->shared_lib ? CC_SHARED : CC_OBJECT,
+      .openmp = eo.target == EMIT_TARGET_OMP,
+      .debug = eo.debug,
+      .defines = o->defines,
+      .ndefines = o->ndefines,
+      .verbose = o->verbose,
+  };
+  const char *why = NULL;
+  if (!cc_compile(a, &req, &why)) {
+    fprintf(stderr, "diderotc: internal error: C compiler failed%s%s (generated code kept in %s)\n",
+            why ? ": " : "", why ? why : "", cfile);
+    return EXIT_CC_FAILED;
+  }
+  if (!o->keep_c) remove(cfile);
+  return 0;
+}

@@ -1,0 +1,230 @@
+/* high_opt.c -- fusion, normalization, value numbering and DCE on HighIR. */
+#include "opt/high_opt.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+typedef struct HOpt {
+  IrModule *m;
+  EinContext *c;
+  Arena *a;
+  HighOptStats *st;
+} HOpt;
+
+static bool is_ein(const IrInstr *in) {
+  return in && in->kind == IR_I_OP && in->op == IR_HOP_EIN && in->ein;
+}
+
+/* ---- parameter clean-up ------------------------------------------------------- */
+
+static void mark_params(const EinExpr *e, bool *used, int np) {
+  switch (e->tag) {
+  case EIN_TENSOR:
+  case EIN_FIELD:
+  case EIN_PROBE:
+    if (e->param >= 0 && e->param < np) used[e->param] = true;
+    break;
+  case EIN_CONV:
+    if (e->param >= 0 && e->param < np) used[e->param] = true;
+    if (e->param2 >= 0 && e->param2 < np) used[e->param2] = true;
+    break;
+  default: break;
+  }
+  for (int i = 0; i < e->nkids; i++) mark_params(e->kids[i], used, np);
+}
+
+static bool same_param(const EinParam *a, const EinParam *b) {
+  if (a->kind != b->kind || a->rank != b->rank || a->dim != b->dim) return false;
+  for (int i = 0; i < a->rank; i++)
+    if (a->shape[i] != b->shape[i]) return false;
+  return true;
+}
+
+/* Drop parameters that the body does not use and merge parameters bound to
+ * the same argument. */
+static void compact(HOpt *h, IrInstr *in) {
+  const EinOp *op = in->ein;
+  int np = op->nparams;
+  if (np == 0) return;
+  bool *used = ARENA_NEW_ARRAY(h->a, bool, np);
+  int *map = ARENA_NEW_ARRAY(h->a, int, np);
+  mark_params(op->body, used, np);
+  EinParam *ps = ARENA_NEW_ARRAY(h->a, EinParam, np);
+  IrVar **args = ARENA_NEW_ARRAY(h->a, IrVar *, np);
+  int n = 0;
+  for (int i = 0; i < np; i++) {
+    map[i] = 0;
+    if (!used[i]) continue;
+    int j = 0;
+    while (j < n && !(args[j] == in->args[i] && same_param(&ps[j], &op->params[i]))) j++;
+    map[i] = j;
+    if (j == n) {
+      ps[n] = op->params[i];
+      args[n++] = in->args[i];
+    }
+  }
+  if (n == np) return;
+  h->st->pruned += (unsigned long)(np - n);
+  const EinExpr *body = ein_map_params(h->c, op->body, map);
+  const EinOp *nop = ein_op_new(h->c, n, ps, op->nsigma, op->sigma, body);
+  ir_instr_set_op(in, IR_HOP_EIN, n, args, 0, NULL);
+  in->ein = nop;
+}
+
+/* ---- fusion ------------------------------------------------------------------------ */
+
+/* λV,H⟨V_α ⊛ H⟩_σ for convolve(img, h). */
+static const EinOp *conv_op(HOpt *h, const IrInstr *cv) {
+  const IrType *img = cv->args[0]->ty, *k = cv->args[1]->ty;
+  if (!img || img->kind != IR_TY_IMAGE || !k || k->kind != IR_TY_KERNEL) return NULL;
+  EinParam ps[2] = {ein_param_image(img->dim, img->order, img->dims), ein_param_kernel(k->cont)};
+  EinIdx idx[EIN_MAX_RANK];
+  for (int i = 0; i < img->order && i < EIN_MAX_RANK; i++) idx[i] = ein_ivar(i);
+  const EinExpr *body = ein_conv(h->c, 0, 1, img->order, idx, 0, NULL);
+  return ein_op_new(h->c, 2, ps, img->order, img->dims, body);
+}
+
+/* Should producer `def` (defining argument v) be substituted into `use`? */
+static bool fusable(const IrInstr *def, const IrVar *v, const IrInstr *use) {
+  if (def->dst && def->dst->ty && def->dst->ty->kind == IR_TY_FIELD) return true;
+  if (def->ein->nparams == 0) return true; /* a constant */
+  int uses = 0;
+  for (int i = 0; i < use->nargs; i++)
+    if (use->args[i] == v) uses++;
+  return v->nuses == 1 && uses == 1 && def->block == use->block;
+}
+
+/* Substitute inner (with arguments iargs) for parameter p of `in`. */
+static bool subst(HOpt *h, IrInstr *in, int p, const EinOp *inner, int ni, IrVar *const *iargs) {
+  const EinOp *nop = ein_op_subst(h->c, in->ein, p, inner);
+  if (!nop) return false;
+  int n = in->nargs - 1 + ni;
+  IrVar **args = ARENA_NEW_ARRAY(h->a, IrVar *, n > 0 ? n : 1);
+  int k = 0;
+  for (int i = 0; i < p; i++) args[k++] = in->args[i];
+  for (int i = 0; i < ni; i++) args[k++] = iargs[i];
+  for (int i = p + 1; i < in->nargs; i++) args[k++] = in->args[i];
+  ir_instr_set_op(in, IR_HOP_EIN, n, args, 0, NULL);
+  in->ein = nop;
+  return true;
+}
+
+static void fuse_instr(HOpt *h, IrInstr *in) {
+  /* bounded: each substitution removes one producer edge */
+  for (int round = 0; round < 256; round++) {
+    bool changed = false;
+    for (int p = 0; p < in->nargs && !changed; p++) {
+      IrVar *v = in->args[p];
+      IrInstr *def = v ? v->def : NULL;
+      if (!def) continue;
+      if (is_ein(def) && fusable(def, v, in)) {
+        if (subst(h, in, p, def->ein, def->nargs, def->args)) {
+          h->st->fused++;
+          changed = true;
+        }
+      } else if (def->kind == IR_I_LIT && def->lit.kind == IR_LIT_REAL && isfinite(def->lit.r) &&
+                 in->ein->params[p].kind == EIN_PARAM_TENSOR && in->ein->params[p].rank == 0) {
+        /* a real literal becomes a constant of the body (normalization folds it) */
+        const EinOp *k = ein_op_new(h->c, 0, NULL, 0, NULL, ein_const_real(h->c, def->lit.r));
+        if (subst(h, in, p, k, 0, NULL)) {
+          h->st->literals++;
+          changed = true;
+        }
+      } else if (def->kind == IR_I_OP && def->op == IR_HOP_CONVOLVE && p < in->ein->nparams &&
+                 in->ein->params[p].kind == EIN_PARAM_FIELD) {
+        const EinOp *cv = conv_op(h, def);
+        if (cv && subst(h, in, p, cv, 2, def->args)) {
+          h->st->convolves++;
+          changed = true;
+        }
+      }
+    }
+    if (!changed) break;
+  }
+  compact(h, in);
+}
+
+static int by_rpo(const void *x, const void *y) {
+  const IrBlock *a = *(IrBlock *const *)x, *b = *(IrBlock *const *)y;
+  return (a->rpo > b->rpo) - (a->rpo < b->rpo);
+}
+
+static void fuse_cfg(HOpt *h, IrCFG *cfg) {
+  ir_cfg_compute_dominators(cfg);
+  ir_cfg_build_uses(cfg);
+  int nb = cfg->nblocks;
+  IrBlock **order = ARENA_NEW_ARRAY(h->a, IrBlock *, nb > 0 ? nb : 1);
+  memcpy(order, cfg->blocks, (size_t)nb * sizeof *order);
+  qsort(order, (size_t)nb, sizeof *order, by_rpo);
+  /* producers come before their consumers in reverse postorder */
+  for (int i = 0; i < nb; i++) {
+    IrBlock *b = order[i];
+    if (b->rpo < 0) continue;
+    for (int j = 0; j < b->ninstrs; j++)
+      if (is_ein(b->instrs[j])) fuse_instr(h, b->instrs[j]);
+  }
+}
+
+/* ---- normalization ------------------------------------------------------------------ */
+
+static bool normalize_cfg(HOpt *h, IrCFG *cfg, DiagCtx *diag) {
+  bool ok = true;
+  EinNormOpts o = {0, diag, {{0, 0}, {0, 0}}};
+  for (int i = 0; i < cfg->nblocks; i++) {
+    IrBlock *b = cfg->blocks[i];
+    for (int j = 0; j < b->ninstrs; j++) {
+      IrInstr *in = b->instrs[j];
+      if (!is_ein(in)) continue;
+      bool hit = false;
+      const EinOp *n = ein_normalize(h->c, in->ein, &o, &h->st->norm, &hit);
+      if (hit) ok = false;
+      if (n && n != in->ein) {
+        in->ein = n;
+        compact(h, in);
+      }
+    }
+  }
+  return ok;
+}
+
+/* ---- driver ---------------------------------------------------------------------------- */
+
+bool high_opt(IrModule *m, EinContext *ein, DiagCtx *diag, HighOptStats *stats) {
+  HighOptStats local;
+  HOpt h = {m, ein, arena_new(), stats ? stats : &local};
+  memset(h.st, 0, sizeof *h.st);
+  h.st->before = ir_module_size(m);
+  for (int i = 0; i < m->ncfgs; i++) fuse_cfg(&h, m->cfgs[i]);
+  /* the fused producers are dead now; counting after DCE shows the gain */
+  ir_dce_module(m);
+  h.st->after_fusion = ir_module_size(m);
+  bool ok = true;
+  for (int i = 0; i < m->ncfgs; i++) ok &= normalize_cfg(&h, m->cfgs[i], diag);
+  h.st->after_norm = ir_module_size(m);
+  h.st->vn_removed = (unsigned long)ir_vn_module(m);
+  h.st->after_vn = ir_module_size(m);
+  h.st->dce_removed = (unsigned long)ir_dce_module(m);
+  h.st->after_dce = ir_module_size(m);
+  arena_free(h.a);
+  return ok;
+}
+
+static void size_line(FILE *out, const char *phase, IrSize s) {
+  fprintf(out, "high %-14s blocks %zu instrs %zu phis %zu ein-ops %zu ein-nodes %zu\n", phase,
+          s.blocks, s.instrs, s.phis, s.ein_ops, s.ein_nodes);
+}
+
+void high_opt_stats_print(FILE *out, const HighOptStats *s) {
+  size_line(out, "translated", s->before);
+  size_line(out, "fused", s->after_fusion);
+  size_line(out, "normalized", s->after_norm);
+  size_line(out, "value-numbered", s->after_vn);
+  size_line(out, "dce", s->after_dce);
+  fprintf(out, "high fusion: %lu ein, %lu convolve, %lu literals, %lu parameters dropped\n",
+          s->fused, s->convolves, s->literals, s->pruned);
+  fprintf(out, "high vn removed %lu, dce removed %lu\n", s->vn_removed, s->dce_removed);
+  fprintf(out, "high normalize: %lu operators, %lu steps (max %lu), nodes %lu -> %lu\n",
+          s->norm.ops, s->norm.steps, s->norm.max_steps, s->norm.nodes_in, s->norm.nodes_out);
+  ein_norm_stats_print(out, &s->norm);
+}

@@ -1,0 +1,567 @@
+/* ast_to_high_expr.c -- expressions to HighIR (contract: ast_to_high.c).
+ *
+ * Every translated value has the node's type *after* its coercion
+ * (Expr.ty); the raw translation produces the type before it (own_ty) and
+ * th_coerce converts (§3.3).
+ */
+#include <math.h>
+#include <string.h>
+
+#include "translate/ast_to_high_impl.h"
+
+static const Type *own_ty(const Expr *e) { return e->coerce_from ? e->coerce_from : e->ty; }
+
+static bool any_null(int n, IrVar *const *args) {
+  for (int i = 0; i < n; i++)
+    if (!args[i]) return true;
+  return false;
+}
+
+/* The result of an emit that must succeed (the typechecker guarantees the
+ * types): NULL means an inconsistency. */
+static IrVar *need(Fn *f, IrVar *v, const char *what) {
+  if (!v && f->cur && !f->t->failed)
+    th_internal(f->t, arena_printf(f->t->a, "cannot translate %s", what));
+  return v;
+}
+
+static IrVar *op(Fn *f, int code, int n, IrVar *const *args) {
+  if (!f->cur || any_null(n, args)) return NULL;
+  const IrOpInfo *info = ir_op_info(IR_HIGH, code);
+  return need(f, ir_emit(f->cur, code, n, args), info ? info->name : "an operator");
+}
+
+static IrVar *op1(Fn *f, int code, IrVar *a) { return op(f, code, 1, &a); }
+static IrVar *op2(Fn *f, int code, IrVar *a, IrVar *b) {
+  IrVar *args[2] = {a, b};
+  return op(f, code, 2, args);
+}
+
+IrVar *th_ein(Fn *f, const EinOp *e, const Type *res, int n, IrVar *const *args) {
+  if (!f->cur || any_null(n, args)) return NULL;
+  if (!e) {
+    th_internal(f->t, "an EIN builder rejected its operand shapes");
+    return NULL;
+  }
+  const IrType *ty = NULL;
+  if (res && type_prune(res)->kind == TY_FIELD) ty = th_type(f->t, res);
+  return need(f, ir_emit_ein(f->cur, NULL, e, ty, n, args), "an EIN operator");
+}
+
+static EinParam par(IrVar *v) { return th_param(v ? v->ty : NULL); }
+
+/* ---- coercions ---------------------------------------------------------------------- */
+
+IrVar *th_coerce(Fn *f, IrVar *v, const Type *from, const Type *to) {
+  if (!v || !f->cur) return NULL;
+  from = type_prune(from);
+  to = type_prune(to);
+  const IrType *want = th_type(f->t, to);
+  if (!want || ir_type_equal(v->ty, want)) return v;
+  if (from->kind == TY_INT && to->kind == TY_TENSOR) return op1(f, IR_OP_INT_TO_REAL, v);
+  if (from->kind == TY_FIELD && to->kind == TY_FIELD) {
+    /* continuity only: the identity operator with the declared type */
+    EinParam p = par(v);
+    EinIdx idx[EIN_MAX_RANK];
+    for (int i = 0; i < p.rank; i++) idx[i] = ein_ivar(i);
+    const EinOp *id = ein_op_new(f->t->ein, 1, &p, p.rank, p.shape, ein_field(f->t->ein, 0, p.rank, idx));
+    return th_ein(f, id, to, 1, &v);
+  }
+  if (from->kind == TY_SEQ && to->kind == TY_SEQ) {
+    const IrType *el = th_type(f->t, to->elem);
+    if (!type_equal(from->elem, to->elem)) {
+      if (from->len == TYPE_SEQ_DYNAMIC) {
+        th_internal(f->t, "element coercion of a dynamic sequence");
+        return NULL;
+      }
+      int n = from->len;
+      IrVar **xs = ARENA_NEW_ARRAY(f->t->a, IrVar *, n > 0 ? n : 1);
+      for (int i = 0; i < n; i++) {
+        IrVar *x = op2(f, IR_OP_SEQ_INDEX, v, ir_emit_int(f->cur, i));
+        xs[i] = th_coerce(f, x, from->elem, to->elem);
+      }
+      const IrType *fixed = ir_type_seq(f->t->m, el, n);
+      v = n ? op(f, IR_OP_SEQ_CONS, n, xs)
+            : ir_emit_op(f->cur, "seq", IR_OP_SEQ_CONS, fixed, 0, NULL, 0, NULL);
+      if (!v) return NULL;
+    }
+    if (to->len == TYPE_SEQ_DYNAMIC && v->ty->len != IR_SEQ_DYNAMIC) {
+      IrVar *empty = ir_emit_op(f->cur, "seq", IR_OP_SEQ_CONS, want, 0, NULL, 0, NULL);
+      v = op2(f, IR_OP_SEQ_CONCAT, v, empty);
+    }
+    return v;
+  }
+  th_internal(f->t, "an unexpected coercion");
+  return NULL;
+}
+
+/* ---- variables and kernels ------------------------------------------------------------ */
+
+static const Kernel *kernel_of(Fn *f, const Expr *e, int depth);
+
+static const Kernel *kernel_of_sym(Fn *f, Symbol *s, int depth) {
+  if (!s || depth > 64) return NULL;
+  if (s->kind == SYM_KERNEL) return s->kernel;
+  if ((s->kind == SYM_GLOBAL || s->kind == SYM_CONST) && s->decl)
+    return kernel_of(f, s->decl->init, depth + 1);
+  /* locals and parameters of kernel type: recorded when bound */
+  uint64_t key = (uint64_t)(uintptr_t)s ^ ((uint64_t)(unsigned)f->inst << 48);
+  return th_map_get(&f->defs, key ^ 0x8000000000000000ULL);
+}
+
+static const Kernel *kernel_of(Fn *f, const Expr *e, int depth) {
+  while (e && e->kind == E_PAREN) e = e->a;
+  if (!e) return NULL;
+  if (e->kind == E_VAR || e->kind == E_KERNEL_CONT) return kernel_of_sym(f, e->sym, depth);
+  return NULL;
+}
+
+/* Remember the kernel bound to a local or parameter of kernel type (they
+ * are immutable), so that `h#k` can be resolved statically. */
+const Kernel *th_kernel_of(Fn *f, const Expr *e) { return kernel_of(f, e, 0); }
+
+void th_bind_kernel_k(Fn *f, Symbol *s, const Kernel *k) {
+  if (!k) return;
+  uint64_t key = (uint64_t)(uintptr_t)s ^ ((uint64_t)(unsigned)f->inst << 48);
+  th_map_put(f->t->a, &f->defs, key ^ 0x8000000000000000ULL, (void *)k);
+}
+
+void th_bind_kernel(Fn *f, Symbol *s, const Expr *init) {
+  th_bind_kernel_k(f, s, kernel_of(f, init, 0));
+}
+
+IrVar *th_var(Fn *f, Symbol *s, Span sp) {
+  Tr *t = f->t;
+  if (!s || !f->cur) return NULL;
+  switch (s->kind) {
+  case SYM_KERNEL: return ir_emit_kernel(f->cur, s->kernel, type_prune(s->ty)->cont);
+  case SYM_CONST:
+    if (s->cval) return th_value(f, s->cval, th_type(t, s->ty));
+    break;
+  case SYM_GLOBAL:
+  case SYM_INPUT:
+    if (!th_map_get(&t->globals, (uint64_t)(uintptr_t)s)) {
+      /* a field, kernel or derived image: its definition, here */
+      if (!s->decl || !s->decl->init || t->depth > 64) {
+        th_internal(t, "a global without a definition");
+        return NULL;
+      }
+      t->depth++;
+      IrVar *v = th_expr(f, s->decl->init);
+      t->depth--;
+      return v;
+    }
+    break;
+  case SYM_FIELD_FUNC: th_unsupported(t, sp, "a field function (field#k(d)[σ] F(x) = e)"); return NULL;
+  default: break;
+  }
+  int slot = th_slot_sym(f, s);
+  return slot < 0 ? NULL : th_read(f, slot, f->cur);
+}
+
+/* ---- built-in operators and functions ----------------------------------------------------- */
+
+static IrVar *pow_int(Fn *f, Expr *e, IrVar *x, Expr *ex) {
+  int64_t n;
+  if (const_int(&f->t->ce, ex, &n) && n >= -64 && n <= 64)
+    return th_ein(f, eb_pow(f->t->ein, par(x), (int)n), own_ty(e), 1, &x);
+  return NULL;
+}
+
+static int real_fun_op(BuiltinId id) {
+  switch (id) {
+  case BI_SQRT: return IR_OP_SQRT;
+  case BI_COS: return IR_OP_COS;
+  case BI_ACOS: return IR_OP_ACOS;
+  case BI_SIN: return IR_OP_SIN;
+  case BI_ASIN: return IR_OP_ASIN;
+  case BI_TAN: return IR_OP_TAN;
+  case BI_ATAN: return IR_OP_ATAN;
+  case BI_EXP: return IR_OP_EXP;
+  case BI_CEIL: return IR_OP_CEIL;
+  case BI_FLOOR: return IR_OP_FLOOR;
+  case BI_ROUND: return IR_OP_ROUND;
+  case BI_TRUNC: return IR_OP_TRUNC;
+  case BI_ERF: return IR_OP_ERF;
+  case BI_ERFC: return IR_OP_ERFC;
+  case BI_LOG: return IR_OP_LOG;
+  case BI_LOG10: return IR_OP_LOG10;
+  case BI_LOG2: return IR_OP_LOG2;
+  case BI_ATAN2: return IR_OP_ATAN2;
+  case BI_POW: return IR_OP_POW;
+  case BI_FMOD: return IR_OP_FMOD;
+  default: return -1;
+  }
+}
+
+static int field_fun(BuiltinId id, EinFun *fn) {
+  switch (id) {
+  case BI_SQRT_F: *fn = EIN_FUN_SQRT; return 1;
+  case BI_COS_F: *fn = EIN_FUN_COS; return 1;
+  case BI_ACOS_F: *fn = EIN_FUN_ACOS; return 1;
+  case BI_SIN_F: *fn = EIN_FUN_SIN; return 1;
+  case BI_ASIN_F: *fn = EIN_FUN_ASIN; return 1;
+  case BI_TAN_F: *fn = EIN_FUN_TAN; return 1;
+  case BI_ATAN_F: *fn = EIN_FUN_ATAN; return 1;
+  case BI_EXP_F: *fn = EIN_FUN_EXP; return 1;
+  default: return 0;
+  }
+}
+
+/* Apply overload b to the (already translated) arguments. */
+static IrVar *builtin(Fn *f, Expr *e, const Builtin *b, Expr **ax, IrVar **a, int n) {
+  EinContext *c = f->t->ein;
+  const Type *rt = own_ty(e);
+  BuiltinId id = b->id;
+  int code = real_fun_op(id);
+  if (code >= 0) return op(f, code, n, a);
+  EinFun fn;
+  if (field_fun(id, &fn)) return th_ein(f, eb_fun(c, fn, par(a[0])), rt, 1, a);
+  switch (id) {
+  case BI_ADD_II: return op(f, IR_OP_IADD, 2, a);
+  case BI_SUB_II: return op(f, IR_OP_ISUB, 2, a);
+  case BI_MUL_II: return op(f, IR_OP_IMUL, 2, a);
+  case BI_DIV_II: return op(f, IR_OP_IDIV, 2, a);
+  case BI_MOD_II: return op(f, IR_OP_IMOD, 2, a);
+  case BI_NEG_I: return op(f, IR_OP_INEG, 1, a);
+  case BI_NORM_I: return op(f, IR_OP_IABS, 1, a);
+  case BI_ADD_TT: case BI_ADD_FF: case BI_ADD_FT: case BI_ADD_TF:
+    return th_ein(f, eb_add(c, par(a[0]), par(a[1])), rt, 2, a);
+  case BI_SUB_TT: case BI_SUB_FF: case BI_SUB_FT: case BI_SUB_TF:
+    return th_ein(f, eb_sub(c, par(a[0]), par(a[1])), rt, 2, a);
+  case BI_NEG_T: case BI_NEG_F: return th_ein(f, eb_neg(c, par(a[0])), rt, 1, a);
+  case BI_MUL_RR: case BI_MUL_RT: case BI_MUL_RF: case BI_MUL_SS: case BI_MUL_SF:
+  case BI_MUL_ST:
+    return th_ein(f, eb_scale(c, par(a[0]), par(a[1])), rt, 2, a);
+  case BI_MUL_TR: case BI_MUL_FR: case BI_MUL_FS: case BI_MUL_TS:
+    return th_ein(f, eb_scale_right(c, par(a[0]), par(a[1])), rt, 2, a);
+  case BI_DIV_RR: case BI_DIV_TR: case BI_DIV_FR: case BI_DIV_SS: case BI_DIV_FS:
+  case BI_DIV_TS:
+    return th_ein(f, eb_div(c, par(a[0]), par(a[1])), rt, 2, a);
+  case BI_POW_RI: {
+    IrVar *v = n == 2 ? pow_int(f, e, a[0], ax[1]) : NULL;
+    return v ? v : op(f, IR_OP_POWI, 2, a);
+  }
+  case BI_POW_RR: return op(f, IR_OP_POW, 2, a);
+  case BI_POW_SI: return need(f, pow_int(f, e, a[0], ax[1]), "a field power");
+  case BI_APPEND: return op(f, IR_OP_SEQ_APPEND, 2, a);
+  case BI_PREPEND: return op(f, IR_OP_SEQ_PREPEND, 2, a);
+  case BI_CONCAT: return op(f, IR_OP_SEQ_CONCAT, 2, a);
+  case BI_NORM_T: case BI_NORM_F: return th_ein(f, eb_norm(c, par(a[0])), rt, 1, a);
+  case BI_LT_II: case BI_LT_RR: return op(f, IR_OP_LT, 2, a);
+  case BI_LE_II: case BI_LE_RR: return op(f, IR_OP_LE, 2, a);
+  case BI_GT_II: case BI_GT_RR: return op(f, IR_OP_GT, 2, a);
+  case BI_GE_II: case BI_GE_RR: return op(f, IR_OP_GE, 2, a);
+  case BI_EQ_BB: case BI_EQ_II: case BI_EQ_SS: case BI_EQ_RR: return op(f, IR_OP_EQ, 2, a);
+  case BI_NE_BB: case BI_NE_II: case BI_NE_SS: case BI_NE_RR: return op(f, IR_OP_NE, 2, a);
+  case BI_NOT: return op(f, IR_OP_NOT, 1, a);
+  case BI_DOT: return th_ein(f, eb_contract(c, par(a[0]), par(a[1]), 1), rt, 2, a);
+  case BI_OUTER: return th_ein(f, eb_contract(c, par(a[0]), par(a[1]), 0), rt, 2, a);
+  case BI_DDOT: return th_ein(f, eb_contract(c, par(a[0]), par(a[1]), 2), rt, 2, a);
+  case BI_CROSS2_TT: case BI_CROSS3_TT: case BI_CROSS2_FF: case BI_CROSS3_FF:
+  case BI_CROSS2_FT: case BI_CROSS2_TF: case BI_CROSS3_FT: case BI_CROSS3_TF:
+    return th_ein(f, eb_cross(c, par(a[0]), par(a[1])), rt, 2, a);
+  case BI_CONVOLVE_IK: return op(f, IR_HOP_CONVOLVE, 2, a);
+  case BI_CONVOLVE_KI: return op2(f, IR_HOP_CONVOLVE, a[1], a[0]);
+  case BI_GRAD: return th_ein(f, eb_grad(c, par(a[0])), rt, 1, a);
+  case BI_JACOBIAN: return th_ein(f, eb_jacobian(c, par(a[0])), rt, 1, a);
+  case BI_DIVERGENCE: return th_ein(f, eb_divergence(c, par(a[0])), rt, 1, a);
+  case BI_CURL2: case BI_CURL3: return th_ein(f, eb_curl(c, par(a[0])), rt, 1, a);
+  case BI_TRACE_T: case BI_TRACE_F: return th_ein(f, eb_trace(c, par(a[0])), rt, 1, a);
+  case BI_TRANSPOSE_T: case BI_TRANSPOSE_F:
+    return th_ein(f, eb_transpose(c, par(a[0])), rt, 1, a);
+  case BI_DET2: case BI_DET3: case BI_DET2_F: case BI_DET3_F:
+    return th_ein(f, eb_det(c, par(a[0])), rt, 1, a);
+  case BI_INV_R: case BI_INV2: case BI_INV3: return op(f, IR_OP_INV, 1, a);
+  case BI_INV_S: case BI_INV2_F: case BI_INV3_F: return th_ein(f, eb_inv(c, par(a[0])), rt, 1, a);
+  case BI_NORMALIZE_T: case BI_NORMALIZE_F:
+    return th_ein(f, eb_normalize(c, par(a[0])), rt, 1, a);
+  case BI_MODULATE_TT: case BI_MODULATE_FF: case BI_MODULATE_TF: case BI_MODULATE_FT:
+    return th_ein(f, eb_modulate(c, par(a[0]), par(a[1])), rt, 2, a);
+  case BI_LERP3: case BI_CLERP3: case BI_LERP5: case BI_CLERP5: {
+    const EinOp *l = n == 3 ? eb_lerp3(c, par(a[0]), par(a[1]), par(a[2]))
+                            : eb_lerp5(c, par(a[0]), par(a[1]), par(a[2]), par(a[3]), par(a[4]));
+    IrVar *v = th_ein(f, l, rt, n, a);
+    if (id == BI_LERP3 || id == BI_LERP5) return v;
+    IrVar *cl[3] = {a[0], a[1], v};
+    return op(f, IR_OP_CLAMP, 3, cl);
+  }
+  case BI_CLAMP_RRT: case BI_CLAMP_TTT: return op(f, IR_OP_CLAMP, 3, a);
+  case BI_CLAMP_IMG: return op(f, IR_HOP_BORDER_CLAMP, 1, a);
+  case BI_MIRROR: return op(f, IR_HOP_BORDER_MIRROR, 1, a);
+  case BI_WRAP: return op(f, IR_HOP_BORDER_WRAP, 1, a);
+  case BI_SIZE: return op(f, IR_OP_IMAGE_SIZE, 1, a);
+  case BI_MIN_II: case BI_MIN_RR: return op(f, IR_OP_MIN, 2, a);
+  case BI_MAX_II: case BI_MAX_RR: return op(f, IR_OP_MAX, 2, a);
+  case BI_EVALS2: case BI_EVALS3: return op(f, IR_OP_EVALS, 1, a);
+  case BI_EVECS2: case BI_EVECS3: return op(f, IR_OP_EVECS, 1, a);
+  case BI_REAL: return op(f, IR_OP_INT_TO_REAL, 1, a);
+  case BI_INSIDE: return op(f, IR_HOP_INSIDE, 2, a);
+  case BI_LENGTH: return op(f, IR_OP_SEQ_LENGTH, 1, a);
+  case BI_NUM_STRANDS: return op(f, IR_OP_NUM_STRANDS, 0, NULL);
+  case BI_NUM_ACTIVE: return op(f, IR_OP_NUM_ACTIVE, 0, NULL);
+  case BI_NUM_STABLE: return op(f, IR_OP_NUM_STABLE, 0, NULL);
+  case BI_MIN_SEQ_I: case BI_MIN_SEQ_R: return op(f, IR_OP_RED_MIN, 1, a);
+  case BI_MAX_SEQ_I: case BI_MAX_SEQ_R: return op(f, IR_OP_RED_MAX, 1, a);
+  case BI_ALL: return op(f, IR_OP_RED_ALL, 1, a);
+  case BI_EXISTS: return op(f, IR_OP_RED_EXISTS, 1, a);
+  case BI_SUM_I: case BI_SUM_R: return op(f, IR_OP_RED_SUM, 1, a);
+  case BI_PRODUCT_I: case BI_PRODUCT_R: return op(f, IR_OP_RED_PRODUCT, 1, a);
+  case BI_MEAN: return op(f, IR_OP_RED_MEAN, 1, a);
+  case BI_SPHERE: return op(f, n == 1 ? IR_OP_SPHERE : IR_OP_SPHERE_AT, n, a);
+  default: break;
+  }
+  th_unsupported(f->t, e->span, arena_printf(f->t->a, "the built-in '%s'", b->name));
+  return NULL;
+}
+
+static IrVar *apply_builtin(Fn *f, Expr *e, Expr **ax, int n) {
+  const Builtin *b = e->builtin;
+  if (!b) {
+    th_internal(f->t, "an operator without a resolved overload");
+    return NULL;
+  }
+  /* reductions over comprehensions are loops (or strand-set reductions) */
+  if ((b->flags & BF_REDUCE) && n == 1) {
+    const Expr *x = ax[0];
+    while (x && x->kind == E_PAREN) x = x->a;
+    if (x && x->kind == E_COMPREHENSION && !ax[0]->coerce_from) return th_reduce(f, (Expr *)x, b->id);
+  }
+  IrVar *a[16];
+  if (n > 16) n = 16;
+  for (int i = 0; i < n; i++)
+    if (!(a[i] = th_expr(f, ax[i]))) return NULL;
+  return builtin(f, e, b, ax, a, n);
+}
+
+static int collect_args(ExprList *l, Expr **out, int max) {
+  int n = 0;
+  for (Expr *x = l->head; x && n < max; x = x->next) out[n++] = x;
+  return n;
+}
+
+/* ---- special forms -------------------------------------------------------------------------- */
+
+/* a && b, a || b: branches and a phi (§4.2). */
+static IrVar *logic(Fn *f, Expr *e) {
+  IrVar *c = th_expr(f, e->a);
+  if (!c || !f->cur) return NULL;
+  bool is_and = e->op == OP_AND;
+  IrVar *shortv = ir_emit_bool(f->cur, !is_and);
+  IrBlock *from = f->cur, *rhs = th_block(f, is_and ? "and" : "or"), *join = th_block(f, "join");
+  if (is_and) ir_block_set_branch(from, c, rhs, join);
+  else ir_block_set_branch(from, c, join, rhs);
+  th_seal(f, rhs);
+  f->cur = rhs;
+  IrVar *r = th_expr(f, e->b);
+  IrBlock *rend = f->cur;
+  th_jump(f, join);
+  th_seal(f, join);
+  f->cur = join;
+  IrVar *phi = ir_phi_new(join, is_and ? "and" : "or", ir_type_bool(f->t->m));
+  ir_phi_set(phi->def, from, shortv);
+  if (rend) ir_phi_set(phi->def, rend, r);
+  return r ? phi : NULL;
+}
+
+static IrVar *cond_expr(Fn *f, Expr *e) {
+  IrVar *c = th_expr(f, e->c);
+  if (!c || !f->cur) return NULL;
+  IrBlock *tb = th_block(f, "then"), *eb = th_block(f, "else"), *join = th_block(f, "join");
+  ir_block_set_branch(f->cur, c, tb, eb);
+  th_seal(f, tb);
+  th_seal(f, eb);
+  f->cur = tb;
+  IrVar *x = th_expr(f, e->a);
+  IrBlock *tend = f->cur;
+  th_jump(f, join);
+  f->cur = eb;
+  IrVar *y = th_expr(f, e->b);
+  IrBlock *eend = f->cur;
+  th_jump(f, join);
+  th_seal(f, join);
+  if (!x || !y || !tend || !eend) {
+    f->cur = join->npreds ? join : NULL;
+    return NULL;
+  }
+  f->cur = join;
+  IrVar *phi = ir_phi_new(join, "cond", th_type(f->t, own_ty(e)));
+  ir_phi_set(phi->def, tend, x);
+  ir_phi_set(phi->def, eend, y);
+  return phi;
+}
+
+static IrVar *probe(Fn *f, Expr *e) {
+  Expr *x = e->args.head;
+  IrVar *F = th_expr(f, e->a);
+  IrVar *pos = x ? th_expr(f, x) : NULL;
+  if (!F || !pos) return NULL;
+  IrVar *a[2] = {F, pos};
+  return th_ein(f, eb_probe(f->t->ein, par(F)), own_ty(e), 2, a);
+}
+
+static IrVar *apply(Fn *f, Expr *e) {
+  Symbol *s = e->sym;
+  const Type *ct = e->a ? type_prune(e->a->ty) : NULL;
+  if (s && s->kind == SYM_FIELD_FUNC) {
+    th_unsupported(f->t, e->span, "a field function (field#k(d)[σ] F(x) = e)");
+    return NULL;
+  }
+  if (ct && ct->kind == TY_FIELD) return probe(f, e);
+  if (s && s->kind == SYM_FUNC) return th_inline_call(f, e);
+  Expr *ax[16];
+  int n = collect_args(&e->args, ax, 16);
+  return apply_builtin(f, e, ax, n);
+}
+
+static IrVar *subscript(Fn *f, Expr *e) {
+  IrVar *base = th_expr(f, e->a);
+  if (!base) return NULL;
+  const Type *bt = type_prune(e->a->ty);
+  if (bt->kind == TY_SEQ) {
+    IrVar *i = th_expr(f, e->args.head);
+    return op2(f, IR_OP_SEQ_INDEX, base, i);
+  }
+  int idx[EIN_MAX_RANK], k = 0;
+  for (Expr *x = e->args.head; x && k < EIN_MAX_RANK; x = x->next, k++) {
+    int64_t v = -1;
+    if (x->kind != E_SLICE_ALL && !const_int(&f->t->ce, x, &v)) {
+      th_unsupported(f->t, x->span, "a non-constant tensor index");
+      return NULL;
+    }
+    idx[k] = (int)v;
+  }
+  return th_ein(f, eb_slice(f->t->ein, par(base), idx), own_ty(e), 1, &base);
+}
+
+static IrVar *tensor_cons(Fn *f, Expr *e) {
+  int n = e->args.len;
+  IrVar **a = ARENA_NEW_ARRAY(f->t->a, IrVar *, n > 0 ? n : 1);
+  int i = 0;
+  for (Expr *x = e->args.head; x; x = x->next)
+    if (!(a[i++] = th_expr(f, x))) return NULL;
+  if (type_prune(own_ty(e))->kind == TY_FIELD) {
+    if (n > 8) {
+      th_unsupported(f->t, e->span, "a field built from more than 8 fields");
+      return NULL;
+    }
+    return th_ein(f, eb_cons(f->t->ein, n, par(a[0])), own_ty(e), n, a);
+  }
+  return op(f, IR_OP_TENSOR_CONS, n, a);
+}
+
+static IrVar *seq_cons(Fn *f, Expr *e) {
+  int n = e->args.len;
+  if (n == 0)
+    return need(f, ir_emit_op(f->cur, "seq", IR_OP_SEQ_CONS, th_type(f->t, own_ty(e)), 0, NULL, 0, NULL),
+                "an empty sequence");
+  IrVar **a = ARENA_NEW_ARRAY(f->t->a, IrVar *, n);
+  int i = 0;
+  for (Expr *x = e->args.head; x; x = x->next)
+    if (!(a[i++] = th_expr(f, x))) return NULL;
+  return op(f, IR_OP_SEQ_CONS, n, a);
+}
+
+static IrVar *shape_form(Fn *f, Expr *e) {
+  const Type *t = type_prune(own_ty(e));
+  EinContext *c = f->t->ein;
+  if (e->kind == E_IDENTITY) return th_ein(f, eb_identity(c, t->shape.dims[0]), t, 0, NULL);
+  if (e->kind == E_ZEROS) return th_ein(f, eb_zeros(c, t->shape.order, t->shape.dims), t, 0, NULL);
+  IrVar *nan = ir_emit_real(f->cur, NAN);
+  if (t->shape.order == 0) return nan;
+  return th_ein(f, eb_broadcast(c, t->shape.order, t->shape.dims), t, 1, &nan);
+}
+
+static IrVar *load(Fn *f, Expr *e) {
+  const ConstValue *cv = e->a ? const_fold(&f->t->ce, e->a) : NULL;
+  if (!cv || cv->kind != CV_STRING) {
+    th_internal(f->t, "a load path that is not a constant string");
+    return NULL;
+  }
+  IrVar *p = ir_emit_string(f->cur, cv->s);
+  return need(f,
+              ir_emit_op(f->cur, NULL, e->kind == E_LOAD_IMAGE ? IR_OP_LOAD_IMAGE : IR_OP_LOAD_SEQ,
+                         th_type(f->t, own_ty(e)), 1, &p, 0, NULL),
+              "a load");
+}
+
+static IrVar *int_literal(Fn *f, const Expr *e, bool neg) {
+  int64_t v = 0;
+  const_int_literal(e->tok.text ? e->tok.text : "0", f->t->opts->long_int, neg, &v);
+  return ir_emit_int(f->cur, neg ? (int64_t)(0 - (uint64_t)v) : v);
+}
+
+static IrVar *raw(Fn *f, Expr *e) {
+  switch (e->kind) {
+  case E_VAR: return th_var(f, e->sym, e->span);
+  case E_KERNEL_CONT: {
+    const Kernel *k = kernel_of_sym(f, e->sym, 0);
+    if (!k) {
+      th_unsupported(f->t, e->span, "a kernel that is not known at compile time");
+      return NULL;
+    }
+    return ir_emit_kernel(f->cur, k, type_prune(own_ty(e))->cont);
+  }
+  case E_INT: return int_literal(f, e, false);
+  case E_REAL: return ir_emit_real(f->cur, e->tok.real);
+  case E_STRING: return ir_emit_string(f->cur, e->tok.text ? e->tok.text : "");
+  case E_BOOL: return ir_emit_bool(f->cur, e->bval);
+  case E_BINARY: {
+    if (e->op == OP_AND || e->op == OP_OR) return logic(f, e);
+    Expr *ax[2] = {e->a, e->b};
+    return apply_builtin(f, e, ax, 2);
+  }
+  case E_UNARY: {
+    const Expr *x = e->a;
+    while (x && x->kind == E_PAREN) x = x->a;
+    if (e->op == OP_NEG && x && x->kind == E_INT && !e->a->coerce_from && !x->coerce_from &&
+        type_prune(own_ty(e))->kind == TY_INT)
+      return int_literal(f, x, true);
+    Expr *ax[1] = {e->a};
+    return apply_builtin(f, e, ax, 1);
+  }
+  case E_NORM: {
+    Expr *ax[1] = {e->a};
+    return apply_builtin(f, e, ax, 1);
+  }
+  case E_COND: return cond_expr(f, e);
+  case E_RANGE: return op2(f, IR_OP_RANGE, th_expr(f, e->a), th_expr(f, e->b));
+  case E_APPLY: return apply(f, e);
+  case E_SUBSCRIPT: return subscript(f, e);
+  case E_SELECT: {
+    if (!e->sym) {
+      th_internal(f->t, "a strand set outside of a comprehension");
+      return NULL;
+    }
+    IrVar *s = th_expr(f, e->a);
+    IrStateVar *sv = th_map_get(&f->t->states, (uint64_t)(uintptr_t)e->sym);
+    if (!s || !sv) return need(f, NULL, "a state selection");
+    return ir_emit_state_get(f->cur, e->sym->name, sv, s);
+  }
+  case E_REAL_CONV: return op1(f, IR_OP_INT_TO_REAL, th_expr(f, e->a));
+  case E_LOAD_SEQ:
+  case E_LOAD_IMAGE: return load(f, e);
+  case E_IDENTITY:
+  case E_ZEROS:
+  case E_NAN: return shape_form(f, e);
+  case E_SEQ: return seq_cons(f, e);
+  case E_TENSOR: return tensor_cons(f, e);
+  case E_COMPREHENSION: return th_comprehension(f, e);
+  case E_PAREN: return th_expr(f, e->a);
+  case E_SLICE_ALL: break;
+  }
+  th_internal(f->t, "an unexpected expression");
+  return NULL;
+}
+
+IrVar *th_expr(Fn *f, Expr *e) {
+  if (!e || !f->cur) return NULL;
+  if (e->coerce_from && e->kind == E_INT && type_is_real(e->ty)) {
+    int64_t v = 0;
+    const_int_literal(e->tok.text ? e->tok.text : "0", f->t->opts->long_int, false, &v);
+    return ir_emit_real(f->cur, (double)v);
+  }
+  IrVar *v = raw(f, e);
+  if (!v || !e->coerce_from) return v;
+  return th_coerce(f, v, e->coerce_from, e->ty);
+}

@@ -1,0 +1,41 @@
+/* mid_to_low.h -- MidIR → LowIR: EIN bodies become scalar and vector code
+ * (seed paper 004, §5.6).
+ *
+ * The contract (what the LowIR produced here looks like) is the comment at
+ * the top of mid_to_low.c.
+ */
+#ifndef DIDEROT_TRANSLATE_MID_TO_LOW_H
+#define DIDEROT_TRANSLATE_MID_TO_LOW_H
+
+#include <stdbool.h>
+#include <stdio.h>
+
+#include "ir/ir.h"
+#include "util/diag.h"
+
+typedef struct MidToLowOptions {
+  bool no_vn;  /* --disable-low-vn: skip LowIR value numbering */
+  bool no_dce; /* keep the expanded code as emitted (tests) */
+} MidToLowOptions;
+
+typedef struct MidToLowStats {
+  IrSize mid;       /* the input */
+  IrSize expanded;  /* right after the expansion */
+  IrSize low;       /* after value numbering and dead-code elimination */
+  int ein_expanded; /* EIN operators expanded */
+  int kernel_evals; /* KERNEL_EVAL → Horner */
+  int voxel_loads;  /* LOAD_VOXELS → loads */
+  int vn_removed;   /* instructions merged by value numbering */
+  int dce_removed;  /* instructions removed as dead */
+} MidToLowStats;
+
+/* Lower a MidIR module into a new LowIR module that shares its arena and
+ * type table (ir_module_next_level). Problems are reported to `diag` (may
+ * be NULL) and give NULL. opts and stats may be NULL; stats is overwritten. */
+IrModule *mid_to_low(IrModule *mid, DiagCtx *diag, const MidToLowOptions *opts,
+                     MidToLowStats *stats);
+
+/* One line for --stats. */
+void mid_to_low_stats_print(FILE *out, const MidToLowStats *s);
+
+#endif

@@ -1,0 +1,457 @@
+/* mid_to_low_kernel.c -- kernel taps by Horner's rule and voxel
+ * neighbourhoods by image loads (LANGUAGE.md §5, §8.3, §8.4, §8.6).
+ *
+ * Kernel taps: for f in [0,1) and i = 1−s..s the argument f − i lies in
+ * [−i, 1−i), so tap k (i = 1−s+k) always uses the piece whose lower end is
+ * −i. Shifting that piece to a polynomial in f (exactly, in rationals)
+ * lets one vector Horner evaluation at vsplat(f) compute all 2s taps.
+ *
+ * Voxels: every sample offset is the image layout's forward map
+ * (m2l_image_layout, an index expression from src/backend/layout.h) at the
+ * coordinate (component, tap index per axis); the index expressions are
+ * turned into int arithmetic with a memo, so shared terms (the per-axis
+ * products of a tap index with the strides) are emitted once.
+ */
+#include <string.h>
+
+#include "translate/mid_to_low_impl.h"
+
+/* ---- exact shifting of kernel pieces ------------------------------------------ */
+
+static int64_t gcd64(int64_t a, int64_t b) {
+  if (a < 0)
+    a = -a;
+  if (b < 0)
+    b = -b;
+  while (b) {
+    int64_t t = a % b;
+    a = b;
+    b = t;
+  }
+  return a ? a : 1;
+}
+
+/* a + b·m (m an integer); false on overflow. */
+static bool rat_addmul(Rational *a, Rational b, int64_t m) {
+  int64_t g = gcd64(a->den, b.den), bn, t1, t2, den, num;
+  if (__builtin_mul_overflow(b.num, m, &bn) || __builtin_mul_overflow(a->num, b.den / g, &t1) ||
+      __builtin_mul_overflow(bn, a->den / g, &t2) || __builtin_add_overflow(t1, t2, &num) ||
+      __builtin_mul_overflow(a->den / g, b.den, &den))
+    return false;
+  int64_t r = gcd64(num, den);
+  a->num = num / r;
+  a->den = den / r;
+  return true;
+}
+
+/* q(f) = p(f − i) = Σ_m f^m Σ_{p≥m} c_p C(p,m) (−i)^(p−m): coefficients of
+ * the piece in f, as doubles. Returns the degree, or -2 on overflow. */
+static int shift_piece(const KernelPiece *pc, int i, double *out) {
+  int deg = pc->degree;
+  for (int m = 0; m <= deg; m++) {
+    Rational q = {0, 1};
+    for (int p = m; p <= deg; p++) {
+      int64_t binom = 1, pw = 1;
+      for (int t = 1; t <= m; t++)
+        binom = binom * (p - m + t) / t;
+      for (int t = 0; t < p - m; t++)
+        pw *= -i;
+      if (!rat_addmul(&q, pc->coeff[p], binom * pw))
+        return -2;
+    }
+    out[m] = (double)q.num / (double)q.den;
+  }
+  return deg;
+}
+
+M2lVal *m2l_kernel_eval(M2L *L, const IrInstr *in) {
+  M2lVal *h = m2l_get(L, in->args[0]), *f = m2l_get(L, in->args[1]);
+  if (!h || !f)
+    return NULL;
+  if (h->kind != M2L_KERNEL || !h->kernel) {
+    m2l_fail(L, "kernel evaluation of a kernel that is not a literal");
+    return NULL;
+  }
+  const Kernel *k = h->kernel;
+  int j = in->imm[0], s = in->imm[1], w = 2 * s, deg = -1;
+  double c[2 * KERNEL_MAX_SUPPORT][KERNEL_MAX_DEGREE + 1];
+  memset(c, 0, sizeof c);
+  for (int t = 0; t < w; t++) {
+    int i = 1 - s + t, lo = -i;
+    if (lo < -k->support || lo >= k->support)
+      continue; /* outside h's support: 0 */
+    KernelPiece dp = kernel_derivative_piece(k, lo + k->support, j);
+    int dd = dp.degree >= 0 ? shift_piece(&dp, i, c[t]) : -2;
+    if (dd == -2) {
+      m2l_fail(L, "a kernel derivative whose coefficients overflow");
+      return NULL;
+    }
+    for (int m = dd; m > deg; m--)
+      if (c[t][m] != 0)
+        deg = m;
+  }
+  IrVar *coef[KERNEL_MAX_DEGREE + 2], *lanes[2 * KERNEL_MAX_SUPPORT];
+  for (int m = 0; m <= (deg < 0 ? 0 : deg); m++) {
+    for (int t = 0; t < w; t++)
+      lanes[t] = m2l_real(L, c[t][m]);
+    coef[m + 1] = m2l_vcons(L, w, lanes);
+  }
+  IrVar *row = coef[1];
+  if (deg >= 1) {
+    coef[0] = m2l_splat(L, f->whole, w);
+    row = m2l_op(L, IR_LOP_HORNER, deg + 2, coef, 0, NULL);
+  }
+  return m2l_tensor(L, in->dst->ty, &row);
+}
+
+/* ---- the image layout ------------------------------------------------------------- */
+
+const Layout *m2l_image_layout(IxCtx *ix, int d, int ncomp, const IxExpr *const *sizes) {
+  const IxExpr *shape[1 + 3];
+  shape[0] = ix_const(ix, ncomp);
+  for (int a = 0; a < d && a < 3; a++)
+    shape[1 + a] = sizes[a];
+  return lyt_col_major(ix, shape, 1 + d);
+}
+
+/* Whether consecutive values of the coordinate of top-level mode `mode` are
+ * `stride` samples apart (a plain leaf with that constant stride): then a
+ * run of them is one vload. */
+static bool mode_contiguous(const Layout *l, int mode, int64_t stride) {
+  const Layout *m = lyt_mode(l, mode);
+  return m && m->n == 0 && m->stride && ix_is_k(m->stride, stride);
+}
+
+/* ---- index expressions → int code ------------------------------------------------- */
+
+typedef struct IxEmit {
+  M2L *L;
+  int nbind; /* at most 3 sizes + 3 positions + 3·2s tap indices */
+  int bind_id[8 + 6 * KERNEL_MAX_SUPPORT];
+  IrVar *bind_var[8 + 6 * KERNEL_MAX_SUPPORT];
+  int n, cap;
+  const IxExpr **key;
+  IrVar **val;
+} IxEmit;
+
+static void ix_bind(IxEmit *E, const IxExpr *var, IrVar *v) {
+  if (E->nbind < (int)(sizeof E->bind_id / sizeof *E->bind_id) && var->op == IX_VAR) {
+    E->bind_id[E->nbind] = (int)var->k;
+    E->bind_var[E->nbind++] = v;
+  }
+}
+
+static IrVar **memo_slot(IxEmit *E, const IxExpr *e) {
+  if (E->n * 2 >= E->cap) {
+    int ncap = E->cap ? E->cap * 2 : 256;
+    const IxExpr **nk = ARENA_NEW_ARRAY(E->L->a, const IxExpr *, ncap);
+    IrVar **nv = ARENA_NEW_ARRAY(E->L->a, IrVar *, ncap);
+    for (int i = 0; i < E->cap; i++) {
+      if (!E->key[i])
+        continue;
+      uint32_t j = E->key[i]->hash & (uint32_t)(ncap - 1);
+      while (nk[j])
+        j = (j + 1) & (uint32_t)(ncap - 1);
+      nk[j] = E->key[i];
+      nv[j] = E->val[i];
+    }
+    E->key = nk;
+    E->val = nv;
+    E->cap = ncap;
+  }
+  uint32_t j = e->hash & (uint32_t)(E->cap - 1);
+  while (E->key[j] && E->key[j] != e)
+    j = (j + 1) & (uint32_t)(E->cap - 1);
+  if (!E->key[j]) {
+    E->key[j] = e;
+    E->n++;
+  }
+  return &E->val[j];
+}
+
+static IrVar *ix_emit(IxEmit *E, const IxExpr *e);
+
+/* Floor division and modulo (index_expr.h semantics) from C's truncating
+ * ones; plain when the dividend is provably >= 0 and the divisor > 0. */
+static IrVar *floor_divmod(IxEmit *E, const IxExpr *e, bool mod) {
+  M2L *L = E->L;
+  IrVar *a = ix_emit(E, e->arg[0]), *b = ix_emit(E, e->arg[1]);
+  IrVar *q = m2l_op2(L, IR_OP_IDIV, a, b), *r = m2l_op2(L, IR_OP_IMOD, a, b);
+  if (e->arg[0]->lo >= 0 && e->arg[1]->lo > 0)
+    return mod ? r : q;
+  IrVar *zero = m2l_int(L, 0);
+  IrVar *fix =
+      m2l_op2(L, IR_OP_AND, m2l_op2(L, IR_OP_NE, r, zero),
+              m2l_op2(L, IR_OP_NE, m2l_op2(L, IR_OP_LT, r, zero), m2l_op2(L, IR_OP_LT, b, zero)));
+  IrVar *sel[3] = {fix,
+                   mod ? m2l_op2(L, IR_OP_IADD, r, b) : m2l_op2(L, IR_OP_ISUB, q, m2l_int(L, 1)),
+                   mod ? r : q};
+  return m2l_op(L, IR_OP_SELECT, 3, sel, 0, NULL);
+}
+
+static IrVar *ix_emit(IxEmit *E, const IxExpr *e) {
+  M2L *L = E->L;
+  IrVar **slot = memo_slot(E, e);
+  if (*slot)
+    return *slot;
+  IrVar *r = NULL;
+  switch (e->op) {
+  case IX_CONST: r = m2l_int(L, e->k); break;
+  case IX_VAR:
+    for (int i = 0; i < E->nbind; i++)
+      if (E->bind_id[i] == (int)e->k)
+        r = E->bind_var[i];
+    if (!r)
+      m2l_internal(L, "an unbound variable in a voxel offset");
+    break;
+  case IX_ADD: /* terms first, the constant last: partial sums are shared */
+    for (int i = 0; i < e->n; i++) {
+      IrVar *x = ix_emit(E, e->arg[i]);
+      r = r ? m2l_op2(L, IR_OP_IADD, r, x) : x;
+    }
+    if (e->k)
+      r = r ? m2l_op2(L, IR_OP_IADD, r, m2l_int(L, e->k)) : m2l_int(L, e->k);
+    if (!r)
+      r = m2l_int(L, 0);
+    break;
+  case IX_MUL:
+    for (int i = 0; i < e->n; i++) {
+      IrVar *x = ix_emit(E, e->arg[i]);
+      r = r ? m2l_op2(L, IR_OP_IMUL, r, x) : x;
+    }
+    if (!r)
+      r = m2l_int(L, e->k);
+    else if (e->k == -1)
+      r = m2l_op1(L, IR_OP_INEG, r);
+    else if (e->k != 1)
+      r = m2l_op2(L, IR_OP_IMUL, m2l_int(L, e->k), r);
+    break;
+  case IX_DIV: r = floor_divmod(E, e, false); break;
+  case IX_MOD: r = floor_divmod(E, e, true); break;
+  case IX_MIN:
+  case IX_MAX:
+    r = m2l_op2(L, e->op == IX_MIN ? IR_OP_MIN : IR_OP_MAX, ix_emit(E, e->arg[0]),
+                ix_emit(E, e->arg[1]));
+    break;
+  case IX_LT: {
+    IrVar *sel[3] = {m2l_op2(L, IR_OP_LT, ix_emit(E, e->arg[0]), ix_emit(E, e->arg[1])),
+                     m2l_int(L, 1), m2l_int(L, 0)};
+    r = m2l_op(L, IR_OP_SELECT, 3, sel, 0, NULL);
+    break;
+  }
+  case IX_SELECT: {
+    IrVar *sel[3] = {m2l_op2(L, IR_OP_NE, ix_emit(E, e->arg[0]), m2l_int(L, 0)),
+                     ix_emit(E, e->arg[1]), ix_emit(E, e->arg[2])};
+    r = m2l_op(L, IR_OP_SELECT, 3, sel, 0, NULL);
+    break;
+  }
+  case IX_ISQRT:
+  case IX_SHL:
+  case IX_SHR:
+  case IX_AND:
+    /* Not produced by image layouts (shifts only come from ix_lower). */
+    m2l_fail(L, "an index expression form in a voxel offset");
+    break;
+  }
+  /* The slot may have moved while the operands were emitted. */
+  *memo_slot(E, e) = r;
+  return r;
+}
+
+/* ---- offsets as (variable + constant) ------------------------------------------------ */
+
+/* v + k, v possibly NULL: constants are folded as sums are formed. */
+typedef struct Off {
+  IrVar *v;
+  int64_t k;
+} Off;
+
+static Off off_of(IxEmit *E, const IxExpr *e) {
+  if (ix_is_const(e))
+    return (Off){NULL, e->k};
+  if (e->op == IX_ADD && e->k != 0) { /* keep the constant apart: it folds */
+    const IxExpr *rest = ix_addk(E->L->ix, e, -e->k);
+    return (Off){ix_emit(E, rest), e->k};
+  }
+  return (Off){ix_emit(E, e), 0};
+}
+
+static Off off_add(M2L *L, Off a, Off b) {
+  Off r = {a.v, a.k + b.k};
+  if (b.v)
+    r.v = a.v ? m2l_op2(L, IR_OP_IADD, a.v, b.v) : b.v;
+  return r;
+}
+
+static IrVar *off_var(M2L *L, Off o) {
+  if (!o.v)
+    return m2l_int(L, o.k);
+  return o.k ? m2l_op2(L, IR_OP_IADD, o.v, m2l_int(L, o.k)) : o.v;
+}
+
+/* Mode `mode` of the layout at a 1-D coordinate. */
+static const IxExpr *mode_map(M2L *L, const Layout *lay, int mode, const IxExpr *crd) {
+  LytError err;
+  const Layout *m = lyt_mode(lay, mode);
+  const IxExpr *e = m ? lyt_emit_fwd(L->ix, m, &crd, 1, &err) : NULL;
+  if (!e) {
+    m2l_internal(L, "a voxel offset from the image layout");
+    return NULL;
+  }
+  return ix_simplify(L->ix, e);
+}
+
+/* The per-axis contributions P[a][t] and their suffix sums
+ * P[a][t_a] + ... + P[d-1][t_{d-1}], memoized. */
+typedef struct OffTab {
+  IxEmit *E;
+  int d, w;
+  Off P[3][2 * KERNEL_MAX_SUPPORT];
+  bool have[3][216];
+  Off sum[3][216];
+} OffTab;
+
+static Off tap_sum(OffTab *T, const int *taps, int a) {
+  if (a == T->d - 1)
+    return T->P[a][taps[a]];
+  int code = 0;
+  for (int i = a; i < T->d; i++)
+    code = code * T->w + taps[i];
+  if (!T->have[a][code]) {
+    T->sum[a][code] = off_add(T->E->L, tap_sum(T, taps, a + 1), T->P[a][taps[a]]);
+    T->have[a][code] = true;
+  }
+  return T->sum[a][code];
+}
+
+/* ---- voxel neighbourhoods ------------------------------------------------------------ */
+
+M2lVal *m2l_load_voxels(M2L *L, const IrInstr *in) {
+  const IrVar *mimg = in->args[0];
+  const IrType *it = mimg->ty;
+  int d = it->dim, s = in->imm[0], w = 2 * s, border = in->imm[1];
+  M2lVal *iv = m2l_get(L, mimg), *nv = m2l_get(L, in->args[1]);
+  if (!iv || !nv)
+    return NULL;
+  if (d < 1 || d > 3) {
+    m2l_fail(L, "an image of dimension > 3");
+    return NULL;
+  }
+  IrVar *img = iv->whole;
+  int ncomp = 1;
+  for (int i = 0; i < it->order; i++)
+    ncomp *= it->dims[i];
+
+  IxCtx *ix = L->ix;
+  IxEmit E;
+  memset(&E, 0, sizeof E);
+  E.L = L;
+
+  /* Sizes: constants from a proxy, else run-time variables. */
+  IrVar *N[3];
+  const IxExpr *Nx[3];
+  for (int a = 0; a < d; a++) {
+    int64_t known;
+    N[a] = m2l_image_size(L, mimg, a, &known);
+    if (known > 0) {
+      Nx[a] = ix_const(ix, known);
+    } else {
+      Nx[a] = ix_var(ix, arena_printf(L->a, "N%d", a), 1, IX_INF);
+      ix_bind(&E, Nx[a], N[a]);
+    }
+  }
+  const Layout *lay = m2l_image_layout(ix, d, ncomp, Nx);
+
+  /* The tap coordinates of each axis, after border control. */
+  const IxExpr *X[3][2 * KERNEL_MAX_SUPPORT];
+  for (int a = 0; a < d; a++) {
+    IrVar *na = d == 1                 ? nv->whole
+                : nv->kind == M2L_INTS ? nv->parts[a]
+                                       : m2l_op2(L, IR_OP_SEQ_INDEX, nv->whole, m2l_int(L, a));
+    if (border == IR_BORDER_NONE) {
+      const IxExpr *nx = ix_var(ix, arena_printf(L->a, "n%d", a), IX_NINF, IX_INF);
+      ix_bind(&E, nx, na);
+      for (int t = 0; t < w; t++)
+        X[a][t] = ix_addk(ix, nx, 1 - s + t);
+      continue;
+    }
+    static const int maps[] = {[IR_BORDER_CLAMP] = IR_LOP_CLAMP_INDEX,
+                               [IR_BORDER_MIRROR] = IR_LOP_MIRROR_INDEX,
+                               [IR_BORDER_WRAP] = IR_LOP_WRAP_INDEX};
+    for (int t = 0; t < w; t++) {
+      IrVar *raw = m2l_op2(L, IR_OP_IADD, na, m2l_int(L, 1 - s + t));
+      IrVar *j = m2l_op2(L, maps[border], raw, N[a]);
+      /* In range after the map: 0 <= j < N_a. */
+      const char *name = arena_printf(L->a, "j%d_%d", a, t);
+      X[a][t] = Nx[a]->op == IX_CONST ? ix_var(ix, name, 0, Nx[a]->k - 1)
+                                      : ix_var_full(ix, name, 0, IX_INF, Nx[a], 1);
+      ix_bind(&E, X[a][t], j);
+    }
+  }
+
+  /* Offsets. The layout's forward map is the sum of its modes' maps, so
+   * each axis contributes separately: P_a(t) = mode a's map at tap t (with
+   * border control) or its difference from tap 0 (without: the taps are
+   * then base + a stride multiple). Sums are formed slowest axis first and
+   * memoized by suffix, so the taps of one row share all but the last add,
+   * and two neighbourhoods at the same position produce the same code. */
+  OffTab T;
+  memset(&T, 0, sizeof T);
+  T.E = &E;
+  T.d = d;
+  T.w = w;
+  Off base = {NULL, 0};
+  for (int a = 0; a < d; a++) {
+    const IxExpr *at0 = mode_map(L, lay, 1 + a, X[a][s - 1]);
+    if (!at0)
+      return NULL;
+    for (int t = 0; t < w; t++) {
+      const IxExpr *m = mode_map(L, lay, 1 + a, X[a][t]);
+      if (!m)
+        return NULL;
+      T.P[a][t] = off_of(&E, border == IR_BORDER_NONE ? ix_simplify(ix, ix_sub(ix, m, at0)) : m);
+    }
+    if (border == IR_BORDER_NONE)
+      base = off_add(L, base, off_of(&E, at0));
+  }
+
+  /* The result: taps of every axis, then the voxel shape; rows over all
+   * but the last index. Lanes are components (contiguous in a voxel), or
+   * the taps of the last axis. */
+  const IrType *ty = in->dst->ty;
+  int R = ty->order, width = ty->dims[R - 1], nrows = 1;
+  for (int i = 0; i + 1 < R; i++)
+    nrows *= ty->dims[i];
+  bool lanes_are_comps = it->order > 0;
+  bool vload = lanes_are_comps
+                   ? mode_contiguous(lay, 0, 1)
+                   : d == 1 && border == IR_BORDER_NONE && mode_contiguous(lay, 1, ncomp);
+  IrVar **rows = ARENA_NEW_ARRAY(L->a, IrVar *, nrows);
+  IrVar **lanes = ARENA_NEW_ARRAY(L->a, IrVar *, width);
+  for (int r = 0; r < nrows && !L->failed; r++) {
+    int idx[IR_MAX_ORDER];
+    for (int i = R - 2, q = r; i >= 0; i--) {
+      idx[i] = q % ty->dims[i];
+      q /= ty->dims[i];
+    }
+    for (int l = 0; l < (vload ? 1 : width); l++) {
+      idx[R - 1] = l;
+      int comp = 0;
+      for (int i = d; i < R; i++)
+        comp = comp * ty->dims[i] + idx[i];
+      const IxExpr *cm = mode_map(L, lay, 0, ix_const(ix, comp));
+      if (!cm)
+        return NULL;
+      Off o = off_add(L, off_add(L, base, tap_sum(&T, idx, 0)), off_of(&E, cm));
+      IrVar *off = off_var(L, o);
+      IrVar *args[2] = {img, off};
+      if (vload)
+        rows[r] = m2l_op(L, IR_LOP_VLOAD, 2, args, 1, &width);
+      else
+        lanes[l] = m2l_op(L, IR_LOP_LOAD, 2, args, 0, NULL);
+    }
+    if (!vload)
+      rows[r] = m2l_vcons(L, width, lanes);
+  }
+  return L->failed ? NULL : m2l_tensor(L, ty, rows);
+}

@@ -1,0 +1,86 @@
+"""bad_input: the executable given a missing file, files that are not NRRD,
+a corrupt header, truncated data, the wrong dimension, shape (components),
+sample type or sizes (the proxy fixes type and sizes, §8.2), for an image
+with a proxy (-img) and one without (-vol). Each run must exit non-zero
+without crashing, print a short message (no usage dump) that names the
+input or the file, and leave no output file (not even a partial or
+temporary one). A good run first shows that the same command line works
+(and computes ctmr-exact values of linear images)."""
+
+from fractions import Fraction as Q
+
+import nrrd
+from polyfield import Grid, variables
+
+VARIANTS = ["float"]
+x, y = variables(2)
+X, Y, Z = variables(3)
+P2 = Q(1, 2) + x - y / 4
+PV = Q(-1, 4) + x / 2 + y   # the image without a proxy (its sizes are free)
+P3 = Q(-1, 4) + X / 2 + Y + Z / 8
+G2 = Grid.centered([8, 9], [Q(1, 2), Q(1, 2)])
+GV = Grid.centered([7, 6], [Q(1, 2), Q(1, 2)])
+G3 = Grid.centered([6, 6, 7], [Q(1, 2), Q(1, 2), Q(1, 2)])
+
+
+def good_files(t):
+    G2.write(t.path("good.nrrd"), P2, "float")
+    GV.write(t.path("vol.nrrd"), PV, "float")
+
+
+def bad_files(t):
+    """name -> (which input it replaces, file name); files are created here."""
+    raw = nrrd.dumps(G2.sample(P2, "float"))
+    cases = {}
+
+    def add(name, which, blob=None):
+        f = "bad-%s.nrrd" % name
+        if blob is not None:
+            with open(t.path(f), "wb") as fh:
+                fh.write(blob)
+        cases[name] = (which, f)
+
+    add("missing", "img")                                       # never created
+    add("not-nrrd", "img", b"hello, world\n")
+    add("bad-magic", "img", b"NRRD9999\n" + raw.split(b"\n", 1)[1])
+    add("bad-type-field", "img", raw.replace(b"type: float", b"type: flaot"))
+    add("truncated", "img", raw[:len(raw) - 40])
+    add("empty", "img", b"")
+    add("dim3", "img", nrrd.dumps(G3.sample(P3, "float")))
+    add("vector", "img", nrrd.dumps(G2.sample([P2, P2], "float")))
+    add("double", "img", nrrd.dumps(G2.sample(P2, "double")))
+    add("sizes", "img", nrrd.dumps(Grid.centered([9, 8], [Q(1, 2), Q(1, 2)]).sample(P2, "float")))
+    add("vol-dim3", "vol", nrrd.dumps(G3.sample(P3, "float")))
+    add("vol-vector", "vol", nrrd.dumps(GV.sample([PV, PV, PV], "float")))
+    add("vol-missing", "vol")
+    add("vol-truncated", "vol", nrrd.dumps(GV.sample(PV, "float"))[:-100])
+    return cases
+
+
+def run(t):
+    good_files(t)
+    cases = bad_files(t)
+    exp = [float(P2([0, 0]) + i * PV([Q(1, 4), Q(1, 2)])) for i in range(3)]
+    t.compile()
+    t.exec(["-img", "good.nrrd", "-vol", "vol.nrrd", "-o", "out.nrrd"])
+    n = t.layout("out.nrrd", "float", [3], ["space"])
+    t.close("v", n.data, exp)
+    for name, (which, f) in cases.items():
+        files = {"img": "good.nrrd", "vol": "vol.nrrd"}
+        files[which] = f
+        before = t.files()
+        p = t.exec(["-img", files["img"], "-vol", files["vol"], "-o", "bad-out.nrrd"],
+                   expect_rc="nonzero")
+        what = "%s (-%s %s)" % (name, which, f)
+        after = t.files()
+        if after != before:
+            t.fail("%s: files appeared: %s" % (what, sorted(set(after) - set(before))))
+        lines = [l for l in p.err.splitlines() if l.strip()]
+        if not lines:
+            t.fail("%s: no message on stderr" % what)
+        elif f not in p.err and ("'%s'" % which) not in p.err and ("-" + which) not in p.err:
+            t.fail("%s: the message names neither the input %s nor the file %s: %r"
+                   % (what, which, f, p.err.strip()[:300]))
+        if len(lines) > 10 or "usage" in p.err.lower():
+            t.fail("%s: %d lines of stderr, expected a short message: %r"
+                   % (what, len(lines), p.err.strip()[:300]))

@@ -1,0 +1,659 @@
+/* low_eval.c -- LowIR interpreter for tests (see low_eval.h). */
+#include "low_eval.h"
+
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+
+typedef struct Ev {
+  Arena *a;
+  LowVal *vals; /* by variable id */
+  bool *set;
+  int nids;
+  char *err;
+  size_t errlen;
+  bool failed;
+  LowEvalStats *stats;
+  const LowVal *globals;
+  int nglobals;
+} Ev;
+
+static int fail(Ev *e, const char *fmt, ...) {
+  if (!e->failed && e->err && e->errlen) {
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(e->err, e->errlen, fmt, ap);
+    va_end(ap);
+  }
+  e->failed = true;
+  return -1;
+}
+
+LowVal low_val_real(double x) {
+  LowVal v;
+  memset(&v, 0, sizeof v);
+  v.kind = LOWV_REAL;
+  v.r = x;
+  return v;
+}
+
+LowVal low_val_int(int64_t x) {
+  LowVal v;
+  memset(&v, 0, sizeof v);
+  v.kind = LOWV_INT;
+  v.i = x;
+  return v;
+}
+
+static LowVal val_bool(bool b) {
+  LowVal v;
+  memset(&v, 0, sizeof v);
+  v.kind = LOWV_BOOL;
+  v.b = b;
+  return v;
+}
+
+LowVal low_val_image(const LowImage *img) {
+  LowVal v;
+  memset(&v, 0, sizeof v);
+  v.kind = LOWV_IMAGE;
+  v.img = img;
+  return v;
+}
+
+static LowVal val_vec(Arena *a, int n) {
+  LowVal v;
+  memset(&v, 0, sizeof v);
+  v.kind = LOWV_VEC;
+  v.n = n;
+  v.v = ARENA_NEW_ARRAY(a, double, n > 0 ? n : 1);
+  return v;
+}
+
+LowVal low_val_tensor(Arena *a, int order, const int *dims, const double *comps) {
+  if (order == 0)
+    return low_val_real(comps[0]);
+  LowVal v;
+  memset(&v, 0, sizeof v);
+  v.kind = LOWV_TENSOR;
+  v.order = order;
+  v.n = 1;
+  for (int i = 0; i < order; i++)
+    v.n *= (v.dims[i] = dims[i]);
+  v.v = ARENA_NEW_ARRAY(a, double, v.n);
+  if (comps)
+    memcpy(v.v, comps, sizeof *v.v * (size_t)v.n);
+  return v;
+}
+
+LowVal low_val_ints(Arena *a, int n, const int64_t *xs) {
+  LowVal v;
+  memset(&v, 0, sizeof v);
+  v.kind = LOWV_SEQ;
+  v.n = n;
+  v.elems = ARENA_NEW_ARRAY(a, LowVal, n > 0 ? n : 1);
+  for (int i = 0; i < n; i++)
+    v.elems[i] = low_val_int(xs[i]);
+  return v;
+}
+
+/* ---- the border index maps, LANGUAGE.md §4.7 ---- */
+
+static int64_t map_clamp(int64_t i, int64_t n) { return i < 0 ? 0 : (i >= n ? n - 1 : i); }
+
+static int64_t map_mirror(int64_t i, int64_t n) {
+  if (i < 0)
+    i = -1 - i;
+  if (i < n)
+    return i;
+  int64_t q = i / n, r = i - q * n;
+  return q % 2 == 0 ? r : n - 1 - r;
+}
+
+static int64_t map_wrap(int64_t i, int64_t n) {
+  if (i < 0)
+    return (n - 1) + ((i + 1) % n);
+  return i >= n ? i % n : i;
+}
+
+/* ---- operators ---- */
+
+static bool is_num(const LowVal *v) { return v->kind == LOWV_INT || v->kind == LOWV_REAL; }
+
+static int need(Ev *e, const LowVal *v, LowValKind k, const char *op) {
+  if (v->kind != k)
+    return fail(e, "%s: operand of kind %d, expected %d", op, (int)v->kind, (int)k);
+  return 0;
+}
+
+static double real_fun(int op, double x) {
+  switch (op) {
+  case IR_OP_SQRT: return sqrt(x);
+  case IR_OP_EXP: return exp(x);
+  case IR_OP_LOG: return log(x);
+  case IR_OP_LOG10: return log10(x);
+  case IR_OP_LOG2: return log2(x);
+  case IR_OP_SIN: return sin(x);
+  case IR_OP_COS: return cos(x);
+  case IR_OP_TAN: return tan(x);
+  case IR_OP_ASIN: return asin(x);
+  case IR_OP_ACOS: return acos(x);
+  case IR_OP_ATAN: return atan(x);
+  case IR_OP_CEIL: return ceil(x);
+  case IR_OP_FLOOR: return floor(x);
+  case IR_OP_ROUND: return round(x);
+  case IR_OP_TRUNC: return trunc(x);
+  case IR_OP_ERF: return erf(x);
+  case IR_OP_ERFC: return erfc(x);
+  case IR_LOP_RNEG: return -x;
+  default: return NAN;
+  }
+}
+
+static int eval_op(Ev *e, const IrInstr *in, LowVal *out) {
+  const IrOpInfo *info = ir_op_info(IR_LOW, in->op);
+  const char *name = info ? info->name : "?";
+  LowVal *x[8];
+  int n = in->nargs;
+  LowVal **args = n <= 8 ? x : ARENA_NEW_ARRAY(e->a, LowVal *, n);
+  for (int i = 0; i < n; i++) {
+    const IrVar *v = in->args[i];
+    if (!v || v->id < 0 || v->id >= e->nids || !e->set[v->id])
+      return fail(e, "%s: argument %d has no value", name, i + 1);
+    args[i] = &e->vals[v->id];
+  }
+  LowVal *A = n > 0 ? args[0] : NULL, *B = n > 1 ? args[1] : NULL;
+  switch (in->op) {
+  /* ---- integers ---- */
+  case IR_OP_IADD:
+  case IR_OP_ISUB:
+  case IR_OP_IMUL:
+  case IR_OP_IDIV:
+  case IR_OP_IMOD:
+    if (need(e, A, LOWV_INT, name) || need(e, B, LOWV_INT, name))
+      return -1;
+    if ((in->op == IR_OP_IDIV || in->op == IR_OP_IMOD) && B->i == 0)
+      return fail(e, "%s by 0", name);
+    *out = low_val_int(in->op == IR_OP_IADD   ? A->i + B->i
+                       : in->op == IR_OP_ISUB ? A->i - B->i
+                       : in->op == IR_OP_IMUL ? A->i * B->i
+                       : in->op == IR_OP_IDIV ? A->i / B->i
+                                              : A->i % B->i);
+    return 0;
+  case IR_OP_INEG:
+  case IR_OP_IABS:
+    if (need(e, A, LOWV_INT, name))
+      return -1;
+    *out = low_val_int(in->op == IR_OP_INEG ? -A->i : (A->i < 0 ? -A->i : A->i));
+    return 0;
+  /* ---- comparison and logic ---- */
+  case IR_OP_LT:
+  case IR_OP_LE:
+  case IR_OP_GT:
+  case IR_OP_GE: {
+    if (!is_num(A) || A->kind != B->kind)
+      return fail(e, "%s: operands", name);
+    double a = A->kind == LOWV_INT ? (double)A->i : A->r,
+           b = B->kind == LOWV_INT ? (double)B->i : B->r;
+    if (A->kind == LOWV_INT) {
+      int64_t p = A->i, q = B->i;
+      *out = val_bool(in->op == IR_OP_LT   ? p < q
+                      : in->op == IR_OP_LE ? p <= q
+                      : in->op == IR_OP_GT ? p > q
+                                           : p >= q);
+    } else {
+      *out = val_bool(in->op == IR_OP_LT   ? a < b
+                      : in->op == IR_OP_LE ? a <= b
+                      : in->op == IR_OP_GT ? a > b
+                                           : a >= b);
+    }
+    return 0;
+  }
+  case IR_OP_EQ:
+  case IR_OP_NE: {
+    if (A->kind != B->kind)
+      return fail(e, "%s: operand kinds differ", name);
+    bool eq = A->kind == LOWV_INT      ? A->i == B->i
+              : A->kind == LOWV_REAL   ? A->r == B->r
+              : A->kind == LOWV_BOOL   ? A->b == B->b
+              : A->kind == LOWV_STRING ? strcmp(A->s, B->s) == 0
+                                       : false;
+    *out = val_bool(in->op == IR_OP_EQ ? eq : !eq);
+    return 0;
+  }
+  case IR_OP_NOT:
+    if (need(e, A, LOWV_BOOL, name))
+      return -1;
+    *out = val_bool(!A->b);
+    return 0;
+  case IR_OP_AND:
+  case IR_OP_OR:
+    if (need(e, A, LOWV_BOOL, name) || need(e, B, LOWV_BOOL, name))
+      return -1;
+    *out = val_bool(in->op == IR_OP_AND ? A->b && B->b : A->b || B->b);
+    return 0;
+  case IR_OP_SELECT:
+    if (need(e, A, LOWV_BOOL, name))
+      return -1;
+    *out = A->b ? *args[1] : *args[2];
+    return 0;
+  case IR_OP_MIN:
+  case IR_OP_MAX:
+    if (!is_num(A) || A->kind != B->kind)
+      return fail(e, "%s: operands", name);
+    if (A->kind == LOWV_INT)
+      *out = low_val_int(in->op == IR_OP_MIN ? (A->i < B->i ? A->i : B->i)
+                                             : (A->i > B->i ? A->i : B->i));
+    else
+      *out = low_val_real(in->op == IR_OP_MIN ? fmin(A->r, B->r) : fmax(A->r, B->r));
+    return 0;
+  /* ---- reals ---- */
+  case IR_OP_INT_TO_REAL:
+    if (need(e, A, LOWV_INT, name))
+      return -1;
+    *out = low_val_real((double)A->i);
+    return 0;
+  case IR_OP_SQRT:
+  case IR_OP_EXP:
+  case IR_OP_LOG:
+  case IR_OP_LOG10:
+  case IR_OP_LOG2:
+  case IR_OP_SIN:
+  case IR_OP_COS:
+  case IR_OP_TAN:
+  case IR_OP_ASIN:
+  case IR_OP_ACOS:
+  case IR_OP_ATAN:
+  case IR_OP_CEIL:
+  case IR_OP_FLOOR:
+  case IR_OP_ROUND:
+  case IR_OP_TRUNC:
+  case IR_OP_ERF:
+  case IR_OP_ERFC:
+  case IR_LOP_RNEG:
+    if (need(e, A, LOWV_REAL, name))
+      return -1;
+    *out = low_val_real(real_fun(in->op, A->r));
+    return 0;
+  case IR_OP_ATAN2:
+  case IR_OP_POW:
+  case IR_OP_FMOD:
+  case IR_LOP_RADD:
+  case IR_LOP_RSUB:
+  case IR_LOP_RMUL:
+  case IR_LOP_RDIV:
+    if (need(e, A, LOWV_REAL, name) || need(e, B, LOWV_REAL, name))
+      return -1;
+    *out = low_val_real(in->op == IR_OP_ATAN2   ? atan2(A->r, B->r)
+                        : in->op == IR_OP_POW   ? pow(A->r, B->r)
+                        : in->op == IR_OP_FMOD  ? fmod(A->r, B->r)
+                        : in->op == IR_LOP_RADD ? A->r + B->r
+                        : in->op == IR_LOP_RSUB ? A->r - B->r
+                        : in->op == IR_LOP_RMUL ? A->r * B->r
+                                                : A->r / B->r);
+    return 0;
+  case IR_LOP_FLOOR_TO_INT:
+    if (need(e, A, LOWV_REAL, name))
+      return -1;
+    *out = low_val_int((int64_t)floor(A->r));
+    return 0;
+  /* ---- tensors and sequences ---- */
+  case IR_OP_TENSOR_CONS: {
+    int dims[IR_MAX_ORDER + 1], order = 1, per;
+    dims[0] = n;
+    if (A->kind == LOWV_REAL) {
+      per = 1;
+    } else if (A->kind == LOWV_VEC) {
+      dims[order++] = A->n;
+      per = A->n;
+    } else if (A->kind == LOWV_TENSOR) {
+      for (int i = 0; i < A->order; i++)
+        dims[order++] = A->dims[i];
+      per = A->n;
+    } else {
+      return fail(e, "%s: operands", name);
+    }
+    *out = low_val_tensor(e->a, order, dims, NULL);
+    for (int i = 0; i < n; i++) {
+      if (args[i]->kind != A->kind || (A->kind != LOWV_REAL && args[i]->n != per))
+        return fail(e, "%s: operands differ", name);
+      if (A->kind == LOWV_REAL)
+        out->v[i] = args[i]->r;
+      else
+        memcpy(out->v + i * per, args[i]->v, sizeof(double) * (size_t)per);
+    }
+    return 0;
+  }
+  case IR_OP_TENSOR_INDEX: {
+    if (need(e, A, LOWV_TENSOR, name))
+      return -1;
+    if (in->nimm < 1 || in->nimm > A->order)
+      return fail(e, "%s: immediates", name);
+    int flat = 0, per = 1;
+    for (int i = 0; i < A->order; i++) {
+      int c = i < in->nimm ? in->imm[i] : 0;
+      if (c < 0 || c >= A->dims[i])
+        return fail(e, "%s: index out of range", name);
+      flat = flat * A->dims[i] + c;
+      if (i >= in->nimm)
+        per *= A->dims[i];
+    }
+    *out = low_val_tensor(e->a, A->order - in->nimm, A->dims + in->nimm, A->v + flat);
+    (void)per;
+    return 0;
+  }
+  case IR_OP_SEQ_CONS:
+    memset(out, 0, sizeof *out);
+    out->kind = LOWV_SEQ;
+    out->n = n;
+    out->elems = ARENA_NEW_ARRAY(e->a, LowVal, n > 0 ? n : 1);
+    for (int i = 0; i < n; i++)
+      out->elems[i] = *args[i];
+    return 0;
+  case IR_OP_SEQ_INDEX:
+    if (need(e, A, LOWV_SEQ, name) || need(e, B, LOWV_INT, name))
+      return -1;
+    if (B->i < 0 || B->i >= A->n)
+      return fail(e, "%s: index %lld out of range", name, (long long)B->i);
+    *out = A->elems[B->i];
+    return 0;
+  case IR_OP_SEQ_LENGTH:
+    if (need(e, A, LOWV_SEQ, name))
+      return -1;
+    *out = low_val_int(A->n);
+    return 0;
+  case IR_OP_IMAGE_SIZE: {
+    if (need(e, A, LOWV_IMAGE, name))
+      return -1;
+    int64_t s[3] = {A->img->sizes[0], A->img->sizes[1], A->img->sizes[2]};
+    *out = low_val_ints(e->a, A->img->dim, s);
+    return 0;
+  }
+  case IR_LOP_IMG_TRANSFORM:
+  case IR_LOP_IMG_TRANSLATE: {
+    if (need(e, A, LOWV_IMAGE, name))
+      return -1;
+    int d = A->img->dim, dd[2] = {d, d};
+    if (d == 1)
+      *out = low_val_real(in->op == IR_LOP_IMG_TRANSFORM ? A->img->W[0] : A->img->t[0]);
+    else if (in->op == IR_LOP_IMG_TRANSFORM)
+      *out = low_val_tensor(e->a, 2, dd, A->img->W);
+    else
+      *out = low_val_tensor(e->a, 1, dd, A->img->t);
+    return 0;
+  }
+  /* ---- vectors ---- */
+  case IR_LOP_VADD:
+  case IR_LOP_VSUB:
+  case IR_LOP_VMUL:
+  case IR_LOP_VDIV:
+  case IR_LOP_VDOT:
+    if (need(e, A, LOWV_VEC, name) || need(e, B, LOWV_VEC, name))
+      return -1;
+    if (A->n != B->n)
+      return fail(e, "%s: widths %d and %d", name, A->n, B->n);
+    if (in->op == IR_LOP_VDOT) {
+      double s = 0;
+      for (int l = 0; l < A->n; l++)
+        s += A->v[l] * B->v[l];
+      *out = low_val_real(s);
+      return 0;
+    }
+    *out = val_vec(e->a, A->n);
+    for (int l = 0; l < A->n; l++)
+      out->v[l] = in->op == IR_LOP_VADD   ? A->v[l] + B->v[l]
+                  : in->op == IR_LOP_VSUB ? A->v[l] - B->v[l]
+                  : in->op == IR_LOP_VMUL ? A->v[l] * B->v[l]
+                                          : A->v[l] / B->v[l];
+    return 0;
+  case IR_LOP_VNEG:
+  case IR_LOP_VSUM:
+    if (need(e, A, LOWV_VEC, name))
+      return -1;
+    if (in->op == IR_LOP_VSUM) {
+      double s = 0;
+      for (int l = 0; l < A->n; l++)
+        s += A->v[l];
+      *out = low_val_real(s);
+      return 0;
+    }
+    *out = val_vec(e->a, A->n);
+    for (int l = 0; l < A->n; l++)
+      out->v[l] = -A->v[l];
+    return 0;
+  case IR_LOP_VSCALE:
+    if (need(e, A, LOWV_REAL, name) || need(e, B, LOWV_VEC, name))
+      return -1;
+    *out = val_vec(e->a, B->n);
+    for (int l = 0; l < B->n; l++)
+      out->v[l] = A->r * B->v[l];
+    return 0;
+  case IR_LOP_VINDEX:
+    if (need(e, A, LOWV_VEC, name))
+      return -1;
+    if (in->nimm != 1 || in->imm[0] < 0 || in->imm[0] >= A->n)
+      return fail(e, "%s: lane", name);
+    *out = low_val_real(A->v[in->imm[0]]);
+    return 0;
+  case IR_LOP_VSPLAT:
+    if (need(e, A, LOWV_REAL, name))
+      return -1;
+    if (in->nimm != 1 || in->imm[0] < 1)
+      return fail(e, "%s: width", name);
+    *out = val_vec(e->a, in->imm[0]);
+    for (int l = 0; l < out->n; l++)
+      out->v[l] = A->r;
+    return 0;
+  case IR_LOP_VSLICE:
+    if (need(e, A, LOWV_VEC, name))
+      return -1;
+    if (in->nimm != 2 || in->imm[0] < 0 || in->imm[1] < 1 || in->imm[0] + in->imm[1] > A->n)
+      return fail(e, "%s: lanes", name);
+    *out = val_vec(e->a, in->imm[1]);
+    memcpy(out->v, A->v + in->imm[0], sizeof(double) * (size_t)in->imm[1]);
+    return 0;
+  case IR_LOP_VCONS:
+    *out = val_vec(e->a, n);
+    for (int l = 0; l < n; l++) {
+      if (need(e, args[l], LOWV_REAL, name))
+        return -1;
+      out->v[l] = args[l]->r;
+    }
+    return 0;
+  case IR_LOP_VEC_TO_TENSOR:
+    if (need(e, A, LOWV_VEC, name))
+      return -1;
+    *out = low_val_tensor(e->a, 1, &A->n, A->v);
+    return 0;
+  case IR_LOP_TENSOR_TO_VEC:
+    if (A->kind == LOWV_REAL) {
+      *out = val_vec(e->a, 1);
+      out->v[0] = A->r;
+      return 0;
+    }
+    if (need(e, A, LOWV_TENSOR, name))
+      return -1;
+    if (A->order != 1)
+      return fail(e, "%s: order %d", name, A->order);
+    *out = val_vec(e->a, A->n);
+    memcpy(out->v, A->v, sizeof(double) * (size_t)A->n);
+    return 0;
+  case IR_LOP_HORNER: {
+    if (n < 2)
+      return fail(e, "%s: arity", name);
+    if (A->kind == LOWV_REAL) {
+      double r = 0;
+      for (int i = n - 1; i >= 1; i--) {
+        if (need(e, args[i], LOWV_REAL, name))
+          return -1;
+        r = r * A->r + args[i]->r;
+      }
+      *out = low_val_real(r);
+      return 0;
+    }
+    if (need(e, A, LOWV_VEC, name))
+      return -1;
+    *out = val_vec(e->a, A->n);
+    for (int l = 0; l < A->n; l++) {
+      double r = 0;
+      for (int i = n - 1; i >= 1; i--) {
+        if (args[i]->kind != LOWV_VEC || args[i]->n != A->n)
+          return fail(e, "%s: coefficients", name);
+        r = r * A->v[l] + args[i]->v[l];
+      }
+      out->v[l] = r;
+    }
+    return 0;
+  }
+  /* ---- image memory ---- */
+  case IR_LOP_LOAD:
+  case IR_LOP_VLOAD: {
+    if (need(e, A, LOWV_IMAGE, name) || need(e, B, LOWV_INT, name))
+      return -1;
+    const LowImage *img = A->img;
+    int64_t total = img->ncomp;
+    for (int a = 0; a < img->dim; a++)
+      total *= img->sizes[a];
+    int w = in->op == IR_LOP_VLOAD ? (in->nimm == 1 ? in->imm[0] : 0) : 1;
+    if (w < 1)
+      return fail(e, "%s: width", name);
+    if (B->i < 0 || B->i + w > total)
+      return fail(e, "%s: offset %lld (+%d) outside the image's %lld samples", name,
+                  (long long)B->i, w, (long long)total);
+    if (e->stats)
+      e->stats->loads += w;
+    if (in->op == IR_LOP_LOAD) {
+      *out = low_val_real(img->data[B->i]);
+    } else {
+      *out = val_vec(e->a, w);
+      memcpy(out->v, img->data + B->i, sizeof(double) * (size_t)w);
+    }
+    return 0;
+  }
+  case IR_LOP_CLAMP_INDEX:
+  case IR_LOP_MIRROR_INDEX:
+  case IR_LOP_WRAP_INDEX:
+    if (need(e, A, LOWV_INT, name) || need(e, B, LOWV_INT, name))
+      return -1;
+    if (B->i < 1)
+      return fail(e, "%s: size %lld", name, (long long)B->i);
+    *out = low_val_int(in->op == IR_LOP_CLAMP_INDEX    ? map_clamp(A->i, B->i)
+                       : in->op == IR_LOP_MIRROR_INDEX ? map_mirror(A->i, B->i)
+                                                       : map_wrap(A->i, B->i));
+    return 0;
+  default: break;
+  }
+  return fail(e, "operator '%s' is not interpreted", name);
+}
+
+static int eval_instr(Ev *e, const IrInstr *in) {
+  LowVal out;
+  memset(&out, 0, sizeof out);
+  switch (in->kind) {
+  case IR_I_LIT:
+    switch (in->lit.kind) {
+    case IR_LIT_BOOL: out = val_bool(in->lit.b); break;
+    case IR_LIT_INT: out = low_val_int(in->lit.i); break;
+    case IR_LIT_REAL: out = low_val_real(in->lit.r); break;
+    case IR_LIT_STRING:
+      out.kind = LOWV_STRING;
+      out.s = in->lit.s;
+      break;
+    case IR_LIT_KERNEL: return fail(e, "a kernel literal in LowIR");
+    }
+    break;
+  case IR_I_COPY:
+    if (!e->set[in->args[0]->id])
+      return fail(e, "copy of an undefined value");
+    out = e->vals[in->args[0]->id];
+    break;
+  case IR_I_OP:
+    if (!in->dst)
+      return fail(e, "effects are not interpreted");
+    if (eval_op(e, in, &out))
+      return -1;
+    break;
+  case IR_I_GLOBAL_GET:
+    if (!e->globals || !in->global || in->global->index < 0 || in->global->index >= e->nglobals)
+      return fail(e, "read of a global without a value");
+    out = e->globals[in->global->index];
+    break;
+  default: return fail(e, "global writes and strand state are not interpreted");
+  }
+  if (!in->dst || in->dst->id < 0 || in->dst->id >= e->nids)
+    return fail(e, "bad destination");
+  e->vals[in->dst->id] = out;
+  e->set[in->dst->id] = true;
+  if (e->stats)
+    e->stats->instrs++;
+  return 0;
+}
+
+int low_eval_cfg(Arena *a, const IrCFG *cfg, const LowVal *params, const LowVal *globals,
+                 LowVal *result, LowEvalStats *stats, char *err, size_t errlen) {
+  Ev e;
+  memset(&e, 0, sizeof e);
+  e.a = a;
+  e.err = err;
+  e.errlen = errlen;
+  e.stats = stats;
+  e.globals = globals;
+  e.nglobals = cfg ? cfg->module->nglobals : 0;
+  if (!cfg || cfg->module->level != IR_LOW)
+    return fail(&e, "not a LowIR CFG");
+  e.nids = cfg->module->next_var_id;
+  e.vals = ARENA_NEW_ARRAY(a, LowVal, e.nids + 1);
+  e.set = ARENA_NEW_ARRAY(a, bool, e.nids + 1);
+  for (int i = 0; i < cfg->nparams; i++) {
+    e.vals[cfg->params[i]->id] = params[i];
+    e.set[cfg->params[i]->id] = true;
+  }
+  const IrBlock *b = cfg->entry, *prev = NULL;
+  for (long steps = 0; b && steps < 100000; steps++) {
+    if (b->nphis) { /* all phis read the values from before the block */
+      LowVal *tmp = ARENA_NEW_ARRAY(a, LowVal, b->nphis);
+      int k = -1;
+      for (int j = 0; j < b->npreds; j++)
+        if (b->preds[j] == prev) {
+          k = j;
+          break;
+        }
+      if (k < 0)
+        return fail(&e, "phi reached from a non-predecessor");
+      for (int i = 0; i < b->nphis; i++) {
+        const IrVar *v = b->phis[i]->args[k];
+        if (!v || !e.set[v->id])
+          return fail(&e, "phi argument without a value");
+        tmp[i] = e.vals[v->id];
+      }
+      for (int i = 0; i < b->nphis; i++) {
+        e.vals[b->phis[i]->dst->id] = tmp[i];
+        e.set[b->phis[i]->dst->id] = true;
+      }
+    }
+    for (int i = 0; i < b->ninstrs; i++)
+      if (eval_instr(&e, b->instrs[i]))
+        return -1;
+    const IrTerm *t = &b->term;
+    prev = b;
+    switch (t->kind) {
+    case IR_T_JUMP: b = t->succ[0]; break;
+    case IR_T_BRANCH:
+      if (!t->value || !e.set[t->value->id] || e.vals[t->value->id].kind != LOWV_BOOL)
+        return fail(&e, "branch on a non-boolean");
+      b = e.vals[t->value->id].b ? t->succ[0] : t->succ[1];
+      break;
+    case IR_T_RETURN:
+      if (t->value) {
+        if (!e.set[t->value->id])
+          return fail(&e, "return of an undefined value");
+        if (result)
+          *result = e.vals[t->value->id];
+      }
+      return 0;
+    default: return 0;
+    }
+  }
+  return fail(&e, "step limit reached");
+}
