@@ -33,6 +33,7 @@ import shutil
 import sys
 import traceback
 
+sys.dont_write_bytecode = True   # leave no __pycache__ in the source tree
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
 sys.path.insert(1, os.path.join(HERE, "programs"))  # companions may share code

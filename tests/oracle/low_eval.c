@@ -515,6 +515,8 @@ static int eval_op(Ev *e, const IrInstr *in, LowVal *out) {
     int64_t total = img->ncomp;
     for (int a = 0; a < img->dim; a++)
       total *= img->sizes[a];
+    if (img->nsamples > 0)
+      total = img->nsamples;
     int w = in->op == IR_LOP_VLOAD ? (in->nimm == 1 ? in->imm[0] : 0) : 1;
     if (w < 1)
       return fail(e, "%s: width", name);

@@ -23,6 +23,8 @@ typedef struct LowImage {
   int sizes[3];       /* samples per spatial axis, fastest first */
   int ncomp;          /* components per voxel */
   const double *data; /* ncomp * sizes[0] * ... samples, NRRD order */
+  long nsamples;      /* samples in data when not that product (padded
+                         storage), else 0 */
   double W[9];        /* world-to-index transform, row-major d×d */
   double t[3];        /* and its translation */
 } LowImage;
