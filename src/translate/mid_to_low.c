@@ -32,12 +32,19 @@
  *                     piece of h^(j) that applies to f − i (i = 1−s+k) for
  *                     f in [0,1) (exact rationals converted to reals).
  *   load_voxels     → load(img, off) / vload(img, off){w} (w consecutive
- *                     samples) at int offsets derived from the image layout
- *                     (m2l_image_layout, LAYOUTS.md §4.3 (b); linear NRRD
- *                     order c + C·(i0 + N0·(i1 + N1·i2))); with border
- *                     control each tap index goes through
+ *                     samples: the components of a voxel, or the taps of a
+ *                     1-D scalar image) at int offsets derived from the
+ *                     image layout (m2l_image_layout, LAYOUTS.md §4.3 (b);
+ *                     linear NRRD order c + C·(i0 + N0·(i1 + N1·i2)) unless
+ *                     MidToLowOptions.brick asks for bricks, which bring
+ *                     idiv/imod by the brick size); without border control
+ *                     an affine layout gives one base offset per probe plus
+ *                     a stride multiple per tap (a constant with a proxy);
+ *                     with border control each tap index goes through
  *                     clamp_index / mirror_index / wrap_index(i, N_a) (the
  *                     maps of LANGUAGE.md §4.7) per axis before addressing.
+ *                     The result is a tensor[2s,...,2s, σ] whose rows run
+ *                     over σ's last index, or over the taps of axis d−1.
  *   world_to_index  → img_transform / img_translate, vdot, vadd.
  *   tfloor, tfract  → floor per component, vsub; real_to_int → floor_to_int.
  *   inside_image    → comparisons of each component with s−1 and N_a − s.
@@ -506,6 +513,10 @@ static M2lVal *lower_op(M2L *L, const IrInstr *in) {
   return NULL;
 }
 
+static IrGlobal *global_of(M2L *L, IrGlobal **gmap, const IrGlobal *g) {
+  return g && g->index >= 0 && g->index < L->mid->nglobals ? gmap[g->index] : NULL;
+}
+
 static void lower_instr(M2L *L, const IrInstr *in, IrGlobal **gmap, IrStateVar **smap) {
   M2lVal *v = NULL;
   switch (in->kind) {
@@ -526,7 +537,7 @@ static void lower_instr(M2L *L, const IrInstr *in, IrGlobal **gmap, IrStateVar *
   case IR_I_COPY: v = m2l_get(L, in->args[0]); break;
   case IR_I_PHI: return; /* lower_block */
   case IR_I_GLOBAL_GET: {
-    IrGlobal *g = in->global ? gmap[in->global->index] : NULL;
+    IrGlobal *g = global_of(L, gmap, in->global);
     if (!g) {
       m2l_fail(L, "a kernel-valued global below MidIR");
       return;
@@ -535,7 +546,7 @@ static void lower_instr(M2L *L, const IrInstr *in, IrGlobal **gmap, IrStateVar *
     break;
   }
   case IR_I_GLOBAL_SET: {
-    IrGlobal *g = in->global ? gmap[in->global->index] : NULL;
+    IrGlobal *g = global_of(L, gmap, in->global);
     IrVar *x = get_whole(L, in->args[0]);
     if (g && x)
       ir_emit_global_set(L->cur, g, x);
@@ -543,19 +554,24 @@ static void lower_instr(M2L *L, const IrInstr *in, IrGlobal **gmap, IrStateVar *
       m2l_fail(L, "an assignment to a kernel-valued global");
     return;
   }
-  case IR_I_STATE_GET: {
-    IrVar *strand = in->nargs ? get_whole(L, in->args[0]) : NULL;
-    if (in->nargs && !strand)
+  case IR_I_STATE_GET:
+  case IR_I_STATE_SET:
+    if (!in->state || in->state->index < 0 || in->state->index >= L->mid->nstate) {
+      m2l_internal(L, "an access to strand state of another module");
       return;
-    v = decompose(L, ir_emit_state_get(L->cur, in->dst->name, smap[in->state->index], strand));
-    break;
-  }
-  case IR_I_STATE_SET: {
-    IrVar *x = get_whole(L, in->args[0]);
-    if (x)
-      ir_emit_state_set(L->cur, smap[in->state->index], x);
-    return;
-  }
+    }
+    if (in->kind == IR_I_STATE_SET) {
+      IrVar *x = get_whole(L, in->args[0]);
+      if (x)
+        ir_emit_state_set(L->cur, smap[in->state->index], x);
+      return;
+    } else {
+      IrVar *strand = in->nargs ? get_whole(L, in->args[0]) : NULL;
+      if (in->nargs && !strand)
+        return;
+      v = decompose(L, ir_emit_state_get(L->cur, in->dst->name, smap[in->state->index], strand));
+      break;
+    }
   case IR_I_OP: v = lower_op(L, in); break;
   }
   if (in->dst) {
@@ -683,7 +699,7 @@ static void lower_cfg(M2L *L, IrCFG *m, IrCFG *l, IrGlobal **gmap, IrStateVar **
 
 IrModule *mid_to_low(IrModule *mid, DiagCtx *diag, const MidToLowOptions *opts,
                      MidToLowStats *stats) {
-  static const MidToLowOptions defaults = {false, false};
+  static const MidToLowOptions defaults = {.no_vn = false};
   MidToLowStats local;
   if (!stats)
     stats = &local;

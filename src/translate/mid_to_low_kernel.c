@@ -106,12 +106,27 @@ M2lVal *m2l_kernel_eval(M2L *L, const IrInstr *in) {
 
 /* ---- the image layout ------------------------------------------------------------- */
 
-const Layout *m2l_image_layout(IxCtx *ix, int d, int ncomp, const IxExpr *const *sizes) {
+const Layout *m2l_image_layout(IxCtx *ix, int d, int ncomp, const IxExpr *const *sizes, int brick) {
   const IxExpr *shape[1 + 3];
   shape[0] = ix_const(ix, ncomp);
   for (int a = 0; a < d && a < 3; a++)
     shape[1 + a] = sizes[a];
-  return lyt_col_major(ix, shape, 1 + d);
+  if (brick <= 1)
+    return lyt_col_major(ix, shape, 1 + d);
+  /* Axis a is the mode (B, NB_a) : (C·B^a, C·B^d·NB_0···NB_{a-1}), NB_a =
+   * ceil(N_a / B): the coordinate x splits as (x mod B, x div B). */
+  const Layout *modes[1 + 3];
+  modes[0] = lyt_leafk(ix, ncomp, 1);
+  const IxExpr *inner = ix_const(ix, ncomp), *outer = ix_const(ix, ncomp);
+  for (int a = 0; a < d; a++)
+    outer = ix_mulk(ix, outer, brick);
+  for (int a = 0; a < d && a < 3; a++) {
+    const IxExpr *nb = ix_divk(ix, ix_addk(ix, sizes[a], brick - 1), brick);
+    modes[1 + a] = lyt_pair(ix, lyt_leaf(ix, ix_const(ix, brick), inner), lyt_leaf(ix, nb, outer));
+    inner = ix_mulk(ix, inner, brick);
+    outer = ix_mul(ix, outer, nb);
+  }
+  return lyt_tuple(ix, modes, 1 + d);
 }
 
 /* Whether consecutive values of the coordinate of top-level mode `mode` are
@@ -360,10 +375,11 @@ M2lVal *m2l_load_voxels(M2L *L, const IrInstr *in) {
       ix_bind(&E, Nx[a], N[a]);
     }
   }
-  const Layout *lay = m2l_image_layout(ix, d, ncomp, Nx);
+  const Layout *lay = m2l_image_layout(ix, d, ncomp, Nx, L->opts->brick);
 
   /* The tap coordinates of each axis, after border control. */
   const IxExpr *X[3][2 * KERNEL_MAX_SUPPORT];
+  int nid[3] = {-1, -1, -1}; /* the position variables (no border control) */
   for (int a = 0; a < d; a++) {
     IrVar *na = d == 1                 ? nv->whole
                 : nv->kind == M2L_INTS ? nv->parts[a]
@@ -371,6 +387,7 @@ M2lVal *m2l_load_voxels(M2L *L, const IrInstr *in) {
     if (border == IR_BORDER_NONE) {
       const IxExpr *nx = ix_var(ix, arena_printf(L->a, "n%d", a), IX_NINF, IX_INF);
       ix_bind(&E, nx, na);
+      nid[a] = (int)nx->k;
       for (int t = 0; t < w; t++)
         X[a][t] = ix_addk(ix, nx, 1 - s + t);
       continue;
@@ -405,13 +422,19 @@ M2lVal *m2l_load_voxels(M2L *L, const IrInstr *in) {
     const IxExpr *at0 = mode_map(L, lay, 1 + a, X[a][s - 1]);
     if (!at0)
       return NULL;
-    for (int t = 0; t < w; t++) {
+    /* Relative to tap 0 when that leaves only strides (an affine mode). */
+    bool rel = border == IR_BORDER_NONE;
+    for (int t = 0; t < w && rel; t++) {
       const IxExpr *m = mode_map(L, lay, 1 + a, X[a][t]);
       if (!m)
         return NULL;
-      T.P[a][t] = off_of(&E, border == IR_BORDER_NONE ? ix_simplify(ix, ix_sub(ix, m, at0)) : m);
+      rel = !ix_depends(ix_simplify(ix, ix_sub(ix, m, at0)), &nid[a], 1);
     }
-    if (border == IR_BORDER_NONE)
+    for (int t = 0; t < w; t++) {
+      const IxExpr *m = mode_map(L, lay, 1 + a, X[a][t]);
+      T.P[a][t] = off_of(&E, rel ? ix_simplify(ix, ix_sub(ix, m, at0)) : m);
+    }
+    if (rel)
       base = off_add(L, base, off_of(&E, at0));
   }
 

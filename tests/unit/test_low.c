@@ -636,6 +636,35 @@ static double sample(const Img *im, const int64_t *idx, int c) {
   return im->data[c + im->ncomp * off];
 }
 
+/* The image stored in B^d bricks (LAYOUTS.md §4.3 (b), written out by
+ * hand): voxel x of axis a is in brick x / B at position x % B; sample
+ * (x, y, z, c) is at c + C·((x%B) + B·(y%B) + B²·(z%B)) + C·B^d·((x/B) +
+ * NBx·((y/B) + NBy·(z/B))), NB = ceil(N / B). Padding holds a sentinel. */
+static void brick_image(Arena *a, const Img *im, int B, LowImage *out) {
+  int nb[3] = {1, 1, 1}, bd = 1;
+  int64_t total = im->ncomp;
+  for (int i = 0; i < im->d; i++) {
+    nb[i] = (im->sizes[i] + B - 1) / B;
+    bd *= B;
+    total *= (int64_t)nb[i] * B;
+  }
+  double *data = ARENA_NEW_ARRAY(a, double, total);
+  for (int64_t i = 0; i < total; i++)
+    data[i] = 1e300;
+  for (int z = 0; z < im->sizes[2]; z++)
+    for (int y = 0; y < im->sizes[1]; y++)
+      for (int x = 0; x < im->sizes[0]; x++)
+        for (int c = 0; c < im->ncomp; c++) {
+          int64_t in = (x % B) + B * (y % B) + B * B * (z % B);
+          int64_t br = x / B + nb[0] * (y / B + nb[1] * (z / B));
+          int64_t idx[3] = {x, y, z};
+          data[c + im->ncomp * (in + bd * br)] = sample(im, idx, c);
+        }
+  *out = im->li;
+  out->data = data;
+  out->nsamples = (long)total;
+}
+
 /* f(img, n) = load_voxels(img, n){s, border}; with `from_real`, n comes
  * from real_to_int(tfloor(p)) of a tensor parameter p instead. */
 static IrCFG *voxel_function(IrModule *mid, const Img *im, int s, int border, bool from_real,
@@ -662,11 +691,12 @@ static IrCFG *voxel_function(IrModule *mid, const Img *im, int s, int border, bo
 }
 
 /* Run f at position n and compare every tap and component. */
-static void check_voxels(Arena *a, const IrCFG *cfg, const Img *im, int s, int border,
-                         const int64_t *n, bool from_real, bool global, const char *what) {
+static void check_voxels(Arena *a, const IrCFG *cfg, const Img *im, const LowImage *li, int s,
+                         int border, const int64_t *n, bool from_real, bool global,
+                         const char *what) {
   LowVal params[2], glob[1], res;
   int np = 0;
-  LowVal imgv = low_val_image(&im->li);
+  LowVal imgv = low_val_image(li);
   if (!global)
     params[np++] = imgv;
   glob[0] = imgv;
@@ -721,8 +751,11 @@ static void test_voxels(void) {
   for (size_t ii = 0; ii < sizeof imgs / sizeof *imgs; ii++) {
     for (int s = 1; s <= 3; s++) {
       for (int border = IR_BORDER_NONE; border <= IR_BORDER_WRAP; border++) {
-        for (int variant = 0; variant < 3;
-             variant++) { /* int[d] param, from a real position, proxy global */
+        /* int[d] param, from a real position, proxy global; then bricked
+         * storage with an int[d] param, and with a proxy global */
+        for (int variant = 0; variant < 5; variant++) {
+          bool proxy = variant == 2 || variant == 4;
+          int brick = variant == 3 ? 4 : variant == 4 ? 2 : 0;
           Arena *a = arena_new();
           Img im;
           make_image(a, &im, imgs[ii].d, imgs[ii].order, imgs[ii].vdims, imgs[ii].sizes);
@@ -736,7 +769,7 @@ static void test_voxels(void) {
           }
           IrModule *mid = ir_module_new(a, IR_MID);
           IrGlobal *g = NULL;
-          if (variant == 2) {
+          if (proxy) {
             g = ir_global_new(mid, IR_GLOBAL_CONST, "img",
                               ir_type_image(mid, im.d, im.order, im.vdims));
             IrProxy *px = ARENA_NEW(a, IrProxy);
@@ -752,7 +785,8 @@ static void test_voxels(void) {
           memset(&chk, 0, sizeof chk);
           CHECK_MSG(ir_check_module(mid, &chk) == 0, "MidIR: %s", chk.first);
           MidToLowStats st;
-          IrModule *low = lower(mid, NULL, &st);
+          MidToLowOptions o = {.brick = brick};
+          IrModule *low = lower(mid, &o, &st);
           CHECK(low != NULL);
           if (!low) {
             arena_free(a);
@@ -760,11 +794,14 @@ static void test_voxels(void) {
           }
           check_module(low);
           CHECK(st.voxel_loads == 1);
-          /* Proxy sizes are constants: no image_size is read. */
-          if (variant == 2)
-            CHECK(count_op(low, IR_OP_IMAGE_SIZE) == 0);
-          if (variant != 2 && im.d > 1)
-            CHECK(count_op(low, IR_OP_IMAGE_SIZE) == 1);
+          /* Proxy sizes are constants; otherwise the sizes are read once
+           * (strides of axes > 0, border maps), not at all in 1-D without
+           * border control. */
+          bool sized = !proxy && (im.d > 1 || border != IR_BORDER_NONE);
+          CHECK(count_op(low, IR_OP_IMAGE_SIZE) == (sized ? 1 : 0));
+          LowImage bricked;
+          if (brick)
+            brick_image(a, &im, brick, &bricked);
           char what[96];
           snprintf(what, sizeof what, "image %zu s=%d border=%d variant=%d", ii, s, border,
                    variant);
@@ -777,7 +814,8 @@ static void test_voxels(void) {
           }
           int64_t n[3] = {lo[0], im.d > 1 ? lo[1] : 0, im.d > 2 ? lo[2] : 0};
           for (;;) {
-            check_voxels(a, low->cfgs[0], &im, s, border, n, variant == 1, variant == 2, what);
+            check_voxels(a, low->cfgs[0], &im, brick ? &bricked : &im.li, s, border, n,
+                         variant == 1, proxy, what);
             nruns++;
             int ax = 0;
             int step = inside_only ? 1 : 3;
