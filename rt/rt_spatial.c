@@ -19,16 +19,19 @@
  * 95 % quantiles per axis) so that a few outliers do not blow up the cells.
  * Cell coordinates are taken relative to the sample's median.
  *
- * Storage: pos/keys hold the points counting-sorted by bucket (stable,
- * so each cell lists its strands in ascending order), start[] the bucket
- * offsets. A point is a record of dim reals followed by its strand index
- * (in the bytes of one more real), so that a hit costs no extra cache
- * miss: queries are bound by memory latency, one miss per row of cells. A bucket is a cell of the dense array over the occupied cell box
- * when that box has at most 2n+64 cells (rows of cells along axis 0 are
- * then contiguous, and a query scans one range per row), otherwise a slot
- * of a hash table of 2^⌈log2 n⌉ buckets keyed by the packed cell
- * coordinates (kept per point to skip colliding cells). Queries gather
- * candidates, test them exactly, and sort the (small) result.
+ * Storage: the points counting-sorted by bucket (stable, so each cell
+ * lists its strands in ascending order) in pos, bucket offsets in start[].
+ * A point is a record of dim reals followed by its strand index (in the
+ * bytes of one more real), so a hit costs no extra cache miss: queries are
+ * bound by memory latency, about one miss per row of cells. A bucket is a
+ * cell of the dense array over the occupied cell box when that box has at
+ * most 2n+64 cells (rows of cells along axis 0 are then contiguous, and a
+ * query scans one range per row); otherwise a slot of a hash table of
+ * 2^⌈log2 n⌉ buckets: k0 plus a hash of the other coordinates, so rows
+ * stay contiguous (modulo the table size). In hash mode the packed cell
+ * coordinates are kept per point (keys) to skip the points of colliding
+ * rows, which would otherwise be found twice. Queries gather candidates,
+ * test them exactly, and sort the (small) result.
  */
 #include <float.h>
 #include <math.h>
@@ -153,9 +156,18 @@ static size_t dense_index(const DrtSpatial *sp, const int64_t k[3]) {
   return i;
 }
 
+/* The hash bucket of a packed key: k0 plus a hash of the other
+ * coordinates, so that a row of cells along axis 0 occupies consecutive
+ * buckets and a query scans one range per row, as in dense mode. */
+static size_t hash_bucket(const DrtSpatial *sp, uint64_t key) {
+  unsigned kb = key_bits[sp->dim];
+  uint64_t k0 = key & (((uint64_t)1 << kb) - 1);
+  return (size_t)((k0 + mix64(key >> kb)) & (sp->ncells - 1));
+}
+
 static size_t bucket_of(const DrtSpatial *sp, const int64_t k[3], int64_t K) {
   if (sp->mode == DRT_SPATIAL_DENSE) return dense_index(sp, k);
-  return (size_t)(mix64(pack_key(k, sp->dim, K)) & (sp->ncells - 1));
+  return hash_bucket(sp, pack_key(k, sp->dim, K));
 }
 
 static int cmp_double(const void *a, const void *b) {
@@ -411,6 +423,10 @@ typedef struct Query {
   uint32_t exclude;
   DrtStrandList *out;
   bool oom;
+  /* hash mode: the row being scanned. A point is in it when its key has
+   * row = key >> kb and k0 = key & kmask in [klo, klo + kspan]. */
+  uint64_t row, klo, kspan, kmask;
+  unsigned kb;
 } Query;
 
 static bool list_grow(DrtStrandList *l) {
@@ -423,8 +439,8 @@ static bool list_grow(DrtStrandList *l) {
   return true;
 }
 
-/* Test points [a, b) of the sorted copy (in hash mode only those whose
- * key is `key`, unless use_key is false) and append the hits. The sums
+/* Test points [a, b) of the sorted copy (when use_key, only those in
+ * the row of cells q->row, klo..) and append the hits. The sums
  * are written out term by term in the order the header documents; DIM is
  * a constant in each expansion so that the tests on it vanish. */
 #define SCAN_BODY(REAL, C, R2, DIM)                                            \
@@ -433,7 +449,9 @@ static bool list_grow(DrtStrandList *l) {
     const REAL c0 = C[0], c1 = C[1], c2 = C[2], r2 = R2;                       \
     const uint32_t ex = q->exclude;                                            \
     for (size_t i = a; i < b; i++) {                                           \
-      if (keys && keys[i] != key) continue;                                    \
+      if (keys && ((keys[i] >> kb) != row ||                                   \
+                   (keys[i] & kmask) - klo > kspan))                           \
+        continue;                                                              \
       const REAL *p = P + i * ((DIM) + 1);                                     \
       REAL t = p[0] - c0, d2 = t * t;                                          \
       if ((DIM) > 1) {                                                         \
@@ -456,9 +474,12 @@ static bool list_grow(DrtStrandList *l) {
     }                                                                          \
   } while (0)
 
-static void scan(Query *q, size_t a, size_t b, bool use_key, uint64_t key) {
+static void scan(Query *q, size_t a, size_t b, bool use_key) {
   const DrtSpatial *sp = q->sp;
   const uint64_t *keys = use_key ? sp->keys : NULL;
+  const uint64_t row = q->row, klo = q->klo, kspan = q->kspan;
+  const uint64_t kmask = q->kmask;
+  const unsigned kb = q->kb;
   DrtStrandList *out = q->out;
   if (q->oom) return;
   bool f = sp->type == nrrdTypeFloat;
@@ -528,7 +549,7 @@ static bool query(Query *q, const double c[3], double r) {
     if (!isfinite(c[a])) return false;   /* no distance can be < r */
 
   if (sp->mode == DRT_SPATIAL_BRUTE) {
-    scan(q, 0, sp->npoints, false, 0);   /* strand order: sorted */
+    scan(q, 0, sp->npoints, false);   /* strand order: sorted */
   } else {
     const int64_t K = key_clamp(dim);
     int64_t lo[3] = {0, 0, 0}, hi[3] = {0, 0, 0};
@@ -550,19 +571,31 @@ static bool query(Query *q, const double c[3], double r) {
       for (int64_t k2 = lo[2]; k2 <= hi[2]; k2++, plane += s2) {
         size_t row = plane;
         for (int64_t k1 = lo[1]; k1 <= hi[1]; k1++, row += s1)
-          scan(q, start[row], start[row + len], false, 0);
+          scan(q, start[row], start[row + len], false);
       }
     } else if (4 * ncell > (double)sp->npoints) {
-      scan(q, 0, sp->npoints, false, 0);   /* cheaper than the cells */
+      scan(q, 0, sp->npoints, false);   /* cheaper than the cells */
     } else {
-      int64_t k[3] = {0, 0, 0};
+      /* rows of cells lo[0]..hi[0]: consecutive buckets, modulo ncells
+       * (len < ncells since ncell <= npoints/4 <= ncells/4) */
+      const size_t len = (size_t)(hi[0] - lo[0]) + 1, nb = sp->ncells;
+      q->kb = key_bits[dim];
+      q->kmask = ((uint64_t)1 << q->kb) - 1;
+      q->klo = (uint64_t)(lo[0] + K);
+      q->kspan = len - 1;
+      int64_t k[3] = {lo[0], 0, 0};
       for (k[2] = lo[2]; k[2] <= hi[2]; k[2]++)
-        for (k[1] = lo[1]; k[1] <= hi[1]; k[1]++)
-          for (k[0] = lo[0]; k[0] <= hi[0]; k[0]++) {
-            uint64_t key = pack_key(k, dim, K);
-            size_t b = (size_t)(mix64(key) & (sp->ncells - 1));
-            scan(q, start[b], start[b + 1], true, key);
+        for (k[1] = lo[1]; k[1] <= hi[1]; k[1]++) {
+          uint64_t key = pack_key(k, dim, K);
+          size_t b = hash_bucket(sp, key);
+          q->row = key >> q->kb;
+          if (b + len <= nb) {
+            scan(q, start[b], start[b + len], true);
+          } else {
+            scan(q, start[b], start[nb], true);
+            scan(q, 0, start[b + len - nb], true);
           }
+        }
     }
     if (!q->oom) sort_ids(out->ids + base, out->len - base);
   }

@@ -471,6 +471,40 @@ static void test_huge_range(void) {
   }
 }
 
+/* Small hash tables (256 buckets), so that rows of cells often wrap
+ * around the end of the bucket array. */
+static void test_hash_small(void) {
+  static const double extent[4] = {0, 400, 15, 5};
+  for (unsigned dim = 1; dim <= 3; dim++) {
+    Set s;
+    set_alloc(&s, dim, nrrdTypeDouble, 200);
+    Rng rng = {500 + dim};
+    for (size_t i = 0; i < s.n; i++)
+      for (unsigned k = 0; k < dim; k++)
+        set_coord(&s, i, k, extent[dim] * rng_unit(&rng));
+    DrtSpatialPoints p = set_points(&s);
+    DrtSpatialOptions opt = {0.5, false};
+    DrtSpatial sp = {0};
+    DrtErrors e = {0};
+    DrtStrandList got = {0}, want = {0};
+    CHECK(!drt_spatial_build(&e, &sp, &p, &opt));
+    CHECK(sp.mode == DRT_SPATIAL_HASH && sp.ncells == 256);
+    static const double radii[] = {0.3, 0.45, 1, 3};
+    for (int q = 0; q < 400; q++) {
+      double c[3] = {0, 0, 0};
+      for (unsigned k = 0; k < dim; k++) c[k] = extent[dim] * rng_unit(&rng);
+      for (int ri = 0; ri < 4; ri++)
+        agree(&sp, &s, c, radii[ri], DRT_SPATIAL_NO_EXCLUDE, &got, &want,
+              "small hash");
+    }
+    drt_strand_list_free(&got);
+    drt_strand_list_free(&want);
+    drt_spatial_free(&sp);
+    drt_errors_free(&e);
+    set_free(&s);
+  }
+}
+
 /* The same points in AoS, SoA and AoSoA layouts, with an alive mask or a
  * list of alive strands, give the same answers. */
 typedef struct Strand {
@@ -634,6 +668,14 @@ static void test_reuse(void) {
     cap = l.cap;
   }
 
+  /* a list that cannot grow (its doubled size would overflow): the query
+   * fails and leaves the list as it was */
+  uint32_t dummy[1] = {7};
+  DrtStrandList full = {dummy, SIZE_MAX / 4 + 1, SIZE_MAX / 4 + 1};
+  CHECK(drt_spatial_sphere_d(&sp, c, 0.05, DRT_SPATIAL_NO_EXCLUDE, &full));
+  CHECK(full.ids == dummy && full.len == SIZE_MAX / 4 + 1 && dummy[0] == 7);
+  CHECK(!drt_spatial_sphere_d(&sp, c, 1e-9, DRT_SPATIAL_NO_EXCLUDE, &full));
+
   double radii[] = {0.01, 0.05, 0.3};
   for (int round = 0; round < 2; round++) {
     p = set_points(&b);
@@ -715,6 +757,7 @@ int main(void) {
   test_layouts();
   test_reuse();
   test_huge_range();
+  test_hash_small();
   test_openmp();
   test_random();
   return unit_finish("rt_spatial");
