@@ -139,6 +139,8 @@ typedef struct DrtImage {
   float Wf[9], WTf[9], tf[3];
   double origin[3];     /* o, the world position of index 0 */
   Nrrd *nrrd;           /* owns the data; normalized meta-data */
+  void *layout_data;    /* NULL, or the re-laid-out samples that data
+                           points to (drt_image_adopt_data) */
 } DrtImage;
 
 /* Load FILE ("-" is stdin) into img. On error img is left empty (all
@@ -149,6 +151,11 @@ bool drt_image_load_file(DrtErrors *e, const DrtImageSpec *spec,
  * data are copied). */
 bool drt_image_load_nrrd(DrtErrors *e, const DrtImageSpec *spec,
                          const Nrrd *nin, DrtImage *img);
+/* Make img's samples `data` (malloc'd samples of img->type), a copy in
+ * another layout made by the generated program (e.g. bricks,
+ * --image-layout; sample addresses are then that layout's, not the one
+ * described above). The image owns and frees it. */
+void drt_image_adopt_data(DrtImage *img, void *data);
 /* Free img's data and zero it; safe on a zeroed or already freed image. */
 void drt_image_free(DrtImage *img);
 

@@ -13,9 +13,10 @@
  *         strands are removed, strands created by `new` are appended
  *         (active and fresh) → global update.
  *
- * Storage. Strand states are stored array-of-structs: strand i's state is
- * state_size bytes at drt_world_state(w, i) (the generated methods work on
- * a pointer to their struct). Alive strands are kept compacted in
+ * Storage. Without a DrtStateLayout, strand states are stored
+ * array-of-structs: strand i's state is state_size bytes at
+ * drt_world_state(w, i) (the methods work on a pointer to their struct).
+ * With one, the layout decides where each state word lives (see below). Alive strands are kept compacted in
  * creation order (§10 Q15: dead strands are squeezed out after each step,
  * new strands are appended after all older ones, ordered by their
  * creator's position, then by creation order within one creator), so a
@@ -92,6 +93,26 @@ typedef void (*DrtGlobalBlock)(DrtWorld *w, void *globals);
 typedef void (*DrtParallelFor)(uint32_t nchunks, void (*body)(void *arg, uint32_t c), void *arg,
                                uint32_t nworkers);
 
+/* A strand-state layout chosen by the compiler (LAYOUTS.md §4.3 (a):
+ * AoS, SoA, AoSoA; --strand-layout). With one, the runtime keeps every
+ * state in an opaque store of bytes(cap) bytes, where cap (the number of
+ * slots, drt_world_capacity) is a multiple of `pad` and is the column
+ * stride of SoA-like layouts; only the generated code indexes the store.
+ * A state crosses the runtime boundary as a packed record of state_size
+ * bytes: creation and `new` fill packed records, put() scatters one into
+ * slot i, get() gathers slot i (moves, growth, free_state). Methods and
+ * reductions then receive the store itself as `self`. chunk_range, when
+ * given, maps a parallel chunk to its strands [*lo, *hi) (the strand →
+ * chunk layout), and `chunk` is the chunk size (a multiple of pad). */
+typedef struct DrtStateLayout {
+  uint32_t pad;
+  uint32_t chunk;
+  size_t (*bytes)(uint32_t cap);
+  void (*get)(const void *store, uint32_t cap, uint32_t i, void *packed);
+  void (*put)(void *store, uint32_t cap, uint32_t i, const void *packed);
+  void (*chunk_range)(uint32_t c, uint32_t chunk, uint32_t n, uint32_t *lo, uint32_t *hi);
+} DrtStateLayout;
+
 typedef struct DrtProgram {
   size_t state_size;           /* bytes of one strand's state (sizeof) */
   size_t state_align;          /* its alignment (0: max_align_t) */
@@ -103,6 +124,7 @@ typedef struct DrtProgram {
   DrtGlobalBlock global_update;/* NULL when none */
   DrtGlobalBlock begin_step;   /* NULL; e.g. rebuild the spatial index */
   void (*free_state)(void *self); /* NULL; frees heap parts of a state */
+  const DrtStateLayout *layout;   /* NULL: array-of-structs of state_size */
 } DrtProgram;
 
 /* A new world in stage POST_NEW (NULL when out of memory). `globals` is
@@ -155,10 +177,18 @@ uint32_t drt_world_total_steps(const DrtWorld *w);
 /* Storage slots (alive strands plus, mid-step, dying ones). */
 uint32_t drt_world_nslots(const DrtWorld *w);
 unsigned char drt_world_status(const DrtWorld *w, uint32_t id);
+/* NULL with a DrtStateLayout (use the store and the layout instead). */
 void *drt_world_state(const DrtWorld *w, uint32_t id);
 /* Start-of-step state of strand id (the current state when the program
- * does not share state). */
+ * does not share state); NULL with a DrtStateLayout. */
 const void *drt_world_in_state(const DrtWorld *w, uint32_t id);
+/* With a DrtStateLayout: the store, its start-of-step copy (the store
+ * itself when the program does not share state or outside a step), and
+ * the capacity in slots that the layout's index expressions use. Stable
+ * during a step's phases and global blocks. */
+void *drt_world_store(const DrtWorld *w);
+const void *drt_world_in_store(const DrtWorld *w);
+uint32_t drt_world_capacity(const DrtWorld *w);
 bool drt_world_is_grid(const DrtWorld *w);
 unsigned drt_world_grid_axes(const DrtWorld *w, const size_t **sizes);
 
@@ -194,6 +224,25 @@ int64_t drt_world_reduce_int(DrtWorld *w, DrtSet set, DrtReduce op, DrtMapInt ma
 void drt_world_output_domain(const DrtWorld *w, bool snapshot, DrtDomain *dom);
 /* Whether strand id is written by such an output. */
 bool drt_world_output_includes(const DrtWorld *w, uint32_t id, bool snapshot);
+
+/* ---- super-steps run elsewhere (the CUDA target, rt/cuda) ---- */
+
+/* The checks of drt_world_run before a run whose steps another engine
+ * executes: true (with an error when uninitialized) when it must not run
+ * (also when the world is done); POST_CREATE becomes RUNNING with *first
+ * set (the caller runs the global start block). */
+bool drt_world_external_begin(DrtWorld *w, bool *first);
+/* The packed record (state_size bytes) of strand id. */
+void drt_world_external_get(const DrtWorld *w, uint32_t id, void *packed);
+/* Replace every strand by n packed records with their status and fresh
+ * flags (in storage order), recount, add `steps` to the step count and
+ * finish the run stage when no strand is active. True on error. */
+bool drt_world_external_sync(DrtWorld *w, uint32_t n, const void *packed,
+                             const unsigned char *status, const unsigned char *fresh,
+                             uint32_t steps);
+/* The chunk size: strands created by `new` are ordered by the creator's
+ * chunk, then phase (start before update), then creator and order. */
+uint32_t drt_world_chunk(const DrtWorld *w);
 
 #ifdef __cplusplus
 }

@@ -533,7 +533,14 @@ bool drt_image_load_nrrd(DrtErrors *e, const DrtImageSpec *spec,
   return finish(e, spec, NULL, n, img);
 }
 
+void drt_image_adopt_data(DrtImage *img, void *data) {
+  free(img->layout_data);
+  img->layout_data = data;
+  img->data = data;
+}
+
 void drt_image_free(DrtImage *img) {
+  free(img->layout_data);
   if (img->nrrd) nrrdNuke(img->nrrd);
   memset(img, 0, sizeof *img);
 }

@@ -27,7 +27,10 @@ struct DrtWorld {
   DrtParallelFor pfor;
   uint32_t nworkers, chunk;
   size_t ssz, align;       /* state size rounded to the alignment */
-  unsigned char *state;    /* cap slots of ssz bytes */
+  const DrtStateLayout *lay; /* NULL: AoS slots of ssz bytes */
+  unsigned char *state;    /* cap slots of ssz bytes, or the layout's store */
+  unsigned char *tmp;      /* one packed record (layout moves) */
+  bool pending;            /* layout: tmp holds created strand n-1 */
   unsigned char *in_state; /* start-of-step copies (shared programs) */
   unsigned char *status;   /* DRT_ACTIVE ... per slot */
   unsigned char *fresh;    /* 1: start method still to run */
@@ -64,7 +67,7 @@ static bool drt_grow_aligned(unsigned char **p, size_t align, size_t old_bytes, 
 /* Room for at least `need` slots. */
 static bool drt_reserve(DrtWorld *w, uint32_t need) {
   if (need <= w->cap) return true;
-  uint32_t cap = w->cap ? w->cap : 64;
+  uint32_t cap = w->cap ? w->cap : (w->lay && w->lay->pad > 64 ? w->lay->pad : 64);
   while (cap < need) {
     if (cap > UINT32_MAX / 2) {
       drt_error(&w->err, "too many strands");
@@ -78,8 +81,20 @@ static bool drt_reserve(DrtWorld *w, uint32_t need) {
   fr = realloc(w->fresh, cap);
   if (!fr) goto oom;
   w->fresh = fr;
-  if (!drt_grow_aligned(&w->state, w->align, (size_t)w->n * w->ssz, (size_t)cap * w->ssz))
+  if (w->lay) {
+    /* the capacity is a stride of the layout: every slot moves */
+    unsigned char *q = drt_alloc_aligned(64, w->lay->bytes(cap));
+    if (!q) goto oom;
+    for (uint32_t i = 0; i < w->n; i++) {
+      w->lay->get(w->state, w->cap, i, w->tmp);
+      w->lay->put(q, cap, i, w->tmp);
+    }
+    free(w->state);
+    w->state = q;
+  } else if (!drt_grow_aligned(&w->state, w->align, (size_t)w->n * w->ssz,
+                               (size_t)cap * w->ssz)) {
     goto oom;
+  }
   w->cap = cap;
   return true;
 oom:
@@ -102,6 +117,17 @@ DrtWorld *drt_world_new(const DrtProgram *prog, void *globals) {
   w->nworkers = 1;
   w->chunk = DRT_DEFAULT_CHUNK;
   w->stage = DRT_STAGE_POST_NEW;
+  w->lay = prog->layout;
+  if (w->lay) {
+    if (w->lay->chunk) w->chunk = w->lay->chunk;
+    w->tmp = drt_alloc_aligned(w->align, w->ssz);
+    if (!w->tmp || !w->lay->bytes || !w->lay->get || !w->lay->put || !w->lay->pad ||
+        (w->lay->pad & (w->lay->pad - 1))) {
+      free(w->tmp);
+      free(w);
+      return NULL;
+    }
+  }
   return w;
 }
 
@@ -110,11 +136,23 @@ static void drt_free_states(DrtWorld *w, unsigned char *base, size_t n) {
   for (size_t i = 0; i < n; i++) w->prog.free_state(base + i * w->ssz);
 }
 
+/* free_state of slot i (gathered into a packed record with a layout). */
+static void drt_free_slot(DrtWorld *w, uint32_t i) {
+  if (!w->prog.free_state) return;
+  if (!w->lay) {
+    w->prog.free_state(w->state + (size_t)i * w->ssz);
+    return;
+  }
+  w->lay->get(w->state, w->cap, i, w->tmp);
+  w->prog.free_state(w->tmp);
+}
+
 void drt_world_free(DrtWorld *w) {
   if (!w) return;
   if (w->prog.free_state)
     for (uint32_t i = 0; i < w->n; i++)
-      if (w->status[i] != DRT_DEAD) w->prog.free_state(w->state + (size_t)i * w->ssz);
+      if (w->status[i] != DRT_DEAD && !(w->pending && i + 1 == w->n)) drt_free_slot(w, i);
+  if (w->pending && w->prog.free_state) w->prog.free_state(w->tmp);
   for (uint32_t c = 0; c < w->nbufs; c++) {
     drt_free_states(w, w->bufs[c].states, w->bufs[c].n);
     free(w->bufs[c].states);
@@ -124,6 +162,7 @@ void drt_world_free(DrtWorld *w) {
   free(w->in_state);
   free(w->status);
   free(w->fresh);
+  free(w->tmp);
   drt_errors_free(&w->err);
   free(w);
 }
@@ -138,7 +177,7 @@ void drt_world_set_parallel(DrtWorld *w, DrtParallelFor pfor, uint32_t nworkers,
                             uint32_t chunk) {
   w->pfor = pfor;
   w->nworkers = nworkers ? nworkers : 1;
-  w->chunk = chunk ? chunk : DRT_DEFAULT_CHUNK;
+  w->chunk = chunk ? chunk : w->lay && w->lay->chunk ? w->lay->chunk : DRT_DEFAULT_CHUNK;
 }
 uint32_t drt_world_nworkers(const DrtWorld *w) { return w->nworkers; }
 
@@ -150,10 +189,18 @@ uint32_t drt_world_nslots(const DrtWorld *w) { return w->n; }
 unsigned char drt_world_status(const DrtWorld *w, uint32_t id) {
   return id < w->n ? w->status[id] : DRT_DEAD;
 }
-void *drt_world_state(const DrtWorld *w, uint32_t id) { return w->state + (size_t)id * w->ssz; }
+void *drt_world_state(const DrtWorld *w, uint32_t id) {
+  return w->lay ? NULL : w->state + (size_t)id * w->ssz;
+}
 const void *drt_world_in_state(const DrtWorld *w, uint32_t id) {
+  if (w->lay) return NULL;
   return (w->in_state && w->in_step ? w->in_state : w->state) + (size_t)id * w->ssz;
 }
+void *drt_world_store(const DrtWorld *w) { return w->state; }
+const void *drt_world_in_store(const DrtWorld *w) {
+  return w->in_state && w->in_step ? w->in_state : w->state;
+}
+uint32_t drt_world_capacity(const DrtWorld *w) { return w->cap; }
 bool drt_world_is_grid(const DrtWorld *w) { return w->grid; }
 unsigned drt_world_grid_axes(const DrtWorld *w, const size_t **sizes) {
   if (sizes) *sizes = w->sizes;
@@ -194,8 +241,25 @@ bool drt_world_set_grid(DrtWorld *w, unsigned naxes, const size_t *sizes) {
   return false;
 }
 
+/* Layouts: scatter the packed record of the last created strand. */
+static void drt_commit_pending(DrtWorld *w) {
+  if (!w->pending) return;
+  w->lay->put(w->state, w->cap, w->n - 1, w->tmp);
+  w->pending = false;
+}
+
 void *drt_world_create_strand(DrtWorld *w) {
+  if (w->lay) drt_commit_pending(w);
   if (w->n == UINT32_MAX - 1 || !drt_reserve(w, w->n + 1)) return NULL;
+  if (w->lay) {
+    uint32_t i = w->n++;
+    memset(w->tmp, 0, w->ssz);
+    w->status[i] = DRT_ACTIVE;
+    w->fresh[i] = 1;
+    w->nactive++;
+    w->pending = true;
+    return w->tmp;
+  }
   uint32_t i = w->n++;
   unsigned char *s = w->state + (size_t)i * w->ssz;
   memset(s, 0, w->ssz);
@@ -206,6 +270,7 @@ void *drt_world_create_strand(DrtWorld *w) {
 }
 
 bool drt_world_create_end(DrtWorld *w) {
+  if (w->lay) drt_commit_pending(w);
   if (w->grid) {
     size_t want = 1;
     for (unsigned i = 0; i < w->naxes; i++) want *= w->sizes[i];
@@ -258,11 +323,16 @@ static void drt_compact(DrtWorld *w) {
   uint32_t k = 0;
   for (uint32_t i = 0; i < w->n; i++) {
     if (w->status[i] == DRT_DYING || w->status[i] == DRT_DEAD) {
-      if (w->prog.free_state) w->prog.free_state(w->state + (size_t)i * w->ssz);
+      drt_free_slot(w, i);
       continue;
     }
     if (k != i) {
-      memcpy(w->state + (size_t)k * w->ssz, w->state + (size_t)i * w->ssz, w->ssz);
+      if (w->lay) {
+        w->lay->get(w->state, w->cap, i, w->tmp);
+        w->lay->put(w->state, w->cap, k, w->tmp);
+      } else {
+        memcpy(w->state + (size_t)k * w->ssz, w->state + (size_t)i * w->ssz, w->ssz);
+      }
       w->status[k] = w->status[i];
       w->fresh[k] = w->fresh[i];
     }
@@ -285,7 +355,11 @@ static void drt_append_new(DrtWorld *w, uint32_t nchunks) {
       b->n = 0;
       continue;
     }
-    memcpy(w->state + (size_t)w->n * w->ssz, b->states, b->n * w->ssz);
+    if (w->lay)
+      for (size_t j = 0; j < b->n; j++)
+        w->lay->put(w->state, w->cap, w->n + (uint32_t)j, b->states + j * w->ssz);
+    else
+      memcpy(w->state + (size_t)w->n * w->ssz, b->states, b->n * w->ssz);
     memset(w->status + w->n, DRT_ACTIVE, b->n);
     memset(w->fresh + w->n, 1, b->n);
     w->n += (uint32_t)b->n;
@@ -298,7 +372,8 @@ void drt_world_stabilize_all(DrtWorld *w) {
   DrtCtx ctx = {w, w->globals, 0};
   for (uint32_t i = 0; i < w->n; i++) {
     if (w->status[i] != DRT_ACTIVE) continue;
-    if (w->prog.stabilize) w->prog.stabilize(&ctx, i, w->state + (size_t)i * w->ssz);
+    if (w->prog.stabilize)
+      w->prog.stabilize(&ctx, i, w->lay ? w->state : w->state + (size_t)i * w->ssz);
     w->status[i] = DRT_STABLE;
     w->nactive--;
     w->nstable++;
@@ -321,17 +396,29 @@ typedef struct DrtPhase {
   bool start; /* the start phase, else the update phase */
 } DrtPhase;
 
+/* The strands [lo, hi) of chunk c: the layout's strand → chunk map, or
+ * consecutive runs of `chunk` strands. */
+static void drt_chunk_range(const DrtWorld *w, uint32_t c, uint32_t *lo, uint32_t *hi) {
+  if (w->lay && w->lay->chunk_range && w->chunk == w->lay->chunk) {
+    w->lay->chunk_range(c, w->chunk, w->n, lo, hi);
+    return;
+  }
+  *lo = c * w->chunk;
+  *hi = *lo + w->chunk;
+  if (*hi > w->n || *hi < *lo) *hi = w->n;
+}
+
 static void drt_phase_chunk(void *arg, uint32_t c) {
   DrtPhase *ph = arg;
   DrtWorld *w = ph->w;
   DrtCtx ctx = {w, w->globals, c};
   DrtNewBuf *b = &w->bufs[c];
-  uint32_t lo = c * w->chunk, hi = lo + w->chunk;
-  if (hi > w->n || hi < lo) hi = w->n;
+  uint32_t lo, hi;
+  drt_chunk_range(w, c, &lo, &hi);
   for (uint32_t i = lo; i < hi; i++) {
     if (w->status[i] != DRT_ACTIVE) continue;
     DrtExit r;
-    void *self = w->state + (size_t)i * w->ssz;
+    void *self = w->lay ? w->state : w->state + (size_t)i * w->ssz;
     if (ph->start) {
       if (!w->fresh[i]) continue;
       w->fresh[i] = 0;
@@ -370,9 +457,11 @@ static bool drt_step(DrtWorld *w) {
   }
   for (uint32_t c = 0; c < nchunks; c++) w->bufs[c].nstab = w->bufs[c].ndie = 0;
   if (w->prog.shared && n) {
-    if (w->in_cap < n) {
+    /* a layout's copy must have the same capacity: it is a stride */
+    if (w->lay ? w->in_cap != w->cap : w->in_cap < n) {
       free(w->in_state);
-      w->in_state = drt_alloc_aligned(w->align, (size_t)w->cap * w->ssz);
+      w->in_state = w->lay ? drt_alloc_aligned(64, w->lay->bytes(w->cap))
+                           : drt_alloc_aligned(w->align, (size_t)w->cap * w->ssz);
       if (!w->in_state) {
         w->in_cap = 0;
         drt_error(&w->err, "out of memory");
@@ -380,7 +469,7 @@ static bool drt_step(DrtWorld *w) {
       }
       w->in_cap = w->cap;
     }
-    memcpy(w->in_state, w->state, (size_t)n * w->ssz);
+    memcpy(w->in_state, w->state, w->lay ? w->lay->bytes(w->cap) : (size_t)n * w->ssz);
   }
   w->in_step = true;
   if (w->prog.begin_step) w->prog.begin_step(w, w->globals);
@@ -504,14 +593,14 @@ static int64_t drt_red_combine_int(DrtReduce op, int64_t a, int64_t b) {
 static void drt_red_chunk(void *arg, uint32_t c) {
   DrtRed *r = arg;
   DrtWorld *w = r->w;
-  uint32_t lo = c * w->chunk, hi = lo + w->chunk;
-  if (hi > w->n || hi < lo) hi = w->n;
+  uint32_t lo, hi;
+  drt_chunk_range(w, c, &lo, &hi);
   double acc = drt_red_identity(r->op);
   int64_t acci = drt_red_identity_int(r->op);
   uint32_t cnt = 0;
   for (uint32_t i = lo; i < hi; i++) {
     if (!drt_world_in_set(w, i, r->set)) continue;
-    const void *s = w->state + (size_t)i * w->ssz;
+    const void *s = w->lay ? w->state : w->state + (size_t)i * w->ssz;
     cnt++;
     if (r->is_int) acci = drt_red_combine_int(r->op, acci, r->mapi(r->env, i, s));
     else acc = drt_red_combine(r, acc, r->mapr(r->env, i, s));
@@ -599,3 +688,54 @@ bool drt_world_output_includes(const DrtWorld *w, uint32_t id, bool snapshot) {
   unsigned char s = w->status[id];
   return s == DRT_STABLE || (snapshot && s == DRT_ACTIVE);
 }
+
+/* ---- super-steps run elsewhere (the CUDA target, rt/cuda) ---------------------------- */
+
+bool drt_world_external_begin(DrtWorld *w, bool *first) {
+  *first = false;
+  if (w->stage < DRT_STAGE_POST_CREATE) {
+    drt_error(&w->err, "attempt to run uninitialized program");
+    return true;
+  }
+  if (w->stage == DRT_STAGE_DONE) return true;
+  if (w->stage == DRT_STAGE_POST_CREATE) {
+    w->stage = DRT_STAGE_RUNNING;
+    *first = true;
+  }
+  return false;
+}
+
+void drt_world_external_get(const DrtWorld *w, uint32_t id, void *packed) {
+  if (w->lay) w->lay->get(w->state, w->cap, id, packed);
+  else memcpy(packed, w->state + (size_t)id * w->ssz, w->prog.state_size);
+}
+
+bool drt_world_external_sync(DrtWorld *w, uint32_t n, const void *packed,
+                             const unsigned char *status, const unsigned char *fresh,
+                             uint32_t steps) {
+  if (!drt_reserve(w, n)) return true;
+  const unsigned char *p = packed;
+  for (uint32_t i = 0; i < n; i++, p += w->prog.state_size) {
+    if (w->lay) {
+      w->lay->put(w->state, w->cap, i, p);
+    } else {
+      memset(w->state + (size_t)i * w->ssz, 0, w->ssz);
+      memcpy(w->state + (size_t)i * w->ssz, p, w->prog.state_size);
+    }
+  }
+  if (n) {
+    memcpy(w->status, status, n);
+    memcpy(w->fresh, fresh, n);
+  }
+  w->n = n;
+  w->nactive = w->nstable = 0;
+  for (uint32_t i = 0; i < n; i++) {
+    w->nactive += status[i] == DRT_ACTIVE;
+    w->nstable += status[i] == DRT_STABLE;
+  }
+  w->steps += steps;
+  if (w->stage == DRT_STAGE_RUNNING && w->nactive == 0) w->stage = DRT_STAGE_DONE;
+  return false;
+}
+
+uint32_t drt_world_chunk(const DrtWorld *w) { return w->chunk; }

@@ -10,11 +10,28 @@ Each of these counts as one test:
                        `// EXPECT:` warning of F is reported;
   roundtrip/accept/... `diderotc --dump=ast F` > A exits 0, and dumping A
                        again prints the same text;
+  compile/accept/...   `diderotc --exec -o TMP/prog F` (with F's ARGS, and
+                       DIDEROT_CHECK_IR=1: the IR checker runs after every pass) exits 0:
+                       every accept program goes through the whole pipeline
+                       to an executable (in a temporary directory, removed
+                       afterwards); the executable is not run;
   reject/...           `diderotc --check F` exits non-zero, reports exactly
                        the `// EXPECT:` errors of F (warnings: at least the
                        expected ones; exactly with `// STRICT`), and prints
                        each message as `F:L:C: severity: text`, the source
                        line indented by two spaces, and a caret line.
+  cuda/run/NAME        the cases of run/NAME with --target=cuda --cuda-emulate
+                       (CUDA device code in CPU emulation): the oracle's checks
+                       and outputs byte-identical to the C target's (within
+                       CUDA_RTOL of NAME.py if set); skipped when the CUDA
+                       target refuses the program ("not yet supported");
+  cuda/nvcc/KIND/NAME  the CUDA build (nvcc, sm_80 and sm_90) of a subset of
+                       run/ and e2e programs (CUDA_NVCC_SUBSET; all with
+                       DIDEROT_NVCC_ALL=1); skipped when nvcc is missing;
+  layouts/run/NAME     the cases of run/NAME again under --strand-layout=soa,
+                       aosoa:4, aosoa:8 (and --image-layout=brick:4, brick:8
+                       for programs with images): every output file must be
+                       byte-identical to the default layouts' run;
   run/NAME             `diderotc --exec` compiles tests/programs/run/NAME.diderot,
                        and for each case (args, expected) of CASES in NAME.py
                        (an independent Python oracle) the executable runs with
@@ -34,9 +51,11 @@ import shutil
 import signal
 import subprocess
 import sys
+import tempfile
 import threading
 
 TIMEOUT = 10          # seconds per diderotc command
+COMPILE_TIMEOUT = 120 # seconds per `diderotc --exec` (it runs the C compiler)
 UNIT_TIMEOUT = 120    # unit test binaries may do brute-force checks
 
 # One positioned diagnostic: FILE:L:C: severity: text
@@ -402,6 +421,40 @@ class Runner:
             return Outcome(name, "fail", problems + stderr_excerpt(err))
         return Outcome(name, "pass")
 
+    def compile(self, path):
+        """compile/accept/...: the whole pipeline builds an executable."""
+        rel = self.rel(path)
+        name = "compile/" + rel[len("tests/programs/"):]
+        spec, done = self.prepare(path, name)
+        if done:
+            return done
+        work = tempfile.mkdtemp(prefix="diderot-compile-")
+        try:
+            # DIDEROT_CHECK_IR: ir_check after every pass of the middle end
+            env = dict(os.environ, DIDEROT_RT_DIR=self.builddir, DIDEROT_CHECK_IR="1")
+            argv = [self.diderotc, "--exec"] + spec.args + ["-o", os.path.join(work, "prog"), rel]
+            r = run_killable(argv, self.srcdir, COMPILE_TIMEOUT, env)
+            if isinstance(r, str):
+                return Outcome(name, "fail", [r])
+            err = r.stderr.decode("utf-8", "surrogateescape")
+            if r.returncode < 0:
+                try:
+                    sig = signal.Signals(-r.returncode).name
+                except ValueError:
+                    sig = "signal %d" % -r.returncode
+                return Outcome(name, "fail", ["crashed with %s: %s" % (sig, " ".join(argv))]
+                               + stderr_excerpt(err))
+            if SANITIZER_RE.search(err):
+                return Outcome(name, "fail", ["sanitizer report"] + stderr_excerpt(err))
+            if r.returncode != 0:
+                return Outcome(name, "fail", ["diderotc --exec exit status %d" % r.returncode]
+                               + stderr_excerpt(err))
+            if not os.access(os.path.join(work, "prog"), os.X_OK):
+                return Outcome(name, "fail", ["no executable was written"])
+            return Outcome(name, "pass")
+        finally:
+            shutil.rmtree(work, ignore_errors=True)
+
     # ---- collecting -----------------------------------------------------------
 
     def runprog(self, path):
@@ -420,48 +473,241 @@ class Runner:
         work = os.path.join(self.builddir, "tests", "run", os.path.basename(path)[:-8])
         shutil.rmtree(work, ignore_errors=True)
         os.makedirs(work)
-        exe = os.path.join(work, "prog")
         env = dict(os.environ, DIDEROT_RT_DIR=self.builddir)
-        r = run_killable([self.diderotc, "--exec", "-o", exe, path], self.srcdir, 120, env=env)
-        if isinstance(r, str):
-            return Outcome(name, "fail", [r])
-        if r.returncode != 0:
-            return Outcome(name, "fail", ["diderotc exit status %d" % r.returncode]
-                           + stderr_excerpt(r.stderr.decode("utf-8", "replace")))
-        problems = []
-        for n, case in enumerate(scope.get("CASES", [])):
+        flags = list(scope.get("FLAGS", []))
+        cases = scope.get("CASES", [])
+        problems, base, exes = [], None, {}
+        # the build of FLAGS, then each of ALSO: (more flags, more run
+        # arguments), whose output files must be byte-identical to the first
+        for k, (more, extra) in enumerate([([], [])] + list(scope.get("ALSO", []))):
+            label = " ".join(flags + list(more)) or "default"
+            exe = exes.get(tuple(more))
+            if exe is None:
+                exe = exes[tuple(more)] = os.path.join(work, "prog%d" % k)
+                r = run_killable([self.diderotc, "--exec"] + flags + list(more) + ["-o", exe, path],
+                                 self.srcdir, 120, env=env)
+                if isinstance(r, str):
+                    return Outcome(name, "fail", [r])
+                if r.returncode != 0:
+                    return Outcome(name, "fail", ["%s: diderotc exit status %d" % (label, r.returncode)]
+                                   + stderr_excerpt(r.stderr.decode("utf-8", "replace")))
+            outs = self.run_cases(exe, work, cases, list(extra), nrrdpy, problems,
+                                  "" if k == 0 else "[%s %s] " % (label, " ".join(extra)))
+            if base is None:
+                base = outs
+            else:
+                for n, (o, b) in enumerate(zip(outs, base)):
+                    if o is not None and b is not None and o != b:
+                        diff = sorted(f for f in set(o) | set(b) if o.get(f) != b.get(f))
+                        problems.append("[%s %s] case %d: output files differ from the first build: %s"
+                                        % (label, " ".join(extra), n, ", ".join(diff)))
+        shutil.rmtree(work, ignore_errors=True)
+        if problems:
+            return Outcome(name, "fail", problems)
+        return Outcome(name, "pass")
+
+    def run_cases(self, exe, work, cases, extra, nrrdpy, problems, label):
+        """Run every case of CASES with exe; compare with the oracle. A
+        want entry is (values, sizes[, "sorted"]) or a callable check(nrrd)
+        returning a list of problems; the key "*" gets check(list of the
+        .nrrd files written). Returns the output files' bytes per case."""
+        outs = []
+        for n, case in enumerate(cases):
             args, want = case
             for f in os.listdir(work):
                 if f.endswith(".nrrd"):
                     os.remove(os.path.join(work, f))
-            r = run_killable([exe] + list(args), work, 60)
+            r = run_killable([exe] + [str(a) for a in args] + extra, work, 60)
             if isinstance(r, str) or r.returncode != 0:
-                problems.append("case %d %s: %s" % (n, args, r if isinstance(r, str) else
+                problems.append("%scase %d %s: %s" % (label, n, args, r if isinstance(r, str) else
                                 "exit status %d: %s" % (r.returncode, tail(r.stderr.decode("utf-8", "replace")))))
+                outs.append(None)
                 continue
+            files = sorted(f for f in os.listdir(work) if f.endswith(".nrrd"))
+            outs.append({f: open(os.path.join(work, f), "rb").read() for f in files})
             for fname, spec in want.items():
+                if callable(spec):
+                    try:
+                        arg = files if fname == "*" else nrrdpy.read(os.path.join(work, fname))
+                        bad = spec(arg) or []
+                    except Exception as e:
+                        bad = ["%s" % e]
+                    problems.extend("%scase %d: %s: %s" % (label, n, fname, b) for b in bad)
+                    continue
                 values, sizes = spec[0], spec[1]
                 how = spec[2] if len(spec) > 2 else ""
                 try:
                     got = nrrdpy.read(os.path.join(work, fname))
                 except Exception as e:
-                    problems.append("case %d: %s: %s" % (n, fname, e))
+                    problems.append("%scase %d: %s: %s" % (label, n, fname, e))
                     continue
                 data = list(got.data)
                 if sizes is not None and list(got.sizes) != list(sizes):
-                    problems.append("case %d: %s: sizes %s, expected %s" % (n, fname, got.sizes, sizes))
+                    problems.append("%scase %d: %s: sizes %s, expected %s" % (label, n, fname, got.sizes, sizes))
                 if how == "sorted":
                     data, values = sorted(data), sorted(values)
                 if len(data) != len(values):
-                    problems.append("case %d: %s: %d values, expected %d" % (n, fname, len(data), len(values)))
+                    problems.append("%scase %d: %s: %d values, expected %d" % (label, n, fname, len(data), len(values)))
                     continue
                 for i, (g, w) in enumerate(zip(data, values)):
                     if not abs(g - w) <= 1e-5 * max(1.0, abs(w)):
-                        problems.append("case %d: %s[%d] = %r, expected %r" % (n, fname, i, g, w))
+                        problems.append("%scase %d: %s[%d] = %r, expected %r" % (label, n, fname, i, g, w))
                         break
+        return outs
+
+    # layouts/run/NAME: the same cases under every strand layout (and image
+    # layout when the program reads images); the output files of each case
+    # must be byte-identical to those of the default layouts.
+    LAYOUT_RUNS = [["--strand-layout=soa"], ["--strand-layout=aosoa:4"],
+                   ["--strand-layout=aosoa:8"]]
+    IMAGE_LAYOUT_RUNS = [["--image-layout=brick:4"], ["--image-layout=brick:8"]]
+
+    def runlayouts(self, path):
+        stem = os.path.basename(path)[:-len(".diderot")]
+        name = "layouts/run/" + stem
+        scope = {}
+        try:
+            exec(compile(read_text(path[:-len(".diderot")] + ".py"), path, "exec"), scope)
+        except Exception as e:
+            return Outcome(name, "fail", ["oracle: %s" % e])
+        runs = [[]] + self.LAYOUT_RUNS
+        if "image(" in read_text(path):
+            runs += self.IMAGE_LAYOUT_RUNS
+        work = os.path.join(self.builddir, "tests", "layouts", stem)
         shutil.rmtree(work, ignore_errors=True)
+        os.makedirs(work)
+        env = dict(os.environ, DIDEROT_RT_DIR=self.builddir)
+        base, problems = None, []
+        for k, flags in enumerate(runs):
+            label = " ".join(flags) or "default layouts"
+            exe = os.path.join(work, "prog%d" % k)
+            r = run_killable([self.diderotc, "--exec"] + list(scope.get("FLAGS", [])) + flags
+                             + ["-o", exe, path], self.srcdir, COMPILE_TIMEOUT, env=env)
+            if isinstance(r, str) or r.returncode != 0:
+                problems.append("%s: diderotc failed: %s" % (label, r if isinstance(r, str) else
+                                tail(r.stderr.decode("utf-8", "replace"))))
+                continue
+            outs = []
+            for n, (args, _) in enumerate(scope.get("CASES", [])):
+                for f in os.listdir(work):
+                    if f.endswith(".nrrd"):
+                        os.remove(os.path.join(work, f))
+                r = run_killable([exe] + [str(a) for a in args], work, 60)
+                if isinstance(r, str) or r.returncode != 0:
+                    problems.append("%s: case %d fails" % (label, n))
+                    continue
+                outs.append({f: open(os.path.join(work, f), "rb").read()
+                             for f in sorted(os.listdir(work)) if f.endswith(".nrrd")})
+            if base is None:
+                base = outs
+            elif outs != base:
+                problems.append("%s: outputs differ from the default layouts' run" % label)
         if problems:
-            return Outcome(name, "fail", problems)
+            return Outcome(name, "fail", problems + ["(work directory %s)" % work])
+        shutil.rmtree(work, ignore_errors=True)
+        return Outcome(name, "pass")
+
+    # cuda/run/NAME: the cases of run/NAME with the CUDA target in host
+    # emulation (--target=cuda --cuda-emulate): the oracle's checks, and
+    # output files byte-identical to the C target's (both built with
+    # CUDA_CFLAGS: no FMA contraction); CUDA_RTOL in NAME.py allows a
+    # relative difference instead (reductions over strands sum in blocks).
+    # A program the CUDA target refuses ("not yet supported") is skipped.
+    CUDA_CFLAGS = "-O2 -ffp-contract=off"
+
+    def cudarun(self, path):
+        stem = os.path.basename(path)[:-len(".diderot")]
+        name = "cuda/run/" + stem
+        sys.path.insert(0, os.path.join(self.srcdir, "tests", "oracle"))
+        import nrrd as nrrdpy
+        scope = {}
+        try:
+            exec(compile(read_text(path[:-len(".diderot")] + ".py"), path, "exec"), scope)
+        except Exception as e:
+            return Outcome(name, "fail", ["oracle: %s" % e])
+        work = os.path.join(self.builddir, "tests", "cuda", stem)
+        shutil.rmtree(work, ignore_errors=True)
+        os.makedirs(work)
+        env = dict(os.environ, DIDEROT_RT_DIR=self.builddir, CFLAGS_DIDEROT=self.CUDA_CFLAGS)
+        cases = scope.get("CASES", [])
+        problems, outs = [], []
+        for label, flags in (("cuda", ["--target=cuda", "--cuda-emulate"]), ("C", [])):
+            exe = os.path.join(work, "prog-" + label)
+            r = run_killable([self.diderotc, "--exec"] + list(scope.get("FLAGS", [])) + flags
+                             + ["-o", exe, path], self.srcdir, COMPILE_TIMEOUT, env=env)
+            if isinstance(r, str):
+                return Outcome(name, "fail", [r])
+            err = r.stderr.decode("utf-8", "replace")
+            if r.returncode != 0:
+                shutil.rmtree(work, ignore_errors=True)
+                if label == "cuda" and re.search(r"not yet supported", err):
+                    return Outcome(name, "skip", [err.strip().splitlines()[0]])
+                return Outcome(name, "fail", ["%s: diderotc exit status %d" % (label, r.returncode)]
+                               + stderr_excerpt(err))
+            outs.append(self.run_cases(exe, work, cases, [], nrrdpy, problems, "[%s] " % label))
+        rtol = scope.get("CUDA_RTOL")
+        for n, (g, c) in enumerate(zip(*outs)):
+            if g is None or c is None:
+                continue
+            for f in sorted(set(g) | set(c)):
+                if g.get(f) == c.get(f):
+                    continue
+                bad = "missing" if f not in g or f not in c else "differs"
+                if bad == "differs" and rtol is not None:
+                    for tag, data in (("c", c[f]), ("g", g[f])):
+                        with open(os.path.join(work, "%s-%s" % (tag, f)), "wb") as fh:
+                            fh.write(data)
+                    a = nrrdpy.read(os.path.join(work, "c-" + f))
+                    b = nrrdpy.read(os.path.join(work, "g-" + f))
+                    bad = None if list(a.sizes) == list(b.sizes) and all(
+                        abs(x - y) <= rtol * max(1.0, abs(x)) for x, y in zip(a.data, b.data)) \
+                        else "differs beyond %g" % rtol
+                if bad:
+                    problems.append("case %d: %s %s from the C target's" % (n, f, bad))
+        if problems:
+            return Outcome(name, "fail", problems + ["(work directory %s)" % work])
+        shutil.rmtree(work, ignore_errors=True)
+        return Outcome(name, "pass")
+
+    # cuda/nvcc/NAME: the program's CUDA device half compiles with nvcc for
+    # CUDA_ARCHS (sm_90 and the older sm_80) and links. By default a
+    # representative subset (CUDA_NVCC_SUBSET; nvcc is slow and CI has 2
+    # cores); DIDEROT_NVCC_ALL=1 compiles every run/ and e2e program. Skipped,
+    # with the reason, when nvcc is missing or the program is refused.
+    CUDA_ARCHS = "sm_80,sm_90"
+    # (e2e programs whose images are written by their companions cannot be
+    # compiled alone: image probes come from accept programs with proxies)
+    CUDA_NVCC_SUBSET = ["run/collatz", "run/population", "run/tensors_grid", "run/field_function",
+                        "e2e/eigen", "e2e/tensor_ops", "e2e/primes", "accept/border_control",
+                        "accept/jacobian_hessian", "accept/curl_2d_3d", "accept/deep_derivatives"]
+
+    def nvcc_program(self, path):
+        kind = "e2e" if os.sep + "e2e" + os.sep in path else \
+            "accept" if os.sep + "accept" + os.sep in path else "run"
+        stem = os.path.basename(path)[:-len(".diderot")]
+        name = "cuda/nvcc/%s/%s" % (kind, stem)
+        nvcc = os.environ.get("DIDEROT_NVCC") or shutil.which("nvcc") or \
+            ("/usr/local/cuda/bin/nvcc" if os.access("/usr/local/cuda/bin/nvcc", os.X_OK) else None)
+        if not nvcc:
+            return Outcome(name, "skip", ["needs nvcc (the CUDA toolkit)"])
+        work = os.path.join(self.builddir, "tests", "nvcc", kind + "-" + stem)
+        shutil.rmtree(work, ignore_errors=True)
+        os.makedirs(work)
+        env = dict(os.environ, DIDEROT_RT_DIR=self.builddir, DIDEROT_NVCC=nvcc,
+                   DIDEROT_CUDA_ARCH=self.CUDA_ARCHS)
+        # the source in place: proxy images are looked up beside it
+        r = run_killable([self.diderotc, "--exec", "--target=cuda", "-o", "prog", path], work,
+                         600, env=env)
+        if isinstance(r, str):
+            return Outcome(name, "fail", [r])
+        err = r.stderr.decode("utf-8", "replace")
+        ok = r.returncode == 0 and os.access(os.path.join(work, "prog"), os.X_OK)
+        shutil.rmtree(work, ignore_errors=True)
+        if not ok and re.search(r"not yet supported|proxy image .* cannot be read", err):
+            return Outcome(name, "skip", [err.strip().splitlines()[0]])
+        if not ok:
+            return Outcome(name, "fail", ["nvcc build for %s: exit status %d" % (self.CUDA_ARCHS, r.returncode)]
+                           + stderr_excerpt(err))
         return Outcome(name, "pass")
 
     def collect(self):
@@ -480,10 +726,24 @@ class Runner:
                 if kind == "accept":
                     tests.append((name, self.accept, p))
                     tests.append(("roundtrip/" + name, self.roundtrip, p))
+                    tests.append(("compile/" + name, self.compile, p))
                 else:
                     tests.append((name, self.reject, p))
         for p in find_programs(os.path.join(progs, "run")):
             tests.append(("run/" + os.path.basename(p)[:-len(".diderot")], self.runprog, p))
+            tests.append(("cuda/run/" + os.path.basename(p)[:-len(".diderot")], self.cudarun, p))
+            tests.append(("layouts/run/" + os.path.basename(p)[:-len(".diderot")],
+                          self.runlayouts, p))
+        nvcc_all = os.environ.get("DIDEROT_NVCC_ALL") == "1"
+        for kind, d in (("run", os.path.join(progs, "run")),
+                        ("e2e", os.path.join(self.srcdir, "tests", "e2e", "programs")),
+                        ("accept", os.path.join(progs, "accept", "v2"))):
+            for p in find_programs(d):
+                key = kind + "/" + os.path.basename(p)[:-len(".diderot")]
+                if kind == "accept" and nvcc_all:
+                    continue  # accept programs: only the subset's (they are not run)
+                if nvcc_all or key in self.CUDA_NVCC_SUBSET:
+                    tests.append(("cuda/nvcc/" + key, self.nvcc_program, p))
         return tests
 
 

@@ -118,6 +118,116 @@ static bool cc_run(const Argv *av, bool verbose, const char **why) {
   return WIFEXITED(st) && WEXITSTATUS(st) == 0;
 }
 
+/* --target=cuda: the host half with the C compiler, the device half with
+ * nvcc or (emulation) the C++ compiler, then one link (see cc.h). */
+static bool cc_compile_cuda(Arena *a, const CcRequest *req, const char *inc, const char *lib,
+                            const char **why) {
+  const char *cc = getenv("CC"), *flags = getenv("CFLAGS_DIDEROT");
+  const char *cxx = getenv("CXX"), *nvcc = getenv("DIDEROT_NVCC");
+#ifdef DIDEROT_NVCC
+  if (!nvcc || !*nvcc) nvcc = DIDEROT_NVCC;
+#endif
+  if (!nvcc || !*nvcc) nvcc = "nvcc";
+  if (!cxx || !*cxx) cxx = "c++";
+  bool pic = req->kind != CC_EXEC, emu = req->cuda_emulate;
+  const char *host_o = arena_printf(a, "%s.host.o", req->out_file);
+  const char *dev_o = arena_printf(a, "%s.dev.o", req->out_file);
+  /* the host half: as for the C targets */
+  Argv h = {a, NULL, 0, 0};
+  argv_split(&h, cc && *cc ? cc : DIDEROT_CC);
+  argv_add(&h, "-std=gnu11");
+  argv_add(&h, "-fwrapv");
+  if (req->debug) argv_add(&h, "-g"), argv_add(&h, "-O0");
+  else argv_split(&h, flags ? flags : "-O3 -march=native");
+  if (pic) argv_add(&h, "-fPIC");
+  argv_add(&h, arena_printf(a, "-I%s", inc));
+  for (int i = 0; i < req->ndefines; i++) argv_add(&h, arena_printf(a, "-D%s", req->defines[i]));
+  argv_add(&h, "-c");
+  argv_add(&h, req->c_file);
+  argv_add(&h, "-o");
+  argv_add(&h, host_o);
+  if (!cc_run(&h, req->verbose, why)) return false;
+  /* the device half */
+  Argv d = {a, NULL, 0, 0};
+  if (emu) {
+    argv_split(&d, cxx);
+    argv_add(&d, "-x");
+    argv_add(&d, "c++");
+    argv_add(&d, "-std=gnu++17");
+    argv_add(&d, "-fwrapv");
+    argv_add(&d, "-DDIDEROT_CUDA_EMULATE");
+    /* the C target's flags: same contractions, so bitwise comparable */
+    if (req->debug) argv_add(&d, "-g"), argv_add(&d, "-O0");
+    else argv_split(&d, flags ? flags : "-O3 -march=native");
+    if (pic) argv_add(&d, "-fPIC");
+  } else {
+    argv_split(&d, nvcc);
+    argv_add(&d, "-std=c++17");
+    /* unused helpers and (void)-ed prologue variables of generated code */
+    argv_add(&d, "-diag-suppress=177,550");
+    argv_add(&d, req->debug ? "-G" : "-O3");
+    if (req->debug) argv_add(&d, "-g");
+    const char *arch = getenv("DIDEROT_CUDA_ARCH");
+    if (!arch || !*arch) arch = "sm_90";
+    /* sm_XX: SASS for XX and PTX for the newest one listed */
+    const char *last = NULL;
+    for (const char *p = arch; *p;) {
+      const char *q = strchr(p, ',');
+      size_t n = q ? (size_t)(q - p) : strlen(p);
+      if (n > 3 && !strncmp(p, "sm_", 3)) {
+        const char *num = arena_strndup(a, p + 3, n - 3);
+        argv_add(&d, "-gencode");
+        argv_add(&d, arena_printf(a, "arch=compute_%s,code=sm_%s", num, num));
+        last = num;
+      } else if (n) {
+        if (why) *why = "DIDEROT_CUDA_ARCH must list sm_XX names separated by commas";
+        return false;
+      }
+      p += n + (q != NULL);
+    }
+    if (last) {
+      argv_add(&d, "-gencode");
+      argv_add(&d, arena_printf(a, "arch=compute_%s,code=compute_%s", last, last));
+    }
+    if (pic) argv_add(&d, "-Xcompiler"), argv_add(&d, "-fPIC");
+  }
+  argv_add(&d, arena_printf(a, "-I%s", inc));
+  for (int i = 0; i < req->ndefines; i++) argv_add(&d, arena_printf(a, "-D%s", req->defines[i]));
+  argv_add(&d, "-c");
+  argv_add(&d, req->cu_file);
+  argv_add(&d, "-o");
+  argv_add(&d, dev_o);
+  bool ok = cc_run(&d, req->verbose, why);
+  /* one link: nvcc adds the CUDA runtime, the C++ compiler its library */
+  if (ok) {
+    Argv l = {a, NULL, 0, 0};
+    if (req->kind == CC_OBJECT) {
+      argv_split(&l, cc && *cc ? cc : DIDEROT_CC);
+      argv_add(&l, "-r");
+      argv_add(&l, "-nostdlib");
+    } else {
+      argv_split(&l, emu ? cxx : nvcc);
+      if (req->kind == CC_SHARED) argv_add(&l, "-shared");
+    }
+    argv_add(&l, "-o");
+    argv_add(&l, req->out_file);
+    argv_add(&l, host_o);
+    argv_add(&l, dev_o);
+    if (req->kind == CC_OBJECT) {
+      argv_add(&l, arena_printf(a, "%s/libdiderot-rt.a", lib));
+    } else {
+      argv_add(&l, arena_printf(a, "-L%s", lib));
+      argv_add(&l, "-ldiderot-rt");
+      argv_add(&l, "-lteem");
+      argv_add(&l, "-lm");
+    }
+    ok = cc_run(&l, req->verbose, why);
+  }
+  remove(host_o);
+  remove(dev_o);
+  return ok;
+}
+
 bool cc_compile(Arena *a, const CcRequest *req, const char **why) {
   const char *inc, *lib;
   if (why) *why = NULL;
@@ -125,6 +235,7 @@ bool cc_compile(Arena *a, const CcRequest *req, const char **why) {
     if (why) *why = "cannot find the Diderot runtime (set DIDEROT_RT_DIR)";
     return false;
   }
+  if (req->cu_file) return cc_compile_cuda(a, req, inc, lib, why);
   const char *cc = getenv("CC");
   const char *flags = getenv("CFLAGS_DIDEROT");
   Argv av = {a, NULL, 0, 0};

@@ -33,6 +33,14 @@ typedef struct CcRequest {
   const char *const *defines; /* --D options: "NAME" or "NAME=VALUE" */
   int ndefines;
   bool verbose;         /* print the commands on stderr */
+  /* --target=cuda: the device half, compiled by nvcc ($DIDEROT_NVCC, else
+   * the one found at configure time) for the architectures of
+   * $DIDEROT_CUDA_ARCH (comma-separated, default sm_90), or with
+   * cuda_emulate by the C++ compiler ($CXX, default c++) with
+   * -DDIDEROT_CUDA_EMULATE; both halves are then linked together (by nvcc,
+   * or the C++ compiler). NULL for the C targets. */
+  const char *cu_file;
+  bool cuda_emulate;
 } CcRequest;
 
 /* Runs the compiler (and linker); returns true on success. On failure a

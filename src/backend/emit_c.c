@@ -266,17 +266,19 @@ void emit_prelude(EmitCtx *e, EmitBuf *out) {
                   o->double_real ? "nrrdTypeDouble" : "nrrdTypeFloat",
                   o->long_int ? "nrrdTypeLLong" : "nrrdTypeInt");
   emit_buf_puts(out,
+                "/* helpers; D_FN adds __host__ __device__ in the CUDA device half */\n"
+                "#ifndef D_FN\n#define D_FN static inline\n#endif\n"
                 "/* x^n for an int n, by repeated squaring */\n"
-                "static inline dreal d_powi(dreal x, dint n) {\n"
+                "D_FN dreal d_powi(dreal x, dint n) {\n"
                 "  dreal r = 1;\n  uint64_t k = n < 0 ? -(uint64_t)n : (uint64_t)n;\n"
                 "  for (dreal p = x; k; k >>= 1, p *= p) if (k & 1) r *= p;\n"
                 "  return n < 0 ? 1 / r : r;\n}\n"
                 "/* border control on an index i of an axis of n samples (§8.6) */\n"
-                "static inline dint d_clamp_index(dint i, dint n) {\n"
+                "D_FN dint d_clamp_index(dint i, dint n) {\n"
                 "  return i < 0 ? 0 : (i >= n ? n - 1 : i);\n}\n"
-                "static inline dint d_wrap_index(dint i, dint n) {\n"
+                "D_FN dint d_wrap_index(dint i, dint n) {\n"
                 "  dint r = i % n;\n  return r < 0 ? r + n : r;\n}\n"
-                "static inline dint d_mirror_index(dint i, dint n) {\n"
+                "D_FN dint d_mirror_index(dint i, dint n) {\n"
                 "  if (n == 1) return 0;\n  dint p = 2 * n, r = i % p;\n"
                 "  if (r < 0) r += p;\n  return r < n ? r : p - 1 - r;\n}\n"
                 "/* dynamic sequences: immutable heap arrays */\n"
@@ -286,7 +288,7 @@ void emit_prelude(EmitCtx *e, EmitBuf *out) {
                 "  return p;\n}\n"
                 "static void *d_seq_join(const void *a, size_t na, const void *b, size_t nb,"
                 " size_t esz) {\n"
-                "  char *p = d_seq_alloc(na + nb, esz);\n"
+                "  char *p = (char *)d_seq_alloc(na + nb, esz);\n"
                 "  if (na) memcpy(p, a, na * esz);\n  if (nb) memcpy(p + na * esz, b, nb * esz);\n"
                 "  return p;\n}\n\n");
 }
@@ -429,6 +431,7 @@ bool emit_c_program(Arena *a, IrModule *m, const EmitOptions *opt, const char **
                     size_t errlen) {
   EmitCtx e;
   emit_ctx_init(&e, a, m, opt);
+  if (opt->target == EMIT_TARGET_CUDA) e.instr_hook = emit_cuda_host_instr; /* the host half */
   EmitBuf body;
   emit_buf_init(&body, a);
   bool ok = emit_program_glue(&e, &body) && !e.failed;

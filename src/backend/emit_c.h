@@ -40,7 +40,9 @@
 #include "ir/ir.h"
 #include "util/arena.h"
 
-typedef enum EmitTarget { EMIT_TARGET_SEQ, EMIT_TARGET_OMP } EmitTarget;
+/* EMIT_TARGET_CUDA: NAME.c is the host half (this file's glue with the
+ * hooks of emit_cuda.c) and NAME.cu the device half (emit_cuda.h). */
+typedef enum EmitTarget { EMIT_TARGET_SEQ, EMIT_TARGET_OMP, EMIT_TARGET_CUDA } EmitTarget;
 
 typedef struct EmitOptions {
   bool double_real;  /* --double */
@@ -49,7 +51,17 @@ typedef struct EmitOptions {
   bool debug;        /* --debug */
   bool exec;         /* --exec: a main(); otherwise a library */
   bool snapshot;     /* --snapshot */
+  bool no_space_partition; /* --no-space-partition: brute-force sphere queries */
+  /* Data layouts (emit_c_layout.h; --strand-layout, --image-layout): an
+   * EmitStrandLayout, the AoSoA width, the image brick edge (0: NRRD
+   * order, must match MidToLowOptions.brick), --stats (index operation
+   * counts per layout on stderr). */
+  int strand_layout;
+  int aosoa_width;
+  int image_brick;
+  bool stats;
   EmitTarget target;
+  bool cuda_emulate; /* --cuda-emulate: the .cu compiled as C++ for the CPU (rt/cuda/emu.h) */
   const char *ns;    /* library prefix (default "Diderot") */
   const char *name;  /* program name: default output names, usage */
   const char *source;/* the source file, for comments */

@@ -219,8 +219,9 @@ static void emit_strand_reduce(EmitCtx *e, EmitBuf *out, const IrInstr *in, cons
 
 static void emit_new(EmitCtx *e, EmitBuf *out, const IrInstr *in) {
   IrCfgKind k = e->cfg->kind;
-  if (k == IR_CFG_CREATE) OUT("  { d_state *ns_ = drt_world_create_strand(wrld->rt);\n");
-  else if (k == IR_CFG_START || k == IR_CFG_UPDATE) OUT("  { d_state *ns_ = drt_world_new_strand(ctx, id);\n");
+  /* a packed record of the strand's state words (emit_c_layout.c) */
+  if (k == IR_CFG_CREATE) OUT("  { dreal *ns_ = drt_world_create_strand(wrld->rt);\n");
+  else if (k == IR_CFG_START || k == IR_CFG_UPDATE) OUT("  { dreal *ns_ = drt_world_new_strand(ctx, id);\n");
   else {
     emit_fail(e, "new outside strand methods and strand creation");
     return;
@@ -376,9 +377,7 @@ static void emit_op(EmitCtx *e, EmitBuf *out, IrInstr *in) {
   case IR_OP_NUM_ACTIVE: OUT("  %s = (dint)drt_world_nactive(wrld->rt);\n", d); return;
   case IR_OP_NUM_STABLE: OUT("  %s = (dint)drt_world_nstable(wrld->rt);\n", d); return;
   case IR_OP_SPHERE:
-  case IR_OP_SPHERE_AT:
-    emit_fail(e, "sphere queries are not supported by the C back end yet");
-    return;
+  case IR_OP_SPHERE_AT: emit_sphere_query(e, out, in); return; /* emit_c_sphere.c */
   case IR_OP_STRAND_REDUCE: emit_strand_reduce(e, out, in, d); return;
   case IR_OP_NEW: emit_new(e, out, in); return;
   case IR_OP_PRINT:
@@ -549,6 +548,7 @@ static void emit_op(EmitCtx *e, EmitBuf *out, IrInstr *in) {
 }
 
 void emit_instr(EmitCtx *e, EmitBuf *out, IrInstr *in) {
+  if (e->instr_hook && e->instr_hook(e, out, in)) return; /* a target's own printing */
   const char *d = in->dst ? emit_var(e, in->dst) : NULL;
   switch (in->kind) {
   case IR_I_OP: emit_op(e, out, in); return;
@@ -569,12 +569,7 @@ void emit_instr(EmitCtx *e, EmitBuf *out, IrInstr *in) {
   case IR_I_GLOBAL_GET: OUT("  %s = wrld->%s;\n", d, emit_global_field(e, in->global)); return;
   case IR_I_GLOBAL_SET: OUT("  wrld->%s = %s;\n", emit_global_field(e, in->global), A(e, in, 0)); return;
   case IR_I_STATE_GET:
-    if (in->nargs == 1)
-      OUT("  %s = ((const d_state *)drt_world_in_state(wrld->rt, %s))->%s;\n", d, A(e, in, 0),
-          emit_state_field(e, in->state));
-    else OUT("  %s = self->%s;\n", d, emit_state_field(e, in->state));
-    return;
-  case IR_I_STATE_SET: OUT("  self->%s = %s;\n", emit_state_field(e, in->state), A(e, in, 0)); return;
+  case IR_I_STATE_SET: emit_state_access(e, out, in); return; /* emit_c_layout.c */
   }
   emit_fail(e, "unknown instruction kind %d", (int)in->kind);
 }

@@ -6,6 +6,8 @@
 
 #include "backend/emit_c.h"
 
+typedef struct EmitLayout EmitLayout; /* emit_c_layout.c */
+
 typedef struct EmitCtx {
   Arena *a;
   IrModule *m;
@@ -17,7 +19,12 @@ typedef struct EmitCtx {
   const char **vnames;      /* memo of variable names, by id */
   int nvnames;
   IrCFG *cfg;               /* the CFG being printed */
+  EmitLayout *lay;          /* the program's data layouts (emit_c_layout.c) */
   int tmp;                  /* counter of helper temporaries */
+  /* A target hook (emit_cuda.c): prints `in` and returns true, or returns
+   * false for the C printing. NULL for the C targets. */
+  bool (*instr_hook)(struct EmitCtx *e, EmitBuf *out, IrInstr *in);
+  void *hook_data;
   bool failed;
   char err[256];
 } EmitCtx;
@@ -63,5 +70,74 @@ bool emit_program_glue(EmitCtx *e, EmitBuf *out);
 const char *emit_load_image_call(EmitCtx *e, const IrVar *dst, const char *file);
 const char *emit_load_seq_call(EmitCtx *e, const IrType *t, const char *what, const char *file,
                                const char *nin, const char *dst);
+
+/* ---- emit_c_layout.c: layout-derived indexing (emit_c_layout.h) ---- */
+/* The program's layouts from e->opt; once, before any code is printed. */
+bool emit_layout_init(EmitCtx *e);
+/* Words (of dreal) in one strand's packed record. */
+int emit_state_words(EmitCtx *e);
+/* The state word table, the DrtStateLayout `d_layout` (bytes, get, put,
+ * chunk ranges) and, with bricks, d_relayout_image(img, dim, ncomp). */
+void emit_layout_glue(EmitCtx *e, EmitBuf *out);
+/* The first lines of cfg's C function: wrld for methods and global
+ * blocks; for state access the capacity d_N, the start-of-step store d_in
+ * and, in methods, `dreal *self`, the strand's base in the store. */
+void emit_layout_prologue(EmitCtx *e, EmitBuf *out, IrCFG *cfg);
+/* STATE_GET / STATE_SET. */
+void emit_state_access(EmitCtx *e, EmitBuf *out, const IrInstr *in);
+/* `const dreal *d_in` (the store) and `int64_t d_N` from the DrtWorld *rt. */
+void emit_layout_store_decl(EmitCtx *e, EmitBuf *out, const char *rt);
+/* dst (an lvalue of sv's type) = state variable sv of strand `strand` (a
+ * C expression) in the store `store` (a const dreal *; d_N in scope). */
+void emit_state_read(EmitCtx *e, EmitBuf *out, const IrStateVar *sv, const char *store,
+                     const char *strand, const char *dst, const char *indent);
+/* The copy loop of a (non-dynamic) output: strands ns_, rt, snap, nout,
+ * esz_ in scope. */
+void emit_layout_output_copy(EmitCtx *e, EmitBuf *out, const IrStateVar *sv, const char *ctype,
+                             int ncomp);
+/* Designated initialisers of a DrtSpatialPoints (base and strides) for the
+ * real/tensor state variable sv in `store` (d_N in scope). */
+const char *emit_state_points(EmitCtx *e, const IrStateVar *sv, const char *store);
+/* "d_relayout_image(img, dim, ncomp)" to run after an image load, or NULL
+ * when images keep NRRD order. */
+const char *emit_image_relayout_call(EmitCtx *e, const char *img, const char *dim,
+                                     const char *ncomp);
+/* A C comment with the layouts and their index operation counts (call
+ * after the code is printed); the same lines for --stats. */
+const char *emit_layout_report(EmitCtx *e);
+void emit_layout_stats(EmitCtx *e, FILE *f);
+
+/* ---- emit_c_sphere.c ---- */
+/* Whether the module has sphere queries. */
+bool emit_sphere_used(EmitCtx *e);
+/* The program's spatial-index glue (after the structs; nothing without
+ * queries): d_sphere_init/build/begin_step/query. */
+void emit_sphere_glue(EmitCtx *e, EmitBuf *out);
+/* A SPHERE / SPHERE_AT instruction. */
+void emit_sphere_query(EmitCtx *e, EmitBuf *out, IrInstr *in);
+
+/* ---- emit_c_snap.c: executable snapshots (--snapshot, §7.2) ---- */
+/* The DRT_CLI_* features of drt_cli_std_options. */
+const char *emit_snapshot_cli_features(EmitCtx *e);
+/* `spf[]` and the -sp / -sp-NAME entries (opts, nopts in scope). */
+void emit_snapshot_options(EmitCtx *e, EmitBuf *out);
+/* d_snapshot(wrld, spf, step), before main (after the outputs). */
+void emit_snapshot_fn(EmitCtx *e, EmitBuf *out);
+/* The statement running the world: run_limit (up to so.limit steps) or,
+ * with --snapshot, the snapshot loop around run_chunk (chunk_ steps). */
+const char *emit_snapshot_run(EmitCtx *e, const char *run_limit, const char *run_chunk);
+
+/* ---- emit_cuda.c: the hooks of the host half of --target=cuda ---- */
+/* Instructions of global blocks that touch the strands (counts, reductions,
+ * global stabilize/die): calls into the device half. */
+bool emit_cuda_host_instr(EmitCtx *e, EmitBuf *out, IrInstr *in);
+/* After the structs: the field of d_world with the device world is the
+ * line emit_cuda_world_field() returns; then the globals as the device
+ * sees them, their copier and the device half's entry points. */
+const char *emit_cuda_world_field(void);
+void emit_cuda_host_glue(EmitCtx *e, EmitBuf *out);
+/* The C statement that runs up to `limit` steps of world `wrld` (a
+ * d_world *), without the ';'. */
+const char *emit_cuda_run_call(EmitCtx *e, const char *wrld, const char *limit);
 
 #endif

@@ -66,14 +66,9 @@ static void emit_structs(EmitCtx *e, EmitBuf *out, const char *wtag) {
   IrModule *m = e->m;
   EmitBuf st;
   emit_buf_init(&st, e->a);
-  emit_buf_puts(&st, "/* one strand's state */\ntypedef struct d_state {\n");
-  for (int i = 0; i < m->nstate; i++) {
-    IrStateVar *s = m->state[i];
-    emit_buf_printf(&st, "  %s %s;%s\n", emit_type(e, s->ty), emit_state_field(e, s),
-                    s->output ? " /* output */" : "");
-  }
-  if (!m->nstate) emit_buf_puts(&st, "  char unused_;\n");
-  emit_buf_puts(&st, "} d_state;\n\n");
+  /* one strand's state: words of a layout (emit_c_layout.c) */
+  emit_buf_printf(&st, "enum { D_STATE_WORDS = %d };\n", emit_state_words(e));
+  emit_layout_glue(e, &st);
   emit_buf_printf(&st,
                   "/* the world: runtime world, program globals, inputs */\n"
                   "typedef struct %s {\n  DrtWorld *rt;\n  FILE *print;\n  bool print_owned;\n"
@@ -90,6 +85,8 @@ static void emit_structs(EmitCtx *e, EmitBuf *out, const char *wtag) {
         emit_buf_printf(&st, "  const char *path_%s;\n", emit_global_field(e, g));
     }
   }
+  if (emit_sphere_used(e)) emit_buf_puts(&st, "  struct DrtSphere *sphere; /* emit_c_sphere.c */\n");
+  if (e->opt->target == EMIT_TARGET_CUDA) emit_buf_puts(&st, emit_cuda_world_field());
   emit_buf_printf(&st, "} d_world;\n\n");
   OUT("%s", emit_buf_str(&st));
 }
@@ -105,7 +102,7 @@ static const char *cfg_signature(EmitCtx *e, IrCFG *cfg) {
   case IR_CFG_STRAND_INIT:
     emit_buf_printf(&b, "static %s %s(d_world *wrld%s",
                     cfg->kind == IR_CFG_FUNC ? emit_type(e, cfg->result) : "void", name,
-                    cfg->kind == IR_CFG_STRAND_INIT ? ", d_state *self" : "");
+                    cfg->kind == IR_CFG_STRAND_INIT ? ", dreal *self" : "");
     for (int p = 0; p < cfg->nparams; p++)
       emit_buf_printf(&b, ", %s %s", emit_type(e, cfg->params[p]->ty), emit_var(e, cfg->params[p]));
     emit_buf_puts(&b, ")");
@@ -133,16 +130,11 @@ static void emit_cfgs(EmitCtx *e, EmitBuf *protos, EmitBuf *out) {
     const char *sig = cfg_signature(e, cfg);
     emit_buf_printf(protos, "%s;\n", sig);
     OUT("/* %s */\n%s {\n", ir_cfg_kind_name(cfg->kind), sig);
-    switch (cfg->kind) {
-    case IR_CFG_START:
-    case IR_CFG_UPDATE:
-    case IR_CFG_STABILIZE:
-      OUT("  d_state *self = self_;\n  d_world *wrld = ctx->globals;\n  (void)self; (void)wrld; (void)id;\n");
-      break;
-    case IR_CFG_GLOBAL_START:
-    case IR_CFG_GLOBAL_UPDATE: OUT("  d_world *wrld = wrld_;\n  (void)rt_;\n"); break;
-    default: OUT("  (void)wrld;\n"); break;
-    }
+    /* wrld, and the strand's state through its layout (emit_c_layout.c) */
+    if (cfg->kind == IR_CFG_FUNC || cfg->kind == IR_CFG_STRAND_INIT ||
+        cfg->kind == IR_CFG_GLOBAL_INIT || cfg->kind == IR_CFG_CREATE)
+      OUT("  (void)wrld;\n");
+    emit_layout_prologue(e, out, cfg);
     emit_cfg_body(e, out, cfg);
     OUT("}\n\n");
   }
@@ -162,7 +154,7 @@ static void emit_helpers(EmitCtx *e, EmitBuf *out) {
       "  DrtImageSpec spec = {what, dim, ncomp, file_type, D_REAL_NRRD, sizes};\n"
       "  if (nin) drt_image_load_nrrd(drt_world_errors(wrld->rt), &spec, nin, img);\n"
       "  else drt_image_load_file(drt_world_errors(wrld->rt), &spec, file, img);\n"
-      "  return img;\n}\n\n"
+      "%s  return img;\n}\n\n"
       "/* dynamic sequences from a file or a Nrrd (§8.7) */\n"
       "static void d_load_dseq(d_world *wrld, const char *what, const char *file, const Nrrd *nin,\n"
       "    int type, unsigned ncomp, bool is_bool, uint32_t *len, void **data) {\n"
@@ -170,7 +162,10 @@ static void emit_helpers(EmitCtx *e, EmitBuf *out) {
       "  memset(&s, 0, sizeof s);\n"
       "  bool bad = nin ? drt_sequence_load_nrrd(drt_world_errors(wrld->rt), &spec, nin, &s)\n"
       "                 : drt_sequence_load_file(drt_world_errors(wrld->rt), &spec, file, &s);\n"
-      "  *len = bad ? 0 : (uint32_t)s.len;\n  *data = bad ? d_seq_alloc(0, 1) : s.data;\n}\n\n");
+      "  *len = bad ? 0 : (uint32_t)s.len;\n  *data = bad ? d_seq_alloc(0, 1) : s.data;\n}\n\n",
+      emit_image_relayout_call(e, "img", "dim", "ncomp")
+          ? arena_printf(e->a, "  %s;\n", emit_image_relayout_call(e, "img", "dim", "ncomp"))
+          : "");
   if (e->opt->target == EMIT_TARGET_OMP)
     OUT("/* the parallel loop of the scheduler: chunks of strands over OpenMP threads */\n"
         "static void d_pfor(uint32_t n, void (*body)(void *, uint32_t), void *arg, uint32_t nw) {\n"
@@ -357,27 +352,26 @@ static void emit_outputs(EmitCtx *e, EmitBuf *out) {
         ei.seqlen, ei.rank, ei.nrrd, ei.ctype);
     const char *what = emit_string_lit(e, arena_printf(e->a, "output '%s'", s->name));
     if (!dyn) {
-      OUT("  (void)nlen;\n  if (drt_output_alloc(err, %s, nout, &spec, &dom)) return true;\n"
-          "  char *p_ = nout->data;\n"
-          "  for (uint32_t i = 0; i < ns_; i++) {\n"
-          "    if (!drt_world_output_includes(rt, i, snap)) continue;\n"
-          "    memcpy(p_, &((const d_state *)drt_world_state(rt, i))->%s, esz_);\n"
-          "    p_ += esz_;\n  }\n  return false;\n}\n\n",
-          what, f);
+      OUT("  (void)nlen;\n  if (drt_output_alloc(err, %s, nout, &spec, &dom)) return true;\n", what);
+      emit_layout_output_copy(e, out, s, ei.ctype, (int)ei.ncomp);
+      OUT("  (void)esz_;\n  return false;\n}\n\n");
     } else {
+      const char *vt = emit_type(e, s->ty);
+      emit_layout_store_decl(e, out, "rt");
       OUT("  uint32_t *lens_ = malloc((ns_ ? ns_ : 1) * sizeof *lens_), k_ = 0;\n"
           "  if (!lens_) { drt_error(err, \"out of memory\"); return true; }\n"
           "  for (uint32_t i = 0; i < ns_; i++)\n"
-          "    if (drt_world_output_includes(rt, i, snap))\n"
-          "      lens_[k_++] = ((const d_state *)drt_world_state(rt, i))->%s.len;\n"
+          "    if (drt_world_output_includes(rt, i, snap)) {\n      %s v_;\n", vt);
+      emit_state_read(e, out, s, "d_in", "i", "v_", "      ");
+      OUT("      lens_[k_++] = v_.len;\n    }\n"
           "  bool bad_ = drt_output_alloc_dynseq(err, %s, nlen, nout, &spec, &dom, lens_);\n"
           "  free(lens_);\n  if (bad_) return true;\n  char *p_ = nout->data;\n"
           "  for (uint32_t i = 0; i < ns_ && p_; i++) {\n"
-          "    if (!drt_world_output_includes(rt, i, snap)) continue;\n"
-          "    const d_state *s_ = drt_world_state(rt, i);\n"
-          "    if (s_->%s.len) memcpy(p_, s_->%s.v, s_->%s.len * esz_);\n"
-          "    p_ += s_->%s.len * esz_;\n  }\n  return false;\n}\n\n",
-          f, what, f, f, f, f);
+          "    if (!drt_world_output_includes(rt, i, snap)) continue;\n    %s v_;\n",
+          what, vt);
+      emit_state_read(e, out, s, "d_in", "i", "v_", "    ");
+      OUT("    if (v_.len) memcpy(p_, v_.v, v_.len * esz_);\n"
+          "    p_ += v_.len * esz_;\n  }\n  return false;\n}\n\n");
     }
   }
 }
@@ -389,23 +383,28 @@ static void emit_world_fns(EmitCtx *e, EmitBuf *out) {
   bool has = ir_module_find_cfg(m, IR_CFG_START) != NULL;
   bool shared = false;
   for (int i = 0; i < m->nstate; i++) shared |= m->state[i]->shared;
-  OUT("static const DrtProgram d_program = {\n  sizeof(d_state), _Alignof(d_state), %s,\n"
-      "  %s, %s, %s, %s, %s, NULL, NULL\n};\n\n",
+  bool sphere = emit_sphere_used(e);
+  OUT("static const DrtProgram d_program = {\n  D_STATE_WORDS * sizeof(dreal), sizeof(dreal), %s,\n"
+      "  %s, %s, %s, %s, %s, %s, NULL, &d_layout\n};\n\n",
       shared ? "true" : "false", has ? "d_strand_start" : "NULL",
       ir_module_find_cfg(m, IR_CFG_UPDATE) ? "d_strand_update" : "NULL",
       ir_module_find_cfg(m, IR_CFG_STABILIZE) ? "d_strand_stabilize" : "NULL",
       ir_module_find_cfg(m, IR_CFG_GLOBAL_START) ? "d_global_start" : "NULL",
-      ir_module_find_cfg(m, IR_CFG_GLOBAL_UPDATE) ? "d_global_update" : "NULL");
+      ir_module_find_cfg(m, IR_CFG_GLOBAL_UPDATE) ? "d_global_update" : "NULL",
+      sphere ? "d_sphere_begin_step" : "NULL");
   OUT("static d_world *d_world_new(void) {\n  d_world *wrld = calloc(1, sizeof *wrld);\n"
       "  if (!wrld) return NULL;\n  wrld->rt = drt_world_new(&d_program, wrld);\n"
       "  if (!wrld->rt) { free(wrld); return NULL; }\n  wrld->print = stdout;\n");
+  if (sphere) OUT("  if (d_sphere_init(wrld)) { drt_world_free(wrld->rt); free(wrld); return NULL; }\n");
   if (e->opt->target == EMIT_TARGET_OMP)
     OUT("  drt_world_set_parallel(wrld->rt, d_pfor, (uint32_t)omp_get_num_procs(), 0);\n");
   OUT("  return wrld;\n}\n\n"
       "static void d_world_free(d_world *wrld) {\n  if (!wrld) return;\n"
       "  for (unsigned i = 0; i < wrld->nimgs; i++) { drt_image_free(wrld->imgs[i]); free(wrld->imgs[i]); }\n"
       "  free(wrld->imgs);\n  if (wrld->print_owned) fclose(wrld->print);\n"
-      "  drt_world_free(wrld->rt);\n  free(wrld);\n}\n\n");
+      "  drt_world_free(wrld->rt);\n%s%s  free(wrld);\n}\n\n",
+      sphere ? "  drt_sphere_free(wrld->sphere);\n" : "",
+      e->opt->target == EMIT_TARGET_CUDA ? "  d_cuda_free(wrld->cuda);\n" : "");
 }
 
 /* ---- the executable ------------------------------------------------------------------------ */
@@ -421,6 +420,7 @@ static void emit_main(EmitCtx *e, EmitBuf *out) {
   const char *name = e->opt->name ? e->opt->name : "program";
   int nout = noutputs(m);
   bool omp = e->opt->target == EMIT_TARGET_OMP;
+  emit_snapshot_fn(e, out); /* d_snapshot (emit_c_snap.c) */
   OUT("int main(int argc, const char **argv) {\n"
       "  d_world *wrld = d_world_new();\n"
       "  if (!wrld || drt_world_init(wrld->rt)) { fputs(\"cannot create the world\\n\", stderr); return 1; }\n"
@@ -428,7 +428,7 @@ static void emit_main(EmitCtx *e, EmitBuf *out) {
       "  d_set_defaults(wrld);\n"
       "  DrtStdOptions so;\n  DrtOption opts[DRT_CLI_MAX_STD + %d];\n"
       "  unsigned nopts = drt_cli_std_options(opts, &so, %s);\n",
-      m->nglobals + 2 * nout + 1, omp ? "DRT_CLI_PARALLEL" : "0");
+      m->nglobals + 2 * nout + 1, emit_snapshot_cli_features(e));
   for (int i = 0; i < m->nglobals; i++) {
     IrGlobal *g = m->globals[i];
     if (g->kind != IR_GLOBAL_INPUT) continue;
@@ -474,6 +474,7 @@ static void emit_main(EmitCtx *e, EmitBuf *out) {
         k);
     k++;
   }
+  emit_snapshot_options(e, out); /* -sp / -sp-NAME (emit_c_snap.c) */
   OUT("  DrtCli cli = {%s, NULL, opts, nopts};\n"
       "  int pr = drt_cli_parse(&cli, argc, argv, stdout, stderr);\n"
       "  if (pr != DRT_CLI_OK) { d_world_free(wrld); return drt_cli_exit_status(pr); }\n"
@@ -506,7 +507,7 @@ static void emit_main(EmitCtx *e, EmitBuf *out) {
       "    drt_errors_report(err, stderr, \"Error initializing world\");\n"
       "    d_world_free(wrld);\n    return 1;\n  }\n"
       "  clock_t t0_ = clock();\n"
-      "  drt_world_run(wrld->rt, so.limit);\n"
+      "  %s;\n"
       "  double secs_ = (double)(clock() - t0_) / CLOCKS_PER_SEC;\n"
       "  if (drt_any_errors(err)) {\n"
       "    drt_errors_report(err, stderr, \"Error during execution\");\n"
@@ -520,7 +521,9 @@ static void emit_main(EmitCtx *e, EmitBuf *out) {
       "  if (drt_world_nstable(wrld->rt) == 0) {\n"
       "    fprintf(stderr, \"Error: no stable strands at termination, so no output\\n\");\n"
       "    d_world_free(wrld);\n    return 1;\n  }\n"
-      "  bool bad_ = false;\n");
+      "  bool bad_ = false;\n",
+      emit_snapshot_run(e, emit_cuda_run_call(e, "wrld", "so.limit"),
+                        emit_cuda_run_call(e, "wrld", "chunk_")));
   k = 0;
   for (int i = 0; i < m->nstate; i++) {
     IrStateVar *s = m->state[i];
@@ -571,7 +574,7 @@ static void emit_api(EmitCtx *e, EmitBuf *out, bool header) {
   DECL("bool %s_create_strands(%s *w)", N, W);
   if (!header) OUT("  return d_create_strands((d_world *)w);\n}\n");
   DECL("uint32_t %s_run(%s *w, uint32_t max_nsteps)", N, W);
-  if (!header) OUT("  return drt_world_run(((d_world *)w)->rt, max_nsteps);\n}\n");
+  if (!header) OUT("  return %s;\n}\n", emit_cuda_run_call(e, "((d_world *)w)", "max_nsteps"));
   DECL("void %s_shutdown(%s *w)", N, W);
   if (!header) OUT("  d_world_free((d_world *)w);\n}\n");
   static const char *counts[3][2] = {{"num_strands", "nstrands"}, {"num_active_strands", "nactive"},
@@ -704,7 +707,7 @@ bool emit_c_json(Arena *a, IrModule *m, const EmitOptions *opt, const char **out
       "  \"namespace\": %s,\n  \"inputs\": [",
       emit_string_lit(&e, opt->name ? opt->name : "program"),
       emit_string_lit(&e, opt->source ? opt->source : ""), "1", opt->double_real ? "double" : "float",
-      opt->long_int ? "int64_t" : "int32_t", opt->target == EMIT_TARGET_OMP ? "parallel" : "sequential",
+      opt->long_int ? "int64_t" : "int32_t", opt->target == EMIT_TARGET_OMP ? "parallel" : opt->target == EMIT_TARGET_CUDA ? "cuda" : "sequential",
       emit_string_lit(&e, N));
   int k = 0;
   for (int i = 0; i < m->nglobals; i++) {
@@ -763,10 +766,13 @@ bool emit_program_glue(EmitCtx *e, EmitBuf *result) {
   emit_buf_init(&protos, e->a);
   emit_buf_init(&fns, e->a);
   emit_buf_init(&glue, e->a);
+  if (!emit_layout_init(e)) return false;
   emit_prelude(e, &pre);
   emit_buf_puts(&pre, "#include <time.h>\n\n");
   const char *wtag = e->opt->exec ? "d_world_s" : arena_printf(e->a, "%s_world_s", ns(e));
   emit_structs(e, &structs, wtag);
+  if (e->opt->target == EMIT_TARGET_CUDA) emit_cuda_host_glue(e, &structs); /* emit_cuda.c */
+  emit_sphere_glue(e, &structs); /* emit_c_sphere.c: needs the structs, used by the methods */
   emit_cfgs(e, &protos, &fns);
   emit_helpers(e, &glue);
   emit_defaults(e, &glue);
@@ -781,7 +787,9 @@ bool emit_program_glue(EmitCtx *e, EmitBuf *result) {
   }
   if (e->failed) return false;
   EmitBuf *out = result;
-  OUT("%s/* types */\n%s\n%s", emit_buf_str(&pre), emit_buf_str(&e->types), emit_buf_str(&structs));
+  OUT("%s%s/* types */\n%s\n%s", emit_buf_str(&pre), emit_layout_report(e), emit_buf_str(&e->types),
+      emit_buf_str(&structs));
+  if (e->opt->stats) emit_layout_stats(e, stderr);
   OUT("static const DrtImage *d_load_image(d_world *, const char *, const char *, const Nrrd *,\n"
       "    unsigned, unsigned, int, const size_t *);\n"
       "static void d_load_dseq(d_world *, const char *, const char *, const Nrrd *, int, unsigned,\n"

@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "backend/cc.h"
+#include "backend/emit_cuda.h"
 
 enum { EXIT_CC_FAILED = 70 };
 
@@ -59,6 +60,16 @@ int target_build(Arena *a, IrModule *low, const TargetOptions *o) {
   }
   const char *cfile = arena_printf(a, "%s.c", stem);
   if (!write_file(cfile, text)) return 1;
+  const char *cufile = NULL; /* --target=cuda: the device half (emit_cuda.h) */
+  if (eo.target == EMIT_TARGET_CUDA) {
+    const char *cu = NULL;
+    if (!emit_cuda_program(a, low, &eo, &cu, err, sizeof err)) {
+      fprintf(stderr, "%s: error: code generation (cuda): %s\n", o->source, err);
+      return 1;
+    }
+    cufile = arena_printf(a, "%s.cu", stem);
+    if (!write_file(cufile, cu)) return 1;
+  }
   if (!exec) {
     const char *h = NULL, *js = NULL;
     if (!emit_c_header(a, low, &eo, &h) || !write_file(arena_printf(a, "%s.h", stem), h)) return 1;
@@ -75,13 +86,16 @@ int target_build(Arena *a, IrModule *low, const TargetOptions *o) {
       .defines = o->defines,
       .ndefines = o->ndefines,
       .verbose = o->verbose,
+      .cu_file = cufile,
+      .cuda_emulate = eo.cuda_emulate,
   };
   const char *why = NULL;
   if (!cc_compile(a, &req, &why)) {
-    fprintf(stderr, "diderotc: internal error: C compiler failed%s%s (generated code kept in %s)\n",
-            why ? ": " : "", why ? why : "", cfile);
+    fprintf(stderr, "diderotc: internal error: C compiler failed%s%s (generated code kept in %s%s%s)\n",
+            why ? ": " : "", why ? why : "", cfile, cufile ? " and " : "", cufile ? cufile : "");
     return EXIT_CC_FAILED;
   }
   if (!o->keep_c) remove(cfile);
+  if (!o->keep_c && cufile) remove(cufile);
   return 0;
 }

@@ -9,13 +9,16 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "config.h"
 #include "driver/options.h"
 #include "frontend/ast_print.h"
 #include "frontend/parser.h"
 #include "frontend/typecheck.h"
+#include "backend/emit_c_layout.h"
 #include "backend/emit_target.h"
+#include "backend/emit_cuda.h"
 #include "opt/mid_opt.h"
 #include "opt/high_opt.h"
 #include "translate/ast_to_high.h"
@@ -64,6 +67,16 @@ static int driver_check_options(const DriverOptions *o) {
     return driver_usage_error("inconsistent options: %s", "--exec with --json, --static or --shared");
   if (o->static_lib && o->shared_lib)
     return driver_usage_error("inconsistent options: %s", "--static with --shared");
+  if (o->cuda_emulate && o->target != TARGET_CUDA)
+    return driver_usage_error("inconsistent options: %s", "--cuda-emulate without --target=cuda");
+  EmitStrandLayout sk;
+  int width, brick;
+  if (o->strand_layout && !emit_parse_strand_layout(o->strand_layout, &sk, &width))
+    return driver_usage_error("bad --strand-layout '%s' (expected aos, soa or aosoa:N with N a "
+                              "power of two from 2 to 1024)", o->strand_layout);
+  if (o->image_layout && !emit_parse_image_layout(o->image_layout, &brick))
+    return driver_usage_error("bad --image-layout '%s' (expected linear or brick:N with N a "
+                              "power of two from 2 to 64)", o->image_layout);
   return 0;
 }
 
@@ -76,8 +89,9 @@ static bool driver_internal(const DriverOptions *o, const char *name) {
 
 /* Whether every internal control given is honoured by a built phase. */
 static bool driver_internal_supported(const DriverOptions *o) {
-  static const char *const known[] = {"disable-split", "disable-slice", "disable-sum-binding",
-                                      "disable-mid-vn", "disable-low-vn"};
+  static const char *const known[] = {"disable-split",  "disable-slice",      "disable-sum-binding",
+                                      "disable-mid-vn", "disable-low-vn",     "no-space-partition",
+                                      "check-ir"};
   for (int i = 0; i < o->ninternal; i++) {
     bool ok = false;
     for (size_t k = 0; k < sizeof known / sizeof known[0]; k++)
@@ -91,9 +105,6 @@ static bool driver_internal_supported(const DriverOptions *o) {
 static const char *driver_unbuilt_request(const DriverOptions *o) {
   if (o->dump & DUMP_TREE) return "--dump of an IR level";
   if (!driver_internal_supported(o)) return "internal compiler controls";
-  if (o->strand_layout) return "--strand-layout";
-  if (o->image_layout) return "--image-layout";
-  if (o->target == TARGET_CUDA && !o->check && !o->dump) return "the cuda target";
   return NULL;
 }
 
@@ -105,11 +116,54 @@ static bool driver_ir_ok(IrModule *m, const char *when) {
   return false;
 }
 
+/* Seconds of `clock` (CLOCK_MONOTONIC: wall; CLOCK_PROCESS_CPUTIME_ID:
+ * this process's CPU time, which a loaded machine does not inflate) since
+ * an arbitrary origin, for the --stats time lines. */
+static double driver_now(clockid_t clock) {
+  struct timespec t;
+  clock_gettime(clock, &t);
+  return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
+}
+
+/* What runs after every pass (the IrPassHook of the pass drivers): the
+ * --stats size line, and with -H --check-ir or DIDEROT_CHECK_IR=1 the IR
+ * checker, whose first failure ends the compilation as an internal error. */
+typedef struct DriverWatch {
+  bool stats, check;
+  bool failed;
+  double start, start_cpu; /* driver_now() when main started */
+} DriverWatch;
+
+/* "stats: size PASS blocks B instrs I phis P ein-ops E ein-nodes N", plus
+ * "expanded X" (mid_module_cost) at MidIR. Stable: doc/user-guide.md. */
+static void driver_after_pass(void *ctx, const char *pass, IrModule *m) {
+  DriverWatch *w = ctx;
+  if (w->stats) {
+    IrSize s = ir_module_size(m);
+    fprintf(stderr, "stats: size %s blocks %zu instrs %zu phis %zu ein-ops %zu ein-nodes %zu",
+            pass, s.blocks, s.instrs, s.phis, s.ein_ops, s.ein_nodes);
+    if (m->level == IR_MID) fprintf(stderr, " expanded %lu", mid_module_cost(m));
+    fputc('\n', stderr);
+  }
+  if (w->check && !w->failed) {
+    char when[96];
+    snprintf(when, sizeof when, "IR check after %s", pass);
+    w->failed = !driver_ir_ok(m, when);
+  }
+}
+
+static void driver_time_line(const DriverWatch *w, const char *what) {
+  if (w->stats)
+    fprintf(stderr, "stats: time %s wall %.6f cpu %.6f\n", what,
+            driver_now(CLOCK_MONOTONIC) - w->start,
+            driver_now(CLOCK_PROCESS_CPUTIME_ID) - w->start_cpu);
+}
+
 /* Typed AST → HighIR → HighIR optimisation, with --dump=high (both
  * versions, on stdout) and --stats (on stderr). NULL with *status set when
  * it fails. */
 static IrModule *driver_high(Arena *arena, DiagCtx *diag, Program *prog, const DriverOptions *o,
-                             EinContext *ec, int *status) {
+                             EinContext *ec, DriverWatch *w, int *status) {
   HighTranslateOptions ho = {.long_int = o->long_int, .double_real = o->double_real};
   const char *internal = NULL;
   IrModule *high = ast_to_high(arena, diag, ec, prog, &ho, &internal);
@@ -121,19 +175,22 @@ static IrModule *driver_high(Arena *arena, DiagCtx *diag, Program *prog, const D
     return NULL;
   }
   if (!driver_ir_ok(high, "HighIR after translation")) return NULL;
+  IrPassHook hook = {driver_after_pass, w};
+  driver_after_pass(w, "high.translate", high);
   if (o->dump & DUMP_HIGH) {
     printf("==== HighIR after translation\n");
     ir_print_module(stdout, high, 0);
   }
   HighOptStats st;
-  bool ok = high_opt(high, ec, diag, &st);
+  bool ok = high_opt_hooked(high, ec, diag, &st, &hook);
   diag_flush(diag);
-  if (!driver_ir_ok(high, "HighIR after optimisation")) return NULL;
+  if (w->failed || !driver_ir_ok(high, "HighIR after optimisation")) return NULL;
   if (o->dump & DUMP_HIGH) {
     printf("==== HighIR after optimisation\n");
     ir_print_module(stdout, high, 0);
   }
   if (o->stats) high_opt_stats_print(stderr, &st);
+  driver_time_line(w, "high");
   *status = ok ? 0 : EXIT_PROGRAM_ERROR;
   return ok ? high : NULL;
 }
@@ -142,7 +199,7 @@ static IrModule *driver_high(Arena *arena, DiagCtx *diag, Program *prog, const D
  * with --dump=mid (stdout) and --stats (stderr). NULL with *status set when
  * it fails. */
 static IrModule *driver_mid(DiagCtx *diag, IrModule *high, const DriverOptions *o, EinContext *ec,
-                            int *status) {
+                            DriverWatch *w, int *status) {
   HighToMidStats hs = {0};
   IrModule *mid = high_to_mid(high, ec, diag, &hs);
   diag_flush(diag);
@@ -150,31 +207,41 @@ static IrModule *driver_mid(DiagCtx *diag, IrModule *high, const DriverOptions *
   if (!mid) return NULL;
   *status = EXIT_INTERNAL;
   if (!driver_ir_ok(mid, "MidIR after translation")) return NULL;
+  IrPassHook hook = {driver_after_pass, w};
+  driver_after_pass(w, "mid.translate", mid);
   MidOptOpts mo = mid_opt_defaults();
   mo.split = !driver_internal(o, "disable-split");
   mo.slice = !driver_internal(o, "disable-slice");
   mo.sum_binding = !driver_internal(o, "disable-sum-binding");
   mo.vn = !driver_internal(o, "disable-mid-vn");
   MidOptStats ms = {0};
-  mid_optimize(mid, ec, &mo, &ms);
-  if (!driver_ir_ok(mid, "MidIR after optimisation")) return NULL;
+  mid_optimize_hooked(mid, ec, &mo, &ms, &hook);
+  if (w->failed || !driver_ir_ok(mid, "MidIR after optimisation")) return NULL;
   if (o->dump & DUMP_MID) {
     printf("==== MidIR after optimisation\n");
     ir_print_module(stdout, mid, 0);
   }
   if (o->stats) {
-    high_to_mid_stats_print(stderr, &hs);
+    fprintf(stderr, "stats: count mid.probes %lu\nstats: count mid.insides %lu\n"
+            "stats: count mid.fused-fields %lu\nstats: count mid.renormalized-ops %lu\n",
+            hs.probes, hs.insides, hs.fused_fields, hs.norm.ops);
+    for (int k = 0; k < EIN_RULE_COUNT; k++)
+      if (hs.norm.fired[k])
+        fprintf(stderr, "stats: rule mid %s %lu\n", ein_rule_name((EinRuleId)k), hs.norm.fired[k]);
     mid_opt_stats_print(stderr, &ms);
   }
+  driver_time_line(w, "mid");
   *status = 0;
   return mid;
 }
 
-/* MidIR → LowIR (expansion, VN unless -H --disable-low-vn, DCE), with
- * --dump=low (stdout) and --stats (stderr). NULL with *status set when it
- * fails. */
-static IrModule *driver_low(DiagCtx *diag, IrModule *mid, const DriverOptions *o, int *status) {
-  MidToLowOptions lo = {.no_vn = driver_internal(o, "disable-low-vn")};
+/* MidIR → LowIR (expansion), then VN (unless -H --disable-low-vn) and DCE
+ * run here as passes of their own (so the hook sees each), with --dump=low
+ * (stdout) and --stats (stderr). NULL with *status set when it fails. */
+static IrModule *driver_low(DiagCtx *diag, IrModule *mid, const DriverOptions *o, DriverWatch *w,
+                            int *status) {
+  MidToLowOptions lo = {.no_vn = true, .no_dce = true};
+  if (o->image_layout) emit_parse_image_layout(o->image_layout, &lo.brick);
   MidToLowStats ls;
   IrModule *low = mid_to_low(mid, diag, &lo, &ls);
   diag_flush(diag);
@@ -182,33 +249,65 @@ static IrModule *driver_low(DiagCtx *diag, IrModule *mid, const DriverOptions *o
   if (!low) return NULL;
   *status = EXIT_INTERNAL;
   if (!driver_ir_ok(low, "LowIR after lowering")) return NULL;
+  driver_after_pass(w, "low.translate", low);
+  if (!driver_internal(o, "disable-low-vn")) {
+    ls.vn_removed = ir_vn_module(low);
+    driver_after_pass(w, "low.vn", low);
+  }
+  ls.dce_removed = ir_dce_module(low);
+  driver_after_pass(w, "low.dce", low);
+  if (w->failed || !driver_ir_ok(low, "LowIR after VN and DCE")) return NULL;
   if (o->dump & DUMP_LOW) {
     printf("==== LowIR\n");
     ir_print_module(stdout, low, 0);
   }
-  if (o->stats) mid_to_low_stats_print(stderr, &ls);
+  if (o->stats)
+    fprintf(stderr, "stats: count low.ein-expanded %d\nstats: count low.kernel-evals %d\n"
+            "stats: count low.voxel-loads %d\nstats: count low.vn-removed %d\n"
+            "stats: count low.dce-removed %d\n",
+            ls.ein_expanded, ls.kernel_evals, ls.voxel_loads, ls.vn_removed, ls.dce_removed);
+  driver_time_line(w, "low");
   *status = 0;
   return low;
 }
 
 /* The middle end and the C back end: typed AST → HighIR → MidIR → LowIR →
  * C → cc. Returns the exit status. */
-static int driver_codegen(Arena *arena, DiagCtx *diag, Program *prog, const DriverOptions *o) {
+static int driver_codegen(Arena *arena, DiagCtx *diag, Program *prog, const DriverOptions *o,
+                          DriverWatch *w) {
   EinContext *ec = ein_context_new(arena);
   int hstatus = 0;
-  IrModule *high = driver_high(arena, diag, prog, o, ec, &hstatus);
+  IrModule *high = driver_high(arena, diag, prog, o, ec, w, &hstatus);
   if (!high) return hstatus;
   int mstatus = 0;
-  IrModule *mid = driver_mid(diag, high, o, ec, &mstatus);
+  IrModule *mid = driver_mid(diag, high, o, ec, w, &mstatus);
   if (!mid) return mstatus;
   int lstatus = 0;
-  IrModule *low = driver_low(diag, mid, o, &lstatus);
+  IrModule *low = driver_low(diag, mid, o, w, &lstatus);
   if (!low) return lstatus;
+  /* the CUDA target: refuse what the device cannot run, with positions */
+  if (o->target == TARGET_CUDA) {
+    bool ok = cuda_check_module(low, diag, prog);
+    diag_flush(diag);
+    if (!ok) return EXIT_PROGRAM_ERROR;
+  }
+  const char *emu_env = getenv("DIDEROT_CUDA_EMULATE");
+  bool cuda_emulate = o->cuda_emulate || (emu_env && !strcmp(emu_env, "1"));
+  /* SoA by default on the GPU: a warp's loads of one state word coalesce */
+  EmitStrandLayout sk = o->target == TARGET_CUDA ? EMIT_STRAND_SOA : EMIT_STRAND_AOS;
+  int width = 1, brick = 0;
+  if (o->strand_layout) emit_parse_strand_layout(o->strand_layout, &sk, &width);
+  if (o->image_layout) emit_parse_image_layout(o->image_layout, &brick);
   TargetOptions to = {
       .emit = {.double_real = o->double_real, .long_int = o->long_int, .scalar = o->scalar,
                .debug = o->debug, .exec = o->exec, .snapshot = o->snapshot,
-               .target = o->target == TARGET_OMP ? EMIT_TARGET_OMP : EMIT_TARGET_SEQ,
-               .ns = o->ns},
+               .no_space_partition = driver_internal(o, "no-space-partition"),
+               .target = o->target == TARGET_OMP    ? EMIT_TARGET_OMP
+                         : o->target == TARGET_CUDA ? EMIT_TARGET_CUDA
+                                                    : EMIT_TARGET_SEQ,
+               .cuda_emulate = cuda_emulate,
+               .ns = o->ns, .strand_layout = (int)sk, .aosoa_width = width,
+               .image_brick = brick, .stats = o->stats},
       .source = o->file,
       .output = o->output,
       .shared_lib = o->shared_lib,
@@ -222,6 +321,7 @@ static int driver_codegen(Arena *arena, DiagCtx *diag, Program *prog, const Driv
 }
 
 int main(int argc, char **argv) {
+  double start = driver_now(CLOCK_MONOTONIC), start_cpu = driver_now(CLOCK_PROCESS_CPUTIME_ID);
   Arena *arena = arena_new();
   DriverOptions opts;
   int status = 0;
@@ -284,19 +384,26 @@ int main(int argc, char **argv) {
   }
 
   /* 4. Middle end and back end. */
+  const char *check_env = getenv("DIDEROT_CHECK_IR");
+  DriverWatch watch = {.stats = opts.stats,
+                       .check = driver_internal(&opts, "check-ir") ||
+                                (check_env && !strcmp(check_env, "1")),
+                       .start = start,
+                       .start_cpu = start_cpu};
+  driver_time_line(&watch, "frontend");
   if (unbuilt) {
     fprintf(stderr, "%s: error: %s is not yet supported by this diderotc (use --check or --dump=ast)\n",
             opts.file, unbuilt);
     status = EXIT_PROGRAM_ERROR;
   } else if (!opts.check && !opts.dump) {
-    status = driver_codegen(arena, diag, prog, &opts);
+    status = driver_codegen(arena, diag, prog, &opts, &watch);
   } else if ((opts.dump & (DUMP_HIGH | DUMP_MID | DUMP_LOW)) || opts.stats) {
     EinContext *ec = ein_context_new(arena);
-    IrModule *high = driver_high(arena, diag, prog, &opts, ec, &status);
+    IrModule *high = driver_high(arena, diag, prog, &opts, ec, &watch, &status);
     IrModule *mid = NULL;
     if (high && ((opts.dump & (DUMP_MID | DUMP_LOW)) || opts.stats))
-      mid = driver_mid(diag, high, &opts, ec, &status);
-    if (mid && ((opts.dump & DUMP_LOW) || opts.stats)) driver_low(diag, mid, &opts, &status);
+      mid = driver_mid(diag, high, &opts, ec, &watch, &status);
+    if (mid && ((opts.dump & DUMP_LOW) || opts.stats)) driver_low(diag, mid, &opts, &watch, &status);
   }
 
 done:

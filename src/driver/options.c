@@ -12,7 +12,7 @@ typedef enum OptId {
   O_HELP, O_HELP_ALL, O_VERSION, O_ABOUT, O_EXEC, O_STATIC, O_SHARED, O_JSON,
   O_OUTPUT, O_NAMESPACE, O_SNAPSHOT, O_DEBUG, O_DOUBLE, O_LONG_INT, O_SCALAR,
   O_TARGET, O_LOG, O_STATS, O_VERBOSE, O_CHECK, O_DUMP, O_NO_WARN, O_WERROR,
-  O_STRAND_LAYOUT, O_IMAGE_LAYOUT, O_INTERNAL,
+  O_STRAND_LAYOUT, O_IMAGE_LAYOUT, O_CUDA_EMULATE, O_INTERNAL,
 } OptId;
 
 typedef struct OptSpec {
@@ -51,6 +51,8 @@ static const OptSpec option_table[] = {
     {O_WERROR, 0, "Werror", ARG_NONE, false, "treat warnings as errors"},
     {O_STRAND_LAYOUT, 0, "strand-layout", ARG_REQUIRED, false, "aos, soa or aosoa:N"},
     {O_IMAGE_LAYOUT, 0, "image-layout", ARG_REQUIRED, false, "linear or brick:N"},
+    {O_CUDA_EMULATE, 0, "cuda-emulate", ARG_NONE, false,
+     "with --target=cuda: run the kernels on the CPU (emulation, for testing)"},
     {O_INTERNAL, 0, "disable-inlining", ARG_NONE, true, "internal control"},
     {O_INTERNAL, 0, "disable-high-vn", ARG_NONE, true, "internal control"},
     {O_INTERNAL, 0, "disable-mid-vn", ARG_NONE, true, "internal control"},
@@ -60,6 +62,8 @@ static const OptSpec option_table[] = {
     {O_INTERNAL, 0, "disable-sum-binding", ARG_NONE, true, "internal control"},
     {O_INTERNAL, 0, "force-bsp", ARG_NONE, true, "always use the super-step loop"},
     {O_INTERNAL, 0, "no-space-partition", ARG_NONE, true, "brute-force sphere queries"},
+    {O_INTERNAL, 0, "check-ir", ARG_NONE, true,
+     "run the IR checker after every pass (also DIDEROT_CHECK_IR=1)"},
 };
 enum { OPTION_COUNT = sizeof option_table / sizeof option_table[0] };
 
@@ -185,6 +189,7 @@ static bool opt_apply(Arena *a, DriverOptions *o, const OptSpec *s, const char *
     case O_WERROR: o->warnings_as_errors = true; break;
     case O_STRAND_LAYOUT: o->strand_layout = val; break;
     case O_IMAGE_LAYOUT: o->image_layout = val; break;
+    case O_CUDA_EMULATE: o->cuda_emulate = true; break;
     case O_INTERNAL:
       if (o->ninternal < (int)(sizeof o->internal / sizeof o->internal[0]))
         o->internal[o->ninternal++] = s->long_name;

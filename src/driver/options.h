@@ -36,6 +36,7 @@ typedef struct DriverOptions {
   bool no_warnings, warnings_as_errors;
   unsigned dump;          /* DUMP_* */
   const char *strand_layout, *image_layout;
+  bool cuda_emulate;      /* --cuda-emulate (or DIDEROT_CUDA_EMULATE=1) */
   ConstOverride *consts;  /* --Cname=value, in command-line order */
   const char **defines;   /* --Dname[=value] */
   int ndefines;

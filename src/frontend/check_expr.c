@@ -787,21 +787,7 @@ static const Type *check_tensor_cons(Tc *t, Expr *e) {
 
 static const Type *check_shape_form(Tc *t, Expr *e) {
   int dims[32], n = 0;
-  bool ok = true;
-  for (Expr *x = e->args.head; x; x = x->next) {
-    int64_t v;
-    if (!tc_const_int(t, x, "a shape dimension", &v)) {
-      ok = false;
-      continue;
-    }
-    if (v < 2 || v > 1 << 20) {
-      diag_report(t->diag, ERR_BAD_TENSOR_DIM, x->span, arena_printf(t->arena, "%lld", (long long)v));
-      ok = false;
-      continue;
-    }
-    if (n < 32) dims[n++] = (int)v;
-  }
-  return ok ? type_tensor(&t->tc, n, dims) : ERRT;
+  return tc_shape_dims(t, &e->args, e->span, dims, &n) ? type_tensor(&t->tc, n, dims) : ERRT;
 }
 
 static const Type *check_load(Tc *t, Expr *e, const Type *hint) {
@@ -848,16 +834,13 @@ static const Type *check_kernel_cont(Tc *t, Expr *e) {
     return ERRT;
   }
   e->sym = s;
-  int64_t k;
-  if (!e->tok.text || !const_int_literal(e->tok.text, false, false, &k) || k > 1000) {
-    diag_report(t->diag, ERR_NEGATIVE_CONTINUITY, e->span, e->tok.text ? e->tok.text : "?");
-    return ERRT;
-  }
+  int k;
+  if (!tc_continuity(t, &e->tok, e->span, &k)) return ERRT;
   /* lowering is fine; raising makes claims the polynomials do not keep
    * (Q7); the built-in aliases c1tent etc. simply are kernels with that k */
   if (k > kt->cont)
-    diag_report(t->diag, WARN_KERNEL_RAISE, e->span, e->name, (int)k, e->name, kt->cont);
-  return type_kernel(&t->tc, (int)k);
+    diag_report(t->diag, WARN_KERNEL_RAISE, e->span, e->name, k, e->name, kt->cont);
+  return type_kernel(&t->tc, k);
 }
 
 static const Type *check_int_literal(Tc *t, Expr *e, bool negated) {
@@ -1011,8 +994,13 @@ static const Type *check_raw(Tc *t, Expr *e, const Type *hint) {
     e->builtin = special_entry(t, "identity");
     int64_t n;
     if (!e->a || !tc_const_int(t, e->a, "the size of 'identity'", &n)) return ERRT;
-    if (n < 2 || n > 1 << 10) {
+    if (n < 2) {
       diag_report(t->diag, ERR_BAD_TENSOR_DIM, e->a->span, arena_printf(t->arena, "%lld", (long long)n));
+      return ERRT;
+    }
+    if (n > TYPE_MAX_IDENTITY) {
+      diag_report(t->diag, ERR_TYPE_LIMIT, e->a->span, "size of 'identity'",
+                  arena_printf(t->arena, "%lld", (long long)n), TYPE_MAX_IDENTITY);
       return ERRT;
     }
     int d[2] = {(int)n, (int)n};
@@ -1041,6 +1029,15 @@ static const Type *check_raw(Tc *t, Expr *e, const Type *hint) {
 const Type *check_expr(Tc *t, Expr *e, const Type *hint) {
   if (!e) return ERRT;
   const Type *ty = check_raw(t, e, hint);
+  /* Operators can grow shapes (⊗, ∇⊗, [..]); stop at the first node past
+   * the limit, before constant folding or later phases see its size. */
+  const Type *p = ty ? type_prune(ty) : NULL;
+  if (p && (p->kind == TY_TENSOR || p->kind == TY_FIELD) &&
+      shape_size(p->shape) > TYPE_MAX_COMPONENTS) {
+    diag_report(t->diag, ERR_TENSOR_TOO_LARGE, e->span,
+                shape_str(t->arena, p->shape.order, p->shape.dims), TYPE_MAX_COMPONENTS);
+    ty = NULL;
+  }
   return set_ty(e, ty ? ty : ERRT);
 }
 

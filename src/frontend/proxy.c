@@ -97,6 +97,7 @@ bool proxy_read(const char *path, ProxyInfo *out, char *err, size_t errlen) {
     proxy_errf(err, errlen, "no file name");
     return false;
   }
+  out->bad_type = false;
   /* Check readability first: Teem's message would name the file. */
   FILE *f = fopen(path, "rb");
   if (!f) {
@@ -130,8 +131,9 @@ bool proxy_read(const char *path, ProxyInfo *out, char *err, size_t errlen) {
 
   const char *tname = proxy_type_name(nrrd->type);
   if (!tname) {
-    proxy_errf(err, errlen, "unsupported sample type '%s'",
-               airEnumStr(nrrdType, nrrd->type));
+    out->bad_type = true;
+    out->type_name = airEnumStr(nrrdType, nrrd->type);
+    proxy_errf(err, errlen, "unsupported sample type '%s'", out->type_name);
     goto done;
   }
 

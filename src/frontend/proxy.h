@@ -17,10 +17,13 @@ typedef struct ProxyInfo {
   int sizes[3];       /* spatial axis sizes, fastest first */
   int nrrd_type;      /* Teem's nrrdType* value */
   const char *type_name; /* "float", "uchar", ... (static string) */
+  bool bad_type;      /* failure: a readable header with an unsupported
+                         sample type, named by type_name */
 } ProxyInfo;
 
 /* Read and check the header of `path`. On failure returns false and writes
- * a one-line reason (no file name) into err[0..errlen). */
+ * a one-line reason (no file name) into err[0..errlen), and sets bad_type
+ * when the reason is the sample type. */
 bool proxy_read(const char *path, ProxyInfo *out, char *err, size_t errlen);
 
 #endif

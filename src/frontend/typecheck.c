@@ -71,8 +71,10 @@ bool tc_in_global_block(const Tc *t) {
 
 bool tc_const_int(Tc *t, Expr *e, const char *what, int64_t *out) {
   if (!e) return false;
+  int errors = diag_error_count(t->diag);
   const Type *ty = check_expr(t, e, t->tc.t_int);
-  if (type_is_error(ty)) return false;
+  /* an error inside (an out-of-range literal types as int) leaves no value */
+  if (type_is_error(ty) || diag_error_count(t->diag) != errors) return false;
   if (type_prune(ty)->kind == TY_INT && !const_check(&t->ce, e, true)) return false;
   if (type_prune(ty)->kind != TY_INT || !const_int(&t->ce, e, out)) {
     diag_report(t->diag, ERR_DIM_NOT_INT, e->span, what);
@@ -81,24 +83,39 @@ bool tc_const_int(Tc *t, Expr *e, const char *what, int64_t *out) {
   return true;
 }
 
-/* A dimension written in a shape: >= 2 (§3.1). */
-static bool shape_dims(Tc *t, ExprList *l, int *dims, int *order) {
+/* A dimension written in a shape: >= 2 (§3.1), within the limits of
+ * types.h; dims[] holds 32 (the limit on the product allows 20). */
+bool tc_shape_dims(Tc *t, ExprList *l, Span at, int *dims, int *order) {
   bool ok = true;
   int n = 0;
+  long long size = 1;
   for (Expr *x = l->head; x; x = x->next) {
     int64_t v;
     if (!tc_const_int(t, x, "a shape dimension", &v)) {
       ok = false;
       continue;
     }
-    if (v < 2 || v > 1 << 20) {
+    if (v < 2) {
       diag_report(t->diag, ERR_BAD_TENSOR_DIM, x->span, arena_printf(t->arena, "%lld", (long long)v));
       ok = false;
       continue;
     }
-    if (n < 32) dims[n++] = (int)v;
+    if (v > TYPE_MAX_DIM) {
+      diag_report(t->diag, ERR_TYPE_LIMIT, x->span, "tensor-shape dimension",
+                  arena_printf(t->arena, "%lld", (long long)v), TYPE_MAX_DIM);
+      ok = false;
+      continue;
+    }
+    if (size <= TYPE_MAX_COMPONENTS) size *= v;
+    if (n < 32) dims[n] = (int)v;
+    n++;
   }
-  *order = n;
+  if (ok && size > TYPE_MAX_COMPONENTS) {
+    diag_report(t->diag, ERR_TENSOR_TOO_LARGE, at, shape_str(t->arena, n, dims),
+                TYPE_MAX_COMPONENTS);
+    ok = false;
+  }
+  *order = n < 32 ? n : 32;
   return ok;
 }
 
@@ -113,10 +130,13 @@ static bool domain_dim(Tc *t, Expr *e, int *out) {
   return true;
 }
 
-static bool continuity(Tc *t, const Token *tok, Span at, int *out) {
+/* k of field#k / kernel#k: an INT token, so never negative; a literal
+ * beyond int64 fails to convert and is just as much too large. */
+bool tc_continuity(Tc *t, const Token *tok, Span at, int *out) {
   int64_t v;
-  if (!tok->text || !const_int_literal(tok->text, false, false, &v) || v > 1000) {
-    diag_report(t->diag, ERR_NEGATIVE_CONTINUITY, at, tok->text ? tok->text : "?");
+  if (!tok->text || !const_int_literal(tok->text, false, false, &v) || v > TYPE_MAX_CONT) {
+    diag_report(t->diag, ERR_TYPE_LIMIT, at, "differentiation level", tok->text ? tok->text : "?",
+                TYPE_MAX_CONT);
     return false;
   }
   *out = (int)v;
@@ -135,7 +155,7 @@ const Type *tc_resolve_type(Tc *t, AstType *at) {
   case AT_REAL: r = tc->t_real; break;
   case AT_STRING: r = tc->t_string; break;
   case AT_TENSOR:
-    if (shape_dims(t, &at->shape, dims, &order)) r = type_tensor(tc, order, dims);
+    if (tc_shape_dims(t, &at->shape, at->span, dims, &order)) r = type_tensor(tc, order, dims);
     break;
   case AT_VEC:
     r = type_vec(tc, at->n);
@@ -146,21 +166,21 @@ const Type *tc_resolve_type(Tc *t, AstType *at) {
     break;
   case AT_IMAGE: {
     bool okd = domain_dim(t, at->dim, &d);
-    bool oks = shape_dims(t, &at->shape, dims, &order);
+    bool oks = tc_shape_dims(t, &at->shape, at->span, dims, &order);
     if (okd && oks) r = type_image(tc, d, shape_normalize(tc, order, dims));
     break;
   }
   case AT_FIELD: {
     bool okk = true;
     k = TYPE_CONT_INF;
-    if (at->has_cont) okk = continuity(t, &at->cont, at->cont.span.begin.line ? at->cont.span : at->span, &k);
+    if (at->has_cont) okk = tc_continuity(t, &at->cont, at->cont.span.begin.line ? at->cont.span : at->span, &k);
     bool okd = domain_dim(t, at->dim, &d);
-    bool oks = shape_dims(t, &at->shape, dims, &order);
+    bool oks = tc_shape_dims(t, &at->shape, at->span, dims, &order);
     if (okk && okd && oks) r = type_field(tc, k, d, shape_normalize(tc, order, dims));
     break;
   }
   case AT_KERNEL:
-    if (continuity(t, &at->cont, at->cont.span.begin.line ? at->cont.span : at->span, &k))
+    if (tc_continuity(t, &at->cont, at->cont.span.begin.line ? at->cont.span : at->span, &k))
       r = type_kernel(tc, k);
     break;
   case AT_NAMED:
@@ -180,7 +200,9 @@ const Type *tc_resolve_type(Tc *t, AstType *at) {
         diag_report(t->diag, ERR_NEGATIVE_SEQ_LEN, at->len->span,
                     arena_printf(t->arena, "%lld", (long long)len));
         ok = false;
-      } else if (len > 1 << 30) {
+      } else if (len > TYPE_MAX_SEQ_LEN) {
+        diag_report(t->diag, ERR_TYPE_LIMIT, at->len->span, "sequence length",
+                    arena_printf(t->arena, "%lld", (long long)len), TYPE_MAX_SEQ_LEN);
         ok = false;
       }
     }
@@ -220,7 +242,10 @@ void tc_proxy(Tc *t, Symbol *s, Expr *init) {
   char err[256];
   err[0] = 0;
   if (!proxy_read(path, pi, err, sizeof err)) {
-    diag_report(t->diag, ERR_PROXY_MISSING, init->span, pv->s, err[0] ? err : "unknown error");
+    if (pi->bad_type)
+      diag_report(t->diag, ERR_PROXY_TYPE, init->span, pv->s, pi->type_name);
+    else
+      diag_report(t->diag, ERR_PROXY_MISSING, init->span, pv->s, err[0] ? err : "unknown error");
     return;
   }
   bool ok = true;

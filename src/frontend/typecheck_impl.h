@@ -105,6 +105,12 @@ bool tc_in_strand(const Tc *t);
 bool tc_in_global_block(const Tc *t);
 /* A constant int expression (dimensions, lengths); reports with `what`. */
 bool tc_const_int(Tc *t, Expr *e, const char *what, int64_t *out);
+/* A written tensor shape (types, zeros[σ], nan[σ]): each dimension and
+ * their product checked; `at` is where a too-large product is reported.
+ * dims must hold 32; *order is at most 32. */
+bool tc_shape_dims(Tc *t, ExprList *l, Span at, int *dims, int *order);
+/* The k of '#k' (field and kernel types, h#k), at most TYPE_MAX_CONT. */
+bool tc_continuity(Tc *t, const Token *tok, Span at, int *out);
 /* Read the proxy header for `load_image(path)` initializing `s`. */
 void tc_proxy(Tc *t, Symbol *s, Expr *init);
 

@@ -2,6 +2,7 @@
  * matching of built-in schemes against argument types. */
 #include "frontend/types.h"
 
+#include <limits.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -56,9 +57,23 @@ bool shape_equal(Shape a, Shape b) {
 }
 
 int shape_size(Shape s) {
-  int n = 1;
-  for (int i = 0; i < s.order; i++) n *= s.dims[i];
-  return n;
+  long long n = 1;
+  for (int i = 0; i < s.order; i++) {
+    n *= s.dims[i];
+    if (n > INT_MAX) return INT_MAX;
+  }
+  return (int)n;
+}
+
+const char *shape_str(Arena *a, int order, const int *dims) {
+  char buf[32 * 12 + 8];
+  size_t n = 0;
+  buf[n++] = '[';
+  for (int i = 0; i < order && i < 32; i++)
+    n += (size_t)snprintf(buf + n, sizeof buf - n, "%s%d", i ? "," : "", dims[i]);
+  if (order > 32) n += (size_t)snprintf(buf + n, sizeof buf - n, ",...");
+  snprintf(buf + n, sizeof buf - n, "]");
+  return arena_strdup(a, buf);
 }
 
 /* ------------------------------------------------------ construction */

@@ -45,6 +45,15 @@ typedef enum TypeKind {
 #define TYPE_CONT_INF 0x3fffffff
 #define TYPE_SEQ_DYNAMIC (-1)
 
+/* Implementation limits (ERR_TYPE_LIMIT, ERR_TENSOR_TOO_LARGE): sizes and
+ * their products stay far inside int, and constant folding and generated
+ * code stay finite. The language itself sets no upper bounds. */
+#define TYPE_MAX_DIM (1 << 20)        /* one tensor-shape dimension */
+#define TYPE_MAX_COMPONENTS (1 << 20) /* product of a tensor shape */
+#define TYPE_MAX_IDENTITY (1 << 10)   /* n of identity[n] */
+#define TYPE_MAX_SEQ_LEN (1 << 30)    /* n of T[n] */
+#define TYPE_MAX_CONT 1000            /* k of field#k, kernel#k, h#k */
+
 /* A normalised tensor shape: every dimension is >= 2. */
 typedef struct Shape {
   int order;
@@ -108,7 +117,10 @@ Shape shape_normalize(TypeCtx *tc, int order, const int *dims);
 /* [a..., b...] (normalised: a and b already are). */
 Shape shape_concat(TypeCtx *tc, Shape a, Shape b);
 bool shape_equal(Shape a, Shape b);
-int shape_size(Shape s); /* product of the dimensions (1 for scalars) */
+/* Product of the dimensions (1 for scalars), saturated at INT_MAX. */
+int shape_size(Shape s);
+/* "[d1,d2,...]" (at most 32 dimensions, then ",..."), for messages. */
+const char *shape_str(Arena *a, int order, const int *dims);
 
 /* ---- queries ---- */
 /* Follow meta-variable bindings. */

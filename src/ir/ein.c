@@ -968,12 +968,26 @@ static const EinExpr *fuse_rec(FuseCtx *f, const EinExpr *e) {
   return intern(f->c, &k);
 }
 
+/* Whether parameter p is the position of some probe in e. */
+static bool probes_at(const EinExpr *e, int p) {
+  if (!(e->flags & EIN_FL_PROBE)) return false;
+  if (e->tag == EIN_PROBE && e->param == p) return true;
+  for (int i = 0; i < e->nkids; i++)
+    if (probes_at(e->kids[i], p)) return true;
+  return false;
+}
+
 const EinOp *ein_op_subst(EinContext *c, const EinOp *outer, int param, const EinOp *inner) {
   if (param < 0 || param >= outer->nparams) return NULL;
+  /* A probe position is a parameter, not an expression, so no operator can
+   * take its place (fuse_rec would leave the probe at parameter -1). */
+  if (probes_at(outer->body, param)) return NULL;
   const EinParam *p = &outer->params[param];
   bool field = ein_op_is_field(inner);
   if (field) {
-    if (p->kind != EIN_PARAM_FIELD || p->dim != ein_op_field_dim(inner)) return NULL;
+    /* a lifted constant (no field or image parameter) fits any dimension */
+    int fd = ein_op_field_dim(inner);
+    if (p->kind != EIN_PARAM_FIELD || (fd && p->dim != fd)) return NULL;
   } else if (p->kind != EIN_PARAM_TENSOR) {
     return NULL;
   }

@@ -245,7 +245,8 @@ bool ein_op_check(const EinOp *op, char *err, size_t errlen);
 /* Fusion: substitute operator `inner` for parameter `param` of `outer`.
  * The parameters of inner take param's place in the list (the later ones
  * shift). Returns NULL if inner's result does not match the parameter's
- * type (tensor shape, or field dimension and shape). */
+ * type (tensor shape, or field dimension and shape), or if the parameter is
+ * a probe position (positions are parameters, never expressions). */
 const EinOp *ein_op_subst(EinContext *c, const EinOp *outer, int param, const EinOp *inner);
 /* Nodes in the body counted as a tree (saturating). */
 size_t ein_op_size(const EinOp *op);

@@ -90,7 +90,7 @@ typedef enum IrCommonOp {
   X(WORLD_TO_INDEX) X(TENSOR_SAME) X(REAL_TO_INT) X(LOAD_VOXELS) X(KERNEL_EVAL)  \
   X(INSIDE_IMAGE) X(FLOOR_TO_INT) X(VEC1) X(VEC2) X(VSCALE) X(VSUM) X(VDOT)      \
   X(VINDEX) X(VSPLAT) X(VSLICE) X(VCONS) X(VEC_TO_TENSOR) X(TENSOR_TO_VEC)       \
-  X(HORNER) X(LOAD) X(VLOAD)
+  X(HORNER) X(LOAD) X(VLOAD) X(POSITION)
 
 typedef enum IrRule {
 #define IR_RULE_X(id) IR_RULE_##id,
@@ -584,6 +584,15 @@ typedef struct IrSize {
   size_t blocks, instrs, phis, ein_ops, ein_nodes;
 } IrSize;
 IrSize ir_module_size(const IrModule *m);
+
+/* A callback that a pass driver (high_opt, mid_optimize, the driver's LowIR
+ * passes) runs after each of its passes, with the pass named "level.pass"
+ * (e.g. "mid.split"): per-pass --stats sizes, ir_check after every pass
+ * (DIDEROT_CHECK_IR=1) and the differential tests (tests/unit/test_passes.c). */
+typedef struct IrPassHook {
+  void (*after)(void *ctx, const char *pass, IrModule *m);
+  void *ctx;
+} IrPassHook;
 
 /* ---- printing (ir_print.c) ---------------------------------------------------------------- */
 

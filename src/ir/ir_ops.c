@@ -161,6 +161,7 @@ static int rule_imm(IrRule r) {
   case IR_RULE_STRAND_REDUCE:
   case IR_RULE_VSLICE: return 2;
   case IR_RULE_INSIDE_IMAGE:
+  case IR_RULE_POSITION:
   case IR_RULE_VINDEX:
   case IR_RULE_VSPLAT:
   case IR_RULE_VLOAD: return 1;
@@ -214,8 +215,11 @@ static int rule_ein(Ctx *c, const IrType **res) {
     return *res ? IR_CHK_OK : fail(c, IR_CHK_TYPE, "bad result shape");
   }
   if (m->level != IR_HIGH) return fail(c, IR_CHK_LEVEL, "field-valued EIN operator below HighIR");
-  if (!fdim) return fail(c, IR_CHK_TYPE, "field result without field or image parameters");
   const IrType *g = c->given;
+  /* a lifted constant (no field or image parameter): the declared field
+   * type gives the dimension (e.g. a field function whose body ignores x) */
+  if (!fdim && g && g->kind == IR_TY_FIELD) fdim = g->dim;
+  if (!fdim) return fail(c, IR_CHK_TYPE, "field result without field or image parameters");
   if (g) {
     const IrType *want = ir_type_field(m, g->kind == IR_TY_FIELD ? g->cont : 0, fdim, e->nsigma,
                                        e->sigma);
@@ -647,6 +651,12 @@ static int check_rule(Ctx *c, const IrType **res) {
       *res = ir_type_vec(m, imm[0]);
     }
     return IR_CHK_OK;
+  case IR_RULE_POSITION: {
+    if (imm[0] < 1 || imm[0] > 3) return fail(c, IR_CHK_IMM, "dimension %d", imm[0]);
+    int d = imm[0];
+    *res = ir_type_field(m, IR_CONT_INF, d, d == 1 ? 0 : 1, &d);
+    return IR_CHK_OK;
+  }
   case IR_RULE_COUNT: break;
   }
   return fail(c, IR_CHK_TYPE, "unknown rule");

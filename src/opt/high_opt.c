@@ -190,7 +190,16 @@ static bool normalize_cfg(HOpt *h, IrCFG *cfg, DiagCtx *diag) {
 
 /* ---- driver ---------------------------------------------------------------------------- */
 
+static void after(const IrPassHook *hook, const char *pass, IrModule *m) {
+  if (hook && hook->after) hook->after(hook->ctx, pass, m);
+}
+
 bool high_opt(IrModule *m, EinContext *ein, DiagCtx *diag, HighOptStats *stats) {
+  return high_opt_hooked(m, ein, diag, stats, NULL);
+}
+
+bool high_opt_hooked(IrModule *m, EinContext *ein, DiagCtx *diag, HighOptStats *stats,
+                     const IrPassHook *hook) {
   HighOptStats local;
   HOpt h = {m, ein, arena_new(), stats ? stats : &local};
   memset(h.st, 0, sizeof *h.st);
@@ -199,32 +208,44 @@ bool high_opt(IrModule *m, EinContext *ein, DiagCtx *diag, HighOptStats *stats) 
   /* the fused producers are dead now; counting after DCE shows the gain */
   ir_dce_module(m);
   h.st->after_fusion = ir_module_size(m);
+  after(hook, "high.fusion", m);
   bool ok = true;
   for (int i = 0; i < m->ncfgs; i++) ok &= normalize_cfg(&h, m->cfgs[i], diag);
   h.st->after_norm = ir_module_size(m);
+  after(hook, "high.normalize", m);
   h.st->vn_removed = (unsigned long)ir_vn_module(m);
   h.st->after_vn = ir_module_size(m);
+  after(hook, "high.vn", m);
   h.st->dce_removed = (unsigned long)ir_dce_module(m);
   h.st->after_dce = ir_module_size(m);
+  after(hook, "high.dce", m);
   arena_free(h.a);
   return ok;
 }
 
-static void size_line(FILE *out, const char *phase, IrSize s) {
-  fprintf(out, "high %-14s blocks %zu instrs %zu phis %zu ein-ops %zu ein-nodes %zu\n", phase,
-          s.blocks, s.instrs, s.phis, s.ein_ops, s.ein_nodes);
-}
-
+/* "stats: count high.NAME N" and "stats: rule high RULE N" lines (the sizes
+ * after each phase come from the hook; doc/user-guide.md has the format). */
 void high_opt_stats_print(FILE *out, const HighOptStats *s) {
-  size_line(out, "translated", s->before);
-  size_line(out, "fused", s->after_fusion);
-  size_line(out, "normalized", s->after_norm);
-  size_line(out, "value-numbered", s->after_vn);
-  size_line(out, "dce", s->after_dce);
-  fprintf(out, "high fusion: %lu ein, %lu convolve, %lu literals, %lu parameters dropped\n",
-          s->fused, s->convolves, s->literals, s->pruned);
-  fprintf(out, "high vn removed %lu, dce removed %lu\n", s->vn_removed, s->dce_removed);
-  fprintf(out, "high normalize: %lu operators, %lu steps (max %lu), nodes %lu -> %lu\n",
-          s->norm.ops, s->norm.steps, s->norm.max_steps, s->norm.nodes_in, s->norm.nodes_out);
-  ein_norm_stats_print(out, &s->norm);
+  const struct {
+    const char *name;
+    unsigned long n;
+  } counts[] = {
+      {"fused", s->fused},
+      {"convolves-fused", s->convolves},
+      {"literals-fused", s->literals},
+      {"params-dropped", s->pruned},
+      {"vn-removed", s->vn_removed},
+      {"dce-removed", s->dce_removed},
+      {"norm-ops", s->norm.ops},
+      {"norm-steps", s->norm.steps},
+      {"norm-max-steps", s->norm.max_steps},
+      {"norm-limit-hits", s->norm.limit_hits},
+      {"norm-nodes-in", s->norm.nodes_in},
+      {"norm-nodes-out", s->norm.nodes_out},
+  };
+  for (size_t i = 0; i < sizeof counts / sizeof counts[0]; i++)
+    fprintf(out, "stats: count high.%s %lu\n", counts[i].name, counts[i].n);
+  for (int k = 0; k < EIN_RULE_COUNT; k++)
+    if (s->norm.fired[k])
+      fprintf(out, "stats: rule high %s %lu\n", ein_rule_name((EinRuleId)k), s->norm.fired[k]);
 }

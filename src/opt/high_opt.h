@@ -43,8 +43,13 @@ typedef struct HighOptStats {
  * hits its step bound is reported through diag (may be NULL) and makes the
  * result false; the module is still valid IR. stats may be NULL. */
 bool high_opt(IrModule *m, EinContext *ein, DiagCtx *diag, HighOptStats *stats);
+/* The same, running hook (may be NULL) after each phase: "high.fusion",
+ * "high.normalize", "high.vn", "high.dce". */
+bool high_opt_hooked(IrModule *m, EinContext *ein, DiagCtx *diag, HighOptStats *stats,
+                     const IrPassHook *hook);
 
-/* The --stats report: IR sizes after each phase, then the rule counts. */
+/* The --stats report: the counters, then the rule counts (every rule that
+ * fired); the IR sizes after each phase come from the hook. */
 void high_opt_stats_print(FILE *out, const HighOptStats *s);
 
 #endif

@@ -176,34 +176,58 @@ MidOptOpts mid_opt_defaults(void) {
   return o;
 }
 
-static void vn(IrCFG *cfg, const MidOptOpts *o, MidOptStats *st) {
+static void after(const IrPassHook *hook, const char *pass, IrModule *m) {
+  if (hook && hook->after) hook->after(hook->ctx, pass, m);
+}
+
+static void vn(IrModule *m, const MidOptOpts *o, MidOptStats *st, const IrPassHook *hook,
+               const char *pass) {
   if (!o->vn) return;
-  int n = ir_vn_cfg(cfg);
-  if (st) st->vn_removed += (unsigned long)n;
+  for (int k = 0; k < m->ncfgs; k++) {
+    int n = ir_vn_cfg(m->cfgs[k]);
+    if (st) st->vn_removed += (unsigned long)n;
+  }
+  after(hook, pass, m);
+}
+
+typedef int (*MidPass)(IrCFG *, EinContext *, MidOptStats *);
+
+static void run(IrModule *m, EinContext *ec, MidOptStats *st, const IrPassHook *hook,
+                MidPass pass, const char *name) {
+  for (int k = 0; k < m->ncfgs; k++) pass(m->cfgs[k], ec, st);
+  after(hook, name, m);
 }
 
 void mid_optimize(IrModule *m, EinContext *ec, const MidOptOpts *opts, MidOptStats *stats) {
+  mid_optimize_hooked(m, ec, opts, stats, NULL);
+}
+
+/* Pass by pass over all CFGs (the passes are local to a CFG, so this is the
+ * same as CFG by CFG) so that the hook sees the module after each step. */
+
+void mid_optimize_hooked(IrModule *m, EinContext *ec, const MidOptOpts *opts, MidOptStats *stats,
+                         const IrPassHook *hook) {
   MidOptOpts o = opts ? *opts : mid_opt_defaults();
   if (stats) {
     stats->before = ir_module_size(m);
     stats->cost_before = mid_module_cost(m);
   }
-  for (int k = 0; k < m->ncfgs; k++) {
-    IrCFG *cfg = m->cfgs[k];
-    if (o.split) {
-      mid_split_cfg(cfg, ec, stats);
-      vn(cfg, &o, stats);
-    }
-    if (o.slice) {
-      mid_slice_cfg(cfg, ec, stats);
-      vn(cfg, &o, stats);
-    }
-    if (o.sum_binding) mid_sumbind_cfg(cfg, ec, stats);
-    vn(cfg, &o, stats);
-    if (o.dce) {
-      int n = ir_dce_cfg(cfg);
+  if (o.split) {
+    run(m, ec, stats, hook, mid_split_cfg, "mid.split");
+    vn(m, &o, stats, hook, "mid.split-vn");
+  }
+  if (o.slice) {
+    run(m, ec, stats, hook, mid_slice_cfg, "mid.slice");
+    vn(m, &o, stats, hook, "mid.slice-vn");
+  }
+  if (o.sum_binding) run(m, ec, stats, hook, mid_sumbind_cfg, "mid.sum-binding");
+  vn(m, &o, stats, hook, "mid.vn");
+  if (o.dce) {
+    for (int k = 0; k < m->ncfgs; k++) {
+      int n = ir_dce_cfg(m->cfgs[k]);
       if (stats) stats->dce_removed += (unsigned long)n;
     }
+    after(hook, "mid.dce", m);
   }
   if (stats) {
     stats->after = ir_module_size(m);
@@ -211,18 +235,21 @@ void mid_optimize(IrModule *m, EinContext *ec, const MidOptOpts *opts, MidOptSta
   }
 }
 
-static void print_size(FILE *out, const char *what, const IrSize *s, unsigned long cost) {
-  fprintf(out, "%s instrs=%zu ein-ops=%zu ein-nodes=%zu expanded=%lu\n", what, s->instrs,
-          s->ein_ops, s->ein_nodes, cost);
-}
-
+/* "stats: count mid.NAME N" lines (doc/user-guide.md has the format). */
 void mid_opt_stats_print(FILE *out, const MidOptStats *s) {
-  fprintf(out, "mid-split %lu\n", s->split_ops);
-  fprintf(out, "mid-slice %lu\n", s->slice_ops);
-  fprintf(out, "mid-sum-binding-hoist %lu\n", s->sumbind_hoist);
-  fprintf(out, "mid-sum-binding-nest %lu\n", s->sumbind_nest);
-  fprintf(out, "mid-vn-removed %lu\n", s->vn_removed);
-  fprintf(out, "mid-dce-removed %lu\n", s->dce_removed);
-  print_size(out, "mid-size-before", &s->before, s->cost_before);
-  print_size(out, "mid-size-after", &s->after, s->cost_after);
+  const struct {
+    const char *name;
+    unsigned long n;
+  } counts[] = {
+      {"split-ops", s->split_ops},
+      {"slice-ops", s->slice_ops},
+      {"sum-binding-hoists", s->sumbind_hoist},
+      {"sum-binding-nests", s->sumbind_nest},
+      {"vn-removed", s->vn_removed},
+      {"dce-removed", s->dce_removed},
+      {"expanded-before", s->cost_before},
+      {"expanded-after", s->cost_after},
+  };
+  for (size_t i = 0; i < sizeof counts / sizeof counts[0]; i++)
+    fprintf(out, "stats: count mid.%s %lu\n", counts[i].name, counts[i].n);
 }

@@ -53,9 +53,15 @@ typedef struct MidOptStats {
 /* Everything on. */
 MidOptOpts mid_opt_defaults(void);
 
-/* The pipeline on every CFG: split → VN → slice → VN → sum binding → VN →
- * DCE (each step when enabled). stats may be NULL; it is accumulated into. */
+/* The pipeline: split → VN → slice → VN → sum binding → VN → DCE (each
+ * step when enabled, each over every CFG before the next step). stats may
+ * be NULL; it is accumulated into. */
 void mid_optimize(IrModule *m, EinContext *ec, const MidOptOpts *opts, MidOptStats *stats);
+/* The same, running hook (may be NULL) after each step: "mid.split",
+ * "mid.split-vn", "mid.slice", "mid.slice-vn", "mid.sum-binding", "mid.vn",
+ * "mid.dce" (disabled steps are skipped). */
+void mid_optimize_hooked(IrModule *m, EinContext *ec, const MidOptOpts *opts, MidOptStats *stats,
+                         const IrPassHook *hook);
 
 /* The passes one by one (the number of rewrites). */
 int mid_split_cfg(IrCFG *cfg, EinContext *ec, MidOptStats *stats);
@@ -82,7 +88,7 @@ IrVar *mid_emit_ein(IrBlock *b, int pos, const char *hint, EinContext *ec, int n
 void mid_set_ein(IrInstr *in, EinContext *ec, int nparams, const EinParam *params,
                  IrVar *const *args, int nsigma, const int *sigma, const EinExpr *body);
 
-/* "name count" lines for --stats. */
+/* "stats: count mid.NAME N" lines for --stats. */
 void mid_opt_stats_print(FILE *out, const MidOptStats *s);
 
 #endif

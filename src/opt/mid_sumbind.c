@@ -40,14 +40,22 @@ static const EinExpr *bind_factors(EinContext *ec, int nb, const EinBinder *bind
     return ein_mul(ec, no, out);
   }
   if (nb >= 2 && nr >= 2) {
-    /* nest the index mentioned by the fewest factors (not by all) */
-    int best = -1, bestc = nr;
+    /* nest the index mentioned by the fewest factors (not by all); on a
+     * tie, the one that is the last index of the most tensor accesses, so
+     * that the innermost Σ runs along contiguous rows and mid_to_low makes
+     * it a vdot (Σ_m V[k,l,m] h[m], not Σ_k V[k,l,m] h[k]) */
+    int best = -1, bestc = nr, bestl = -1;
     for (int b = 0; b < nb; b++) {
-      int c = 0;
-      for (int i = 0; i < nr; i++) c += ein_free_in(rest[i], binders[b].var);
-      if (c > 0 && c < bestc) {
+      int c = 0, l = 0;
+      for (int i = 0; i < nr; i++) {
+        c += ein_free_in(rest[i], binders[b].var);
+        l += rest[i]->tag == EIN_TENSOR && rest[i]->nidx > 0 &&
+             rest[i]->idx[rest[i]->nidx - 1] == binders[b].var;
+      }
+      if (c > 0 && (c < bestc || (c == bestc && l > bestl))) {
         best = b;
         bestc = c;
+        bestl = l;
       }
     }
     if (best >= 0) {

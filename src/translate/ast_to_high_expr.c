@@ -25,8 +25,18 @@ static IrVar *need(Fn *f, IrVar *v, const char *what) {
   return v;
 }
 
+static bool is_field_var(const IrVar *v) { return v && v->ty && v->ty->kind == IR_TY_FIELD; }
+
 static IrVar *op(Fn *f, int code, int n, IrVar *const *args) {
   if (!f->cur || any_null(n, args)) return NULL;
+  /* In a field function's body the values that depend on x are fields
+   * (field_func below); these operators have no field form. */
+  for (int i = 0; f->t->ffunc && i < n; i++)
+    if (is_field_var(args[i]) && !(code == IR_HOP_INSIDE && i == 1)) {
+      th_unsupported(f->t, f->t->ffunc->init->span,
+                     "this operation on the position of a field function");
+      return NULL;
+    }
   const IrOpInfo *info = ir_op_info(IR_HIGH, code);
   return need(f, ir_emit(f->cur, code, n, args), info ? info->name : "an operator");
 }
@@ -58,6 +68,9 @@ IrVar *th_coerce(Fn *f, IrVar *v, const Type *from, const Type *to) {
   to = type_prune(to);
   const IrType *want = th_type(f->t, to);
   if (!want || ir_type_equal(v->ty, want)) return v;
+  /* a value of a field function's body that depends on x is a field where
+   * the frontend typed a tensor (field_func): it keeps its field type */
+  if (f->t->ffunc && is_field_var(v) && to->kind == TY_TENSOR) return v;
   if (from->kind == TY_INT && to->kind == TY_TENSOR) return op1(f, IR_OP_INT_TO_REAL, v);
   if (from->kind == TY_FIELD && to->kind == TY_FIELD) {
     /* continuity only: the identity operator with the declared type */
@@ -130,6 +143,52 @@ void th_bind_kernel(Fn *f, Symbol *s, const Expr *init) {
   th_bind_kernel_k(f, s, kernel_of(f, init, 0));
 }
 
+/* A field function F(x) = e (§4.12) as a field value: e translated with x
+ * bound to the identity field x ↦ x (IR_HOP_POSITION), so that every
+ * operation on x is the lifted field operation (the EIN builders follow the
+ * operands' IR types) and ∇ differentiates e symbolically; high_to_mid
+ * turns probes of the position field into the position and its derivative
+ * into δ. Like other field values it is translated again at every use. */
+static IrVar *field_func(Fn *f, Symbol *s, Span sp) {
+  Tr *t = f->t;
+  Decl *d = s->decl;
+  const Type *ft = type_prune(s->ty);
+  if (t->depth > 64) {
+    th_unsupported(t, sp, "field functions nested this deeply");
+    return NULL;
+  }
+  if (!d || !d->init || ft->kind != TY_FIELD) {
+    th_internal(t, "a field function without a body");
+    return NULL;
+  }
+  int dim = ft->dim;
+  IrVar *x = need(f, ir_emit_op(f->cur, "x", IR_HOP_POSITION, NULL, 0, NULL, 1, &dim),
+                  "the position field");
+  if (!x) return NULL;
+  int saved = f->inst;
+  Decl *saved_ff = t->ffunc;
+  f->inst = t->next_inst++;
+  t->ffunc = d;
+  t->depth++;
+  if (d->params.head && d->params.head->sym)
+    th_write(f, th_slot_sym(f, d->params.head->sym), f->cur, x);
+  IrVar *v = th_expr(f, d->init);
+  t->depth--;
+  t->ffunc = saved_ff;
+  f->inst = saved;
+  if (!v || !f->cur) return NULL;
+  /* the declared type (continuity); a body that ignores x is a lifted constant */
+  EinContext *c = t->ein;
+  EinParam pv = par(v);
+  EinIdx idx[EIN_MAX_RANK];
+  for (int i = 0; i < pv.rank; i++) idx[i] = ein_ivar(i);
+  const EinExpr *body = pv.kind == EIN_PARAM_FIELD
+                            ? ein_field(c, 0, pv.rank, idx)
+                            : ein_lift(c, ein_tensor(c, 0, pv.rank, idx));
+  const EinOp *id = ein_op_new(c, 1, &pv, pv.rank, pv.shape, body);
+  return need(f, ir_emit_ein(f->cur, NULL, id, th_type(t, s->ty), 1, &v), "a field function");
+}
+
 IrVar *th_var(Fn *f, Symbol *s, Span sp) {
   Tr *t = f->t;
   if (!s || !f->cur) return NULL;
@@ -152,7 +211,7 @@ IrVar *th_var(Fn *f, Symbol *s, Span sp) {
       return v;
     }
     break;
-  case SYM_FIELD_FUNC: th_unsupported(t, sp, "a field function (field#k(d)[σ] F(x) = e)"); return NULL;
+  case SYM_FIELD_FUNC: return field_func(f, s, sp);
   default: break;
   }
   int slot = th_slot_sym(f, s);
@@ -208,14 +267,34 @@ static int field_fun(BuiltinId id, EinFun *fn) {
   }
 }
 
+/* The lifted form of a real function (for values of a field function's
+ * body that depend on x). */
+static int ffunc_fun(BuiltinId id, EinFun *fn) {
+  switch (id) {
+  case BI_SQRT: *fn = EIN_FUN_SQRT; return 1;
+  case BI_COS: *fn = EIN_FUN_COS; return 1;
+  case BI_ACOS: *fn = EIN_FUN_ACOS; return 1;
+  case BI_SIN: *fn = EIN_FUN_SIN; return 1;
+  case BI_ASIN: *fn = EIN_FUN_ASIN; return 1;
+  case BI_TAN: *fn = EIN_FUN_TAN; return 1;
+  case BI_ATAN: *fn = EIN_FUN_ATAN; return 1;
+  case BI_EXP: *fn = EIN_FUN_EXP; return 1;
+  case BI_LOG: *fn = EIN_FUN_LOG; return 1;
+  default: return 0;
+  }
+}
+
 /* Apply overload b to the (already translated) arguments. */
 static IrVar *builtin(Fn *f, Expr *e, const Builtin *b, Expr **ax, IrVar **a, int n) {
   EinContext *c = f->t->ein;
   const Type *rt = own_ty(e);
   BuiltinId id = b->id;
+  EinFun fn;
+  if (n == 1 && is_field_var(a[0]) && ffunc_fun(id, &fn)) /* x-dependent, in a field function */
+    return th_ein(f, eb_fun(c, fn, par(a[0])), rt, 1, a);
+  if (id == BI_INV_R && is_field_var(a[0])) return th_ein(f, eb_inv(c, par(a[0])), rt, 1, a);
   int code = real_fun_op(id);
   if (code >= 0) return op(f, code, n, a);
-  EinFun fn;
   if (field_fun(id, &fn)) return th_ein(f, eb_fun(c, fn, par(a[0])), rt, 1, a);
   switch (id) {
   case BI_ADD_II: return op(f, IR_OP_IADD, 2, a);
@@ -384,6 +463,10 @@ static IrVar *cond_expr(Fn *f, Expr *e) {
     f->cur = join->npreds ? join : NULL;
     return NULL;
   }
+  if (f->t->ffunc && (is_field_var(x) || is_field_var(y))) { /* x-dependent */
+    th_unsupported(f->t, e->span, "a conditional on the position of a field function");
+    return NULL;
+  }
   f->cur = join;
   IrVar *phi = ir_phi_new(join, "cond", th_type(f->t, own_ty(e)));
   ir_phi_set(phi->def, tend, x);
@@ -396,6 +479,10 @@ static IrVar *probe(Fn *f, Expr *e) {
   IrVar *F = th_expr(f, e->a);
   IrVar *pos = x ? th_expr(f, x) : NULL;
   if (!F || !pos) return NULL;
+  if (is_field_var(pos)) { /* F(x) in a field function's body: a composition */
+    th_unsupported(f->t, e->span, "probing a field at the position of a field function");
+    return NULL;
+  }
   IrVar *a[2] = {F, pos};
   return th_ein(f, eb_probe(f->t->ein, par(F)), own_ty(e), 2, a);
 }
@@ -403,11 +490,7 @@ static IrVar *probe(Fn *f, Expr *e) {
 static IrVar *apply(Fn *f, Expr *e) {
   Symbol *s = e->sym;
   const Type *ct = e->a ? type_prune(e->a->ty) : NULL;
-  if (s && s->kind == SYM_FIELD_FUNC) {
-    th_unsupported(f->t, e->span, "a field function (field#k(d)[σ] F(x) = e)");
-    return NULL;
-  }
-  if (ct && ct->kind == TY_FIELD) return probe(f, e);
+  if (ct && ct->kind == TY_FIELD) return probe(f, e); /* also F(p) of a field function F */
   if (s && s->kind == SYM_FUNC) return th_inline_call(f, e);
   Expr *ax[16];
   int n = collect_args(&e->args, ax, 16);
@@ -434,6 +517,33 @@ static IrVar *subscript(Fn *f, Expr *e) {
   return th_ein(f, eb_slice(f->t->ein, par(base), idx), own_ty(e), 1, &base);
 }
 
+/* [a_0, ..., a_{n-1}] in a field function's body where some elements
+ * depend on x (fields) and the others are tensors (lifted):
+ * λ⟨Σ_k δ_{i,k} a_k[α]⟩. */
+static IrVar *mixed_cons(Fn *f, Expr *e, int n, IrVar **a) {
+  EinContext *c = f->t->ein;
+  EinParam ps[8];
+  const EinExpr *terms[8];
+  int rank = par(a[0]).rank;
+  if (n > 8 || rank + 1 > EIN_MAX_RANK) {
+    th_unsupported(f->t, e->span, "a tensor of more than 8 values of a field function's x");
+    return NULL;
+  }
+  EinIdx al[EIN_MAX_RANK];
+  for (int i = 0; i < rank; i++) al[i] = ein_ivar(i + 1);
+  for (int k = 0; k < n; k++) {
+    ps[k] = par(a[k]);
+    const EinExpr *x = ps[k].kind == EIN_PARAM_FIELD ? ein_field(c, k, rank, al)
+                                                     : ein_lift(c, ein_tensor(c, k, rank, al));
+    terms[k] = ein_mul2(c, ein_delta(c, ein_ivar(0), ein_icon(k)), x);
+  }
+  int sg[EIN_MAX_RANK];
+  sg[0] = n;
+  for (int i = 0; i < rank; i++) sg[i + 1] = ps[0].shape[i];
+  const EinOp *cons = ein_op_new(c, n, ps, rank + 1, sg, ein_add(c, n, terms));
+  return need(f, ir_emit_ein(f->cur, NULL, cons, NULL, n, a), "a tensor of fields");
+}
+
 static IrVar *tensor_cons(Fn *f, Expr *e) {
   int n = e->args.len;
   IrVar **a = ARENA_NEW_ARRAY(f->t->a, IrVar *, n > 0 ? n : 1);
@@ -447,6 +557,8 @@ static IrVar *tensor_cons(Fn *f, Expr *e) {
     }
     return th_ein(f, eb_cons(f->t->ein, n, par(a[0])), own_ty(e), n, a);
   }
+  for (int k = 0; k < n; k++)
+    if (is_field_var(a[k])) return mixed_cons(f, e, n, a);
   return op(f, IR_OP_TENSOR_CONS, n, a);
 }
 

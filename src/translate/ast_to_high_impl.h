@@ -97,6 +97,8 @@ struct Tr {
   int next_inst;      /* inline instances */
   int nreduce;        /* map functions made so far */
   int depth;          /* nesting of re-translated global definitions */
+  Decl *ffunc;        /* the field function whose body is being translated
+                         (§4.12; its x is a field there), or NULL */
   bool failed;
   const char *internal; /* the first internal error */
 };

@@ -5,7 +5,8 @@
  * that a probe or inside() reaches is re-fused here and the operator
  * re-normalized, so field values may still flow through COPY, GLOBAL_GET of
  * a field global (its unique GLOBAL_SET, in any CFG, gives the definition),
- * CONVOLVE, field-valued EIN operators and TENSOR_CONS of fields. Kernels
+ * CONVOLVE, field-valued EIN operators, TENSOR_CONS of fields and POSITION
+ * (the identity field of a field function, §4.12). Kernels
  * must be literals (through copies or a once-assigned global); images are
  * run-time values, possibly wrapped in BORDER_CLAMP/MIRROR/WRAP. A field
  * phi, a field parameter or border(img, v) is reported as not supported.
@@ -35,6 +36,9 @@
  *      k > 0:  Σ_{a_1..a_k} W[a_1,β_1]…W[a_k,β_k] Σ_i V[i, α] Π_c KD_c[a, i_c]
  *    i.e. index-space derivatives by kernel derivatives and the world-space
  *    transform ∇_world = Wᵀ∇_index applied to every derivative index (§8.4);
+ *  - a probe of the position field POSITION (a FIELD parameter kept as a
+ *    leaf, MA_POSITION) at x is x_α; its first derivative ∂_j x_α is δ_αj
+ *    (1 when d = 1) and higher derivatives are 0;
  *  - inside(x, F) is, for each distinct underlying image of F (border
  *    control ignored) with the largest support s used with it,
  *    inside_image[s](img, world_to_index(img, x)), joined by `and` (§8.5);
@@ -54,7 +58,7 @@
 
 /* A leaf argument of a symbolic field: a MidIR tensor, an image (its
  * border mode kept aside, §8.6) or a kernel known at compile time. */
-typedef enum { MA_TENSOR, MA_IMAGE, MA_KERNEL } MArgKind;
+typedef enum { MA_TENSOR, MA_IMAGE, MA_KERNEL, MA_POSITION } MArgKind;
 typedef struct MArg {
   MArgKind kind;
   IrVar *var;       /* TENSOR, IMAGE (the underlying image) */
@@ -291,6 +295,18 @@ static FieldDef *field_def(Tr *t, IrVar *hv) {
       tr_fail(t, "a field global assigned more than once");
   } else if (d->kind == IR_I_PHI) {
     tr_fail(t, "a field chosen at run time");
+  } else if (d->kind == IR_I_OP && d->op == IR_HOP_POSITION && d->nimm == 1 &&
+             d->imm[0] >= 1 && d->imm[0] <= EIN_MAX_DIM) {
+    /* x ↦ x = λF⟨F_α⟩ over a position leaf (rewritten where probed) */
+    int dim = d->imm[0], rank = dim == 1 ? 0 : 1;
+    EinParam p = ein_param_field(dim, rank, &dim);
+    EinIdx al = ein_ivar(0);
+    r = ARENA_NEW(t->a, FieldDef);
+    r->op = ein_op_new(t->ec, 1, &p, rank, &dim, ein_field(t->ec, 0, rank, &al));
+    r->nargs = 1;
+    r->args = ARENA_NEW_ARRAY(t->a, MArg, 1);
+    memset(r->args, 0, sizeof *r->args);
+    r->args[0].kind = MA_POSITION;
   } else if (d->kind == IR_I_OP && d->op == IR_HOP_CONVOLVE) {
     /* img ⊛ h = λV,H⟨V_α ⊛ H⟩_σ */
     const IrType *it = d->args[0]->ty;
@@ -543,6 +559,22 @@ static int max_var(const EinExpr *e) {
   return m;
 }
 
+/* (∂_{j_1}..∂_{j_k} X_α)@P for the position field X, or NULL when e is
+ * not such a probe: P_α, δ_{α,j_1} (1 when d = 1) or 0. */
+static const EinExpr *position_probe(Rewrite *rw, const EinExpr *e) {
+  const EinExpr *leaf = e->kids[0];
+  int k = 0;
+  EinIdx j = 0;
+  for (; leaf->tag == EIN_DIFF; leaf = leaf->kids[0], k++) j = leaf->idx[0];
+  if (leaf->tag != EIN_FIELD || rw->args[leaf->param].kind != MA_POSITION) return NULL;
+  EinContext *ec = rw->t->ec;
+  if (k >= 2) return ein_const_int(ec, 0);
+  if (k == 1) return leaf->nidx == 0 ? ein_const_int(ec, 1) : ein_delta(ec, leaf->idx[0], j);
+  const MArg *pos = &rw->args[e->param];
+  if (pos->kind != MA_TENSOR) return NULL;
+  return ein_tensor(ec, rw->tmap[e->param], leaf->nidx, leaf->idx);
+}
+
 static const EinExpr *rewrite(Rewrite *rw, const EinExpr *e) {
   Tr *t = rw->t;
   if (t->failed) return NULL;
@@ -550,6 +582,8 @@ static const EinExpr *rewrite(Rewrite *rw, const EinExpr *e) {
   case EIN_TENSOR: return ein_tensor(t->ec, rw->tmap[e->param], e->nidx, e->idx);
   case EIN_PROBE: {
     const EinExpr *conv = e->kids[0];
+    const EinExpr *px = conv->tag != EIN_CONV ? position_probe(rw, e) : NULL;
+    if (px) return px;
     if (conv->tag != EIN_CONV) {
       tr_fail(t, "probing this field expression (it did not normalize to convolutions)");
       return NULL;

@@ -106,20 +106,94 @@ static int diag_cmp(const void *x, const void *y) {
   return a->seq - b->seq;
 }
 
-/* Width in columns of the first `chars` characters of a UTF-8 line, and
- * the byte length of that prefix (tabs are copied so carets stay aligned). */
-static void diag_caret_line(FILE *out, const char *line, size_t len, int col, int endcol) {
-  fputs("  ", out);
-  int c = 1;
-  for (size_t i = 0; i < len && c < col; i++) {
-    unsigned char ch = (unsigned char)line[i];
-    if ((ch & 0xC0) == 0x80) continue; /* continuation byte: same character */
-    fputc(ch == '\t' ? '\t' : ' ', out);
+/* Output is assembled in memory and written with one fwrite: stderr is
+ * unbuffered, and the caret line would otherwise cost a system call per
+ * column. */
+typedef struct DiagBuf {
+  char *p;
+  size_t n, cap;
+} DiagBuf;
+
+static void diag_put(DiagBuf *b, const char *s, size_t n) {
+  if (b->n + n + 1 > b->cap) {
+    size_t cap = b->cap ? b->cap : 4096;
+    while (cap < b->n + n + 1) cap *= 2;
+    char *q = realloc(b->p, cap);
+    if (!q) {
+      fprintf(stderr, "diderotc: out of memory\n");
+      exit(70);
+    }
+    b->p = q;
+    b->cap = cap;
+  }
+  memcpy(b->p + b->n, s, n);
+  b->n += n;
+}
+
+static void diag_puts(DiagBuf *b, const char *s) { diag_put(b, s, strlen(s)); }
+
+static void diag_putc(DiagBuf *b, char c) { diag_put(b, &c, 1); }
+
+/* Source lines longer than this many characters are echoed as a window
+ * around the caret, cut with "...": one huge line (generated code, a
+ * hostile input) must not turn every message on it into megabytes. */
+enum { DIAG_ECHO_MAX = 200, DIAG_ECHO_BEFORE = 60 };
+
+static bool diag_is_cont(char c) { return ((unsigned char)c & 0xC0) == 0x80; }
+
+/* Where character `ch` (1-based) of line `line` begins. Messages are
+ * printed in position order, so seeks on one line only move forward and
+ * many messages on one long line cost one pass over it. */
+typedef struct DiagCursor {
+  int line, ch;
+  size_t off;
+} DiagCursor;
+
+static size_t diag_seek(DiagCursor *cur, int line, const char *text, size_t len, int ch) {
+  if (cur->line != line || cur->ch > ch) {
+    *cur = (DiagCursor){line, 1, 0};
+    while (cur->off < len && diag_is_cont(text[cur->off])) cur->off++; /* as the lexer counts */
+  }
+  while (cur->ch < ch && cur->off < len) {
+    cur->off++;
+    while (cur->off < len && diag_is_cont(text[cur->off])) cur->off++;
+    cur->ch++;
+  }
+  return cur->off;
+}
+
+/* Byte offset just past `n` characters from `from` (or len). */
+static size_t diag_skip_chars(const char *text, size_t len, size_t from, int n) {
+  size_t i = from;
+  for (int k = 0; k < n && i < len; k++) {
+    i++;
+    while (i < len && diag_is_cont(text[i])) i++;
+  }
+  return i;
+}
+
+/* Echo line `lno` and put a caret under columns [col, endcol). Columns
+ * count characters; tabs are copied so carets stay aligned. */
+static void diag_echo(DiagBuf *b, DiagCursor *cur, int lno, const char *line, size_t len, int col,
+                      int endcol) {
+  bool long_line = diag_skip_chars(line, len, 0, DIAG_ECHO_MAX) < len;
+  int first = long_line && col > DIAG_ECHO_BEFORE ? col - DIAG_ECHO_BEFORE : 1;
+  size_t from = first > 1 ? diag_seek(cur, lno, line, len, first) : 0;
+  size_t to = long_line ? diag_skip_chars(line, len, from, DIAG_ECHO_MAX) : len;
+  diag_puts(b, first > 1 ? "  ..." : "  ");
+  diag_put(b, line + from, to - from); /* NUL bytes are kept */
+  diag_puts(b, to < len ? "...\n" : "\n");
+  diag_puts(b, first > 1 ? "     " : "  ");
+  int c = first;
+  for (size_t i = from; i < len && c < col; i++) {
+    if (diag_is_cont(line[i])) continue; /* continuation byte: same character */
+    diag_putc(b, line[i] == '\t' ? '\t' : ' ');
     c++;
   }
-  fputc('^', out);
-  for (c = col + 1; c < endcol; c++) fputc('~', out);
-  fputc('\n', out);
+  diag_putc(b, '^');
+  if (long_line && endcol > first + DIAG_ECHO_MAX) endcol = first + DIAG_ECHO_MAX;
+  for (c = col + 1; c < endcol; c++) diag_putc(b, '~');
+  diag_putc(b, '\n');
 }
 
 static const char *diag_sev_name(DiagSeverity s) {
@@ -130,22 +204,30 @@ int diag_flush(DiagCtx *d) {
   int n = d->nmsgs;
   if (n > 1) qsort(d->msgs, (size_t)n, sizeof *d->msgs, diag_cmp);
   const char *name = d->src ? d->src->name : "diderotc";
+  DiagBuf b = {0};
+  DiagCursor cur = {0, 1, 0};
   for (int i = 0; i < n; i++) {
     Message *m = &d->msgs[i];
-    SrcPos b = m->at.begin;
-    if (b.line > 0)
-      fprintf(d->out, "%s:%d:%d: %s: %s\n", name, b.line, b.col, diag_sev_name(m->sev), m->text);
+    SrcPos pos = m->at.begin;
+    char head[64];
+    diag_puts(&b, name);
+    if (pos.line > 0)
+      snprintf(head, sizeof head, ":%d:%d: %s: ", pos.line, pos.col, diag_sev_name(m->sev));
     else
-      fprintf(d->out, "%s: %s: %s\n", name, diag_sev_name(m->sev), m->text);
-    if (b.line > 0 && d->src && b.line <= d->src->nlines) {
+      snprintf(head, sizeof head, ": %s: ", diag_sev_name(m->sev));
+    diag_puts(&b, head);
+    diag_puts(&b, m->text);
+    diag_putc(&b, '\n');
+    if (pos.line > 0 && d->src && pos.line <= d->src->nlines) {
       size_t len;
-      const char *line = source_line(d->src, b.line, &len);
-      fprintf(d->out, "  %.*s\n", (int)len, line);
-      int endcol = m->at.end.line == b.line ? m->at.end.col : b.col + 1;
-      diag_caret_line(d->out, line, len, b.col, endcol);
+      const char *line = source_line(d->src, pos.line, &len);
+      int endcol = m->at.end.line == pos.line ? m->at.end.col : pos.col + 1;
+      diag_echo(&b, &cur, pos.line, line, len, pos.col, endcol);
     }
   }
+  if (b.n) fwrite(b.p, 1, b.n, d->out);
   fflush(d->out);
+  free(b.p);
   free(d->msgs);
   d->msgs = NULL;
   d->nmsgs = d->cap = 0;

@@ -67,8 +67,8 @@ const char *source_line(const Source *s, int line, size_t *len) {
     *len = 0;
     return "";
   }
-  size_t b = s->line_start[line - 1], e = b;
-  while (e < s->len && s->text[e] != '\n') e++;
+  /* O(1): the next line's start is one past this line's newline. */
+  size_t b = s->line_start[line - 1], e = line < s->nlines ? s->line_start[line] - 1 : s->len;
   if (e > b && s->text[e - 1] == '\r') e--;
   *len = e - b;
   return s->text + b;

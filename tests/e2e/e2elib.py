@@ -107,7 +107,7 @@ class T:
     """The context of one test (one program in one variant)."""
 
     def __init__(self, name, program, workdir, variant, srcdir, builddir, diderotc,
-                 perturb=False, fake=False):
+                 perturb=False, fake=False, layout_flags=(), env=None):
         self.name = name
         self.program = program            # path of the .diderot source
         self.dir = workdir
@@ -122,6 +122,10 @@ class T:
         self.diderotc = diderotc
         self.perturb = perturb
         self.fake = fake      # harness check: no compiler; outputs are zeros
+        # --strand-layout / --image-layout of run_e2e.py's layout mode
+        self.layout_flags = list(layout_flags)
+        # extra environment of diderotc (run_e2e.py's cuda mode: CFLAGS_DIDEROT)
+        self.env = dict(env or {})
         self.failures = []
         self.exe = None
 
@@ -156,7 +160,7 @@ class T:
             f.append("--double")
         if self.long_int:
             f.append("--long-int")
-        return f
+        return f + self.layout_flags
 
     def compile(self, extra=(), source=None, stem="prog"):
         """Compile SOURCE (default: this test's program, copied into the work
@@ -173,6 +177,7 @@ class T:
         argv = [self.diderotc, "--exec"] + self.flags() + list(extra) + \
             ["-o", stem, os.path.basename(local)]
         env = dict(os.environ, DIDEROT_RT_DIR=self.builddir)
+        env.update(self.env)
         r = run_killable(argv, self.dir, COMPILE_TIMEOUT, env)
         if isinstance(r, str):
             raise Abort(r)

@@ -14,6 +14,29 @@ Tests (all names start with e2e/, so that tests/run.py -k can select them):
                      run in BUILD/tests/e2e/NAME-VARIANT/, and its outputs are
                      checked against oracle values computed in Python.
 
+  e2e/layouts/NAME[VARIANT]
+                     layout mode: the program runs once as above, then again
+                     under every strand layout (--strand-layout=soa, aosoa:4,
+                     aosoa:8; aos is the default) and, if it reads images,
+                     every image layout (--image-layout=brick:4, brick:8; in
+                     pairs with the strand layouts, or also alone with
+                     --layouts=all); each run must pass the companion's checks
+                     AND write output files byte-identical to the default
+                     run's. --layouts=subset (the default: LAYOUT_SUBSET, first
+                     variant), all (every program), or none; the environment
+                     variable DIDEROT_E2E_LAYOUTS overrides it.
+
+  e2e/cuda/NAME[VARIANT]
+                     cuda mode: the program runs as above with the C target and
+                     again as CUDA in host emulation (--target=cuda
+                     --cuda-emulate); both must pass the companion's checks and
+                     the outputs must be byte-identical (within CUDA_RTOL for
+                     companions that set it: reductions over strands). Both are
+                     built with CFLAGS_DIDEROT=-O2 -ffp-contract=off. --cuda=all
+                     (default, first variant) or none; DIDEROT_E2E_CUDA
+                     overrides it. Programs the CUDA target refuses are skipped
+                     with its "not yet supported" message.
+
 A program whose compilation fails with "not yet supported" is skipped with
 that reason. --perturb shifts every expected value (and the last expected
 size of every layout check) so that every program test that runs must fail:
@@ -53,6 +76,29 @@ def load_module(path, name):
     return mod
 
 
+# Layout mode: a representative subset (state of many shapes, probes in 1-3
+# D, scalar and vector images, border control, grids and collections, new
+# and die), kept small because every program is compiled 4-6 more times.
+STRAND_LAYOUTS = ["soa", "aosoa:4", "aosoa:8"]
+IMAGE_LAYOUTS = ["brick:4", "brick:8"]
+LAYOUT_SUBSET = ["probe_1d", "probe_2d", "probe_3d", "vector_3d", "inside_2d", "matrix_2d",
+                 "layout_grid", "layout_collection", "life", "collatz_v1"]
+
+
+def layout_variants(program, full):
+    """The extra flags of each layout run of a program: every strand layout
+    and, for programs with images, every brick size, paired up so that
+    three runs cover them all; `full`: each layout alone, then the pairs."""
+    with open(program, encoding="utf-8") as f:
+        uses_images = "image(" in f.read()
+    strands = [["--strand-layout=" + s] for s in STRAND_LAYOUTS]
+    if not uses_images:
+        return strands
+    images = [["--image-layout=" + b] for b in IMAGE_LAYOUTS]
+    pairs = [strands[0], strands[1] + images[1], strands[2] + images[0]]
+    return strands + images + pairs[1:] if full else pairs
+
+
 def collect(args):
     """(test name, callable returning an Outcome) for every test."""
     tests = []
@@ -80,6 +126,16 @@ def collect(args):
             name = "e2e/%s[%s]" % (stem, variant)
             tests.append((name, lambda n=name, m=mod, v=variant, s=stem:
                           run_program(n, m, v, os.path.join(progdir, s + ".diderot"), args)))
+        if args.cuda == "all":
+            variant = getattr(mod, "VARIANTS", ["float"])[0]
+            name = "e2e/cuda/%s[%s]" % (stem, variant)
+            tests.append((name, lambda n=name, m=mod, v=variant, s=stem:
+                          run_cuda(n, m, v, os.path.join(progdir, s + ".diderot"), args)))
+        if args.layouts == "all" or (args.layouts == "subset" and stem in LAYOUT_SUBSET):
+            variant = getattr(mod, "VARIANTS", ["float"])[0]
+            name = "e2e/layouts/%s[%s]" % (stem, variant)
+            tests.append((name, lambda n=name, m=mod, v=variant, s=stem:
+                          run_layouts(n, m, v, os.path.join(progdir, s + ".diderot"), args)))
     return tests
 
 
@@ -93,7 +149,8 @@ def run_selftest(name, fn, args):
     return Outcome(name, "fail", problems) if problems else Outcome(name, "pass")
 
 
-def run_program(name, mod, variant, program, args):
+def run_program(name, mod, variant, program, args, layout_flags=(), tag="", keep=False,
+                env=None):
     for exe in getattr(mod, "REQUIRES", []):
         if shutil.which(exe) is None:
             return Outcome(name, "skip", ["needs %s" % exe])
@@ -101,11 +158,11 @@ def run_program(name, mod, variant, program, args):
     if not os.access(diderotc, os.X_OK):
         return Outcome(name, "fail", ["no compiler at %s" % diderotc])
     workdir = os.path.join(args.builddir, "tests", "e2e", name[len("e2e/"):].replace(
-        "[", "-").replace("]", "").replace("+", "-"))
+        "[", "-").replace("]", "").replace("+", "-").replace("/", "-") + tag)
     shutil.rmtree(workdir, ignore_errors=True)
     os.makedirs(workdir)
     t = e2elib.T(name, program, workdir, variant, args.srcdir, args.builddir, diderotc,
-                 perturb=args.perturb, fake=args.fake)
+                 perturb=args.perturb, fake=args.fake, layout_flags=layout_flags, env=env)
     status, details = "pass", []
     try:
         mod.run(t)
@@ -120,9 +177,119 @@ def run_program(name, mod, variant, program, args):
         t.failures += ["harness error:"] + traceback.format_exc().splitlines()
     if status == "pass" and t.failures:
         status, details = "fail", t.failures + ["(work directory %s)" % workdir]
-    if status != "fail" and not args.keep:
+    if status != "fail" and not args.keep and not keep:
         shutil.rmtree(workdir, ignore_errors=True)
-    return Outcome(name, status, details)
+    o = Outcome(name, status, details)
+    o.workdir = workdir
+    return o
+
+
+def output_files(d):
+    """What a run wrote that a layout may change: every file but the
+    compiler's products and inputs shared by all runs are compared."""
+    return sorted(f for f in os.listdir(d)
+                  if not f.startswith("prog") and not f.endswith((".diderot", ".c")))
+
+
+def run_layouts(name, mod, variant, program, args):
+    """The layout mode: the default run, then one run per layout variant;
+    every run passes the companion's checks and writes the same bytes."""
+    base = run_program(name, mod, variant, program, args, tag="-default", keep=True)
+    if base.status != "pass":
+        return Outcome(name, base.status, ["default layouts: " + (base.details[0] if
+                                                                  base.details else "")]
+                       + base.details[1:])
+    problems, dirs = [], [base.workdir]
+    want = output_files(base.workdir)
+    for k, flags in enumerate(layout_variants(program, args.layouts == "all")):
+        o = run_program(name, mod, variant, program, args, layout_flags=flags,
+                        tag="-L%d" % k, keep=True)
+        dirs.append(o.workdir)
+        label = " ".join(flags)
+        if o.status != "pass":
+            problems += ["%s: %s" % (label, o.details[0] if o.details else o.status)] + \
+                ["  " + d for d in o.details[1:]]
+            continue
+        got = output_files(o.workdir)
+        if got != want:
+            problems.append("%s: output files %s, default run wrote %s" % (label, got, want))
+            continue
+        for f in want:
+            with open(os.path.join(base.workdir, f), "rb") as a, \
+                    open(os.path.join(o.workdir, f), "rb") as b:
+                if a.read() != b.read():
+                    problems.append("%s: %s differs from the default run's" % (label, f))
+    if problems:
+        return Outcome(name, "fail", problems + ["(work directories %s-*)" % dirs[0][:-8]])
+    if not args.keep:
+        for d in dirs:
+            shutil.rmtree(d, ignore_errors=True)
+    return Outcome(name, "pass")
+
+
+# CUDA mode: the program's CUDA device code in host emulation
+# (--target=cuda --cuda-emulate, rt/cuda/emu.h) must pass the companion's
+# checks and write the same outputs as the C target: byte for byte, or
+# within the companion's CUDA_RTOL (relative to max(1, |value|)) when it
+# reduces over strands (block trees sum in another order). Both are built
+# with CFLAGS_DIDEROT=CUDA_CFLAGS: no FMA contraction, so that the C
+# target's vector code and the device code's scalar code round alike.
+CUDA_FLAGS = ["--target=cuda", "--cuda-emulate"]
+CUDA_CFLAGS = "-O2 -ffp-contract=off"
+
+
+def same_outputs(a, b, rtol):
+    """None when files a and b agree (bytes, or NRRD values within rtol)."""
+    with open(a, "rb") as fa, open(b, "rb") as fb:
+        if fa.read() == fb.read():
+            return None
+    if rtol is None or not a.endswith(".nrrd"):
+        return "differs"
+    try:
+        na, nb = e2elib.nrrd.read(a), e2elib.nrrd.read(b)
+    except Exception as e:  # noqa: BLE001 -- an unreadable file is a difference
+        return "unreadable: %s" % e
+    if list(na.sizes) != list(nb.sizes):
+        return "sizes %s vs %s" % (list(nb.sizes), list(na.sizes))
+    for i, (x, y) in enumerate(zip(na.data, nb.data)):
+        if not abs(x - y) <= rtol * max(1.0, abs(x)):
+            return "value %d: %r (cuda) vs %r (C)" % (i, y, x)
+    return None
+
+
+def run_cuda(name, mod, variant, program, args):
+    """The cuda mode: the C target's run, then the emulated CUDA run; both
+    pass the companion's checks and write the same outputs."""
+    env = {"CFLAGS_DIDEROT": CUDA_CFLAGS}
+    o = run_program(name, mod, variant, program, args, layout_flags=CUDA_FLAGS, tag="-cuda",
+                    keep=True, env=env)
+    if o.status == "skip":  # a construct the CUDA target refuses (ERR_NOT_YET)
+        if not args.keep:
+            shutil.rmtree(o.workdir, ignore_errors=True)
+        return Outcome(name, "skip", o.details)
+    base = run_program(name, mod, variant, program, args, tag="-c", keep=True, env=env)
+    dirs = [base.workdir, o.workdir]
+    if base.status != "pass":
+        return Outcome(name, base.status, ["C target: " + (base.details[0] if base.details
+                                                           else "")] + base.details[1:])
+    problems = []
+    if o.status != "pass":
+        problems = (["cuda: " + (o.details[0] if o.details else o.status)] + o.details[1:])
+    else:
+        want, got = output_files(base.workdir), output_files(o.workdir)
+        if got != want:
+            problems.append("cuda: output files %s, C target wrote %s" % (got, want))
+        for f in want if got == want else []:
+            why = same_outputs(os.path.join(base.workdir, f), os.path.join(o.workdir, f),
+                               getattr(mod, "CUDA_RTOL", None))
+            if why:
+                problems.append("cuda: %s: %s from the C target's" % (f, why))
+    if problems:
+        return Outcome(name, "fail", problems + ["(work directories %s, %s)" % tuple(dirs)])
+    if not args.keep:
+        for d in dirs:
+            shutil.rmtree(d, ignore_errors=True)
+    return Outcome(name, "pass")
 
 
 def main(argv):
@@ -139,7 +306,19 @@ def main(argv):
     ap.add_argument("--fake", action="store_true",
                     help="check the harness: no compiler, every output is zeros of the "
                     "expected layout; every program test must fail without a harness error")
+    ap.add_argument("--layouts", choices=["subset", "all", "none"], default="subset",
+                    help="layout mode: which programs are re-run under every strand and "
+                    "image layout (default: the subset LAYOUT_SUBSET)")
+    ap.add_argument("--cuda", choices=["all", "none"], default="all",
+                    help="cuda mode: every program again as CUDA in host emulation, compared "
+                    "with the C target (first variant; programs the CUDA target refuses "
+                    "are skipped)")
     args = ap.parse_args(argv)
+    args.cuda = os.environ.get("DIDEROT_E2E_CUDA", args.cuda)
+    args.layouts = os.environ.get("DIDEROT_E2E_LAYOUTS", args.layouts)
+    if args.fake or args.perturb:
+        args.layouts = "none"
+        args.cuda = "none"   # those modes check the checks, not the layouts
     args.srcdir = os.path.abspath(args.srcdir)
     args.builddir = os.path.abspath(args.builddir)
 

@@ -17,6 +17,7 @@ typedef struct Ev {
   LowEvalStats *stats;
   const LowVal *globals;
   int nglobals;
+  LowEvalEnv *env; /* NULL: no state, global writes or effects */
 } Ev;
 
 static int fail(Ev *e, const char *fmt, ...) {
@@ -571,16 +572,60 @@ static int eval_instr(Ev *e, const IrInstr *in) {
     out = e->vals[in->args[0]->id];
     break;
   case IR_I_OP:
+    if (!in->dst && e->env && in->op == IR_OP_PRINT) {
+      for (int k = 0; k < in->nargs; k++) {
+        const LowVal *x = in->args[k] && e->set[in->args[k]->id] ? &e->vals[in->args[k]->id] : NULL;
+        if (!x)
+          return fail(e, "print of an undefined value");
+        int n = x->kind == LOWV_VEC || x->kind == LOWV_TENSOR ? x->n : 1;
+        for (int c = 0; c < n; c++) {
+          double d = x->kind == LOWV_REAL ? x->r
+                     : x->kind == LOWV_INT ? (double)x->i
+                     : x->kind == LOWV_BOOL ? (double)x->b
+                     : (x->kind == LOWV_VEC || x->kind == LOWV_TENSOR) ? x->v[c]
+                                                                        : 0; /* strings */
+          if (e->env->printed && e->env->print_n < e->env->print_cap)
+            e->env->printed[e->env->print_n] = d;
+          e->env->print_n++;
+        }
+      }
+      return 0;
+    }
     if (!in->dst)
       return fail(e, "effects are not interpreted");
     if (eval_op(e, in, &out))
       return -1;
     break;
   case IR_I_GLOBAL_GET:
+    if (in->global && e->env && e->env->globals_set && e->env->globals_set[in->global->index]) {
+      out = e->env->globals_out[in->global->index]; /* written earlier in this run */
+      break;
+    }
     if (!e->globals || !in->global || in->global->index < 0 || in->global->index >= e->nglobals)
       return fail(e, "read of a global without a value");
     out = e->globals[in->global->index];
     break;
+  case IR_I_STATE_GET:
+    if (!e->env || !e->env->state || in->nargs > 0 || !in->state)
+      return fail(e, "strand state read without a value");
+    out = e->env->state_set && e->env->state_set[in->state->index]
+              ? e->env->state_out[in->state->index]
+              : e->env->state[in->state->index];
+    break;
+  case IR_I_STATE_SET:
+  case IR_I_GLOBAL_SET: {
+    if (!e->env || !in->args[0] || !e->set[in->args[0]->id])
+      return fail(e, "global writes and strand state are not interpreted");
+    LowVal x = e->vals[in->args[0]->id];
+    if (in->kind == IR_I_STATE_SET && in->state && e->env->state_out) {
+      e->env->state_out[in->state->index] = x;
+      e->env->state_set[in->state->index] = true;
+    } else if (in->kind == IR_I_GLOBAL_SET && in->global && e->env->globals_out) {
+      e->env->globals_out[in->global->index] = x;
+      e->env->globals_set[in->global->index] = true;
+    }
+    return 0;
+  }
   default: return fail(e, "global writes and strand state are not interpreted");
   }
   if (!in->dst || in->dst->id < 0 || in->dst->id >= e->nids)
@@ -594,8 +639,15 @@ static int eval_instr(Ev *e, const IrInstr *in) {
 
 int low_eval_cfg(Arena *a, const IrCFG *cfg, const LowVal *params, const LowVal *globals,
                  LowVal *result, LowEvalStats *stats, char *err, size_t errlen) {
+  return low_eval_cfg_env(a, cfg, params, globals, NULL, result, stats, err, errlen);
+}
+
+int low_eval_cfg_env(Arena *a, const IrCFG *cfg, const LowVal *params, const LowVal *globals,
+                     LowEvalEnv *env, LowVal *result, LowEvalStats *stats, char *err,
+                     size_t errlen) {
   Ev e;
   memset(&e, 0, sizeof e);
+  e.env = env;
   e.a = a;
   e.err = err;
   e.errlen = errlen;
@@ -653,8 +705,13 @@ int low_eval_cfg(Arena *a, const IrCFG *cfg, const LowVal *params, const LowVal 
         if (result)
           *result = e.vals[t->value->id];
       }
+      if (env)
+        env->exit = IR_T_RETURN;
       return 0;
-    default: return 0;
+    default:
+      if (env)
+        env->exit = t->kind;
+      return 0;
     }
   }
   return fail(&e, "step limit reached");

@@ -75,4 +75,29 @@ typedef struct LowEvalStats {
 int low_eval_cfg(Arena *a, const IrCFG *cfg, const LowVal *params, const LowVal *globals,
                  LowVal *result, LowEvalStats *stats, char *err, size_t errlen);
 
+/* What a strand method or global block touches besides its parameters
+ * (low_eval_cfg_env): the strand's own state read by STATE_GET (by
+ * IrStateVar index; NULL: reads fail), and what the run wrote: the last
+ * value of each state variable and global (the *_set flags say which),
+ * the values printed (print arguments in order, reals and the components
+ * of tensors and vectors, ints converted; print_n of them, at most
+ * print_cap kept in `printed` when non-NULL) and the exit terminator
+ * (IR_T_RETURN when the CFG returned). Reads of another strand's state
+ * and the other effects (new, strand reductions) are not modelled. */
+typedef struct LowEvalEnv {
+  const LowVal *state;
+  LowVal *state_out; /* module->nstate entries */
+  bool *state_set;
+  LowVal *globals_out; /* module->nglobals entries */
+  bool *globals_set;
+  double *printed;
+  int print_cap, print_n;
+  IrTermKind exit;
+} LowEvalEnv;
+
+/* low_eval_cfg with an environment (env may be NULL: as low_eval_cfg). */
+int low_eval_cfg_env(Arena *a, const IrCFG *cfg, const LowVal *params, const LowVal *globals,
+                     LowEvalEnv *env, LowVal *result, LowEvalStats *stats, char *err,
+                     size_t errlen);
+
 #endif

@@ -278,6 +278,18 @@ static void test_fusion(void) {
   EinParam pf[1] = {PF(3, 0, 0, 0)};
   const EinOp *grad = OP(1, pf, 1, 3, 0, D(V(0), F0(0)));
   CHECK(ein_op_subst(C, trace, 0, grad) == NULL);
+  /* a probe position is a parameter: neither a computed position (a*b) nor
+   * a constant can replace it (the probe would be left at parameter -1),
+   * but the field parameter of the same probe still fuses */
+  EinParam pp[2] = {PF(1, 1, 3, 0), PT(0, 0, 0)};
+  const EinOp *probe = OP(2, pp, 1, 3, 0, P(F1(0, V(0)), 1));
+  EinParam pab[2] = {PT(0, 0, 0), PT(0, 0, 0)};
+  CHECK(ein_op_subst(C, probe, 1, OP(2, pab, 0, 0, 0, mul(T0(0), T0(1)))) == NULL);
+  CHECK(ein_op_subst(C, probe, 1, OP(0, NULL, 0, 0, 0, Q(1, 10))) == NULL);
+  EinParam pneg[1] = {PF(1, 1, 3, 0)};
+  const EinOp *fneg = ein_op_subst(C, probe, 0, OP(1, pneg, 1, 3, 0, neg(F1(0, V(0)))));
+  CHECK(fneg && ein_op_check(fneg, NULL, 0));
+  CHECK_STR(fneg ? ostr(fneg) : "-", "λF0,T1⟨(-F0[i])@T1⟩_{i:3}");
 }
 
 /* ---- one case per rule ------------------------------------------------- */

@@ -597,6 +597,87 @@ static void test_unsupported(void) {
   hb_free(&h);
 }
 
+/* ---- the position field of field functions (§4.12) ------------------------------------ */
+
+/* G(x) = x•x + x_0 x_1^3 + sin x_0 over the position field X = position[2],
+ * probed with 0, 1 and 2 derivatives at x = (0.3, -1.2); the expected values
+ * are the closed-form gradient and Hessian worked out by hand:
+ *   ∇G = (2x_0 + x_1^3 + cos x_0, 2x_1 + 3 x_0 x_1^2),
+ *   ∇∇G = [[2 − sin x_0, 3x_1^2], [3x_1^2, 2 + 6 x_0 x_1]].
+ * X itself probes to x, ∇X to the identity, ∇∇X to 0 (d = 2), and in 1-D
+ * H(x) = 3x^2 gives 3x^2, 6x, 6. */
+static void test_position(void) {
+  const double x0 = 0.3, x1 = -1.2, x[2] = {x0, x1};
+  const double want[3][4] = {
+      {x0 * x0 + x1 * x1 + x0 * x1 * x1 * x1 + sin(x0)},
+      {2 * x0 + x1 * x1 * x1 + cos(x0), 2 * x1 + 3 * x0 * x1 * x1},
+      {2 - sin(x0), 3 * x1 * x1, 3 * x1 * x1, 2 + 6 * x0 * x1}};
+  TImage *ti = calloc(1, sizeof *ti);
+  static const double I2[4] = {1, 0, 0, 1}, Z2[2] = {0, 0};
+  make_image(ti, 2, S2, 1, I2, Z2, NULL);
+  for (int nd = 0; nd <= 2; nd++) {
+    HB h;
+    hb_init(&h, 2, 0, NULL);
+    int two = 2;
+    IrVar *X = ir_emit_op(h.b, "x", IR_HOP_POSITION, NULL, 0, NULL, 1, &two);
+    CHECK(X != NULL && X->ty->kind == IR_TY_FIELD && X->ty->dim == 2 && X->ty->order == 1);
+    if (!X) continue;
+    EinContext *c = h.ec;
+    EinParam p = ein_param_field(2, 1, &two);
+    EinIdx i = ein_ivar(0);
+    const EinExpr *xi = ein_field(c, 0, 1, &i), *a = ein_field(c, 0, 1, (EinIdx[]){ein_icon(0)}),
+                  *b = ein_field(c, 0, 1, (EinIdx[]){ein_icon(1)});
+    const EinExpr *t[3] = {ein_sum1(c, 0, 0, 1, ein_mul2(c, xi, xi)),
+                           ein_mul2(c, a, ein_pow(c, b, 3)), ein_fun(c, EIN_FUN_SIN, a)};
+    const EinOp *g = ein_op_new(c, 1, &p, 0, NULL, ein_add(c, 3, t));
+    IrVar *G = ir_emit_ein(h.b, "G", g, NULL, 1, &X);
+    CHECK(G != NULL);
+    if (!G) continue;
+    hb_return(&h, hb_probe(&h, G, nd));
+    double got[8]; /* X with 2 derivatives has 2·2·2 components */
+    int n = run_mid(&h, NULL, &ti->img, x, got, NULL);
+    int total = nd == 0 ? 1 : nd == 1 ? 2 : 4;
+    CHECK_MSG(n == total, "G with %d derivatives: %d components", nd, n);
+    for (int k = 0; k < total && n == total; k++)
+      CHECK_MSG(fabs(got[k] - want[nd][k]) <= 1e-12, "G, %d derivatives [%d]: got %.17g want %.17g",
+                nd, k, got[k], want[nd][k]);
+    hb_free(&h);
+    /* X itself */
+    hb_init(&h, 2, 0, NULL);
+    X = ir_emit_op(h.b, "x", IR_HOP_POSITION, NULL, 0, NULL, 1, &two);
+    hb_return(&h, hb_probe(&h, X, nd));
+    double wx[3][8] = {{x0, x1}, {1, 0, 0, 1}, {0}};
+    n = run_mid(&h, &(MidOptOpts){true, true, true, true, true}, &ti->img, x, got, NULL);
+    CHECK_MSG(n == 2 * total, "X with %d derivatives: %d components", nd, n);
+    for (int k = 0; k < 2 * total && n == 2 * total; k++)
+      CHECK_MSG(got[k] == wx[nd][k], "X, %d derivatives [%d]: got %.17g want %.17g", nd, k, got[k],
+                wx[nd][k]);
+    hb_free(&h);
+  }
+  free(ti);
+  TImage *t1 = calloc(1, sizeof *t1);
+  make_image(t1, 1, S1, 1, M1, O1, NULL);
+  for (int nd = 0; nd <= 2; nd++) {
+    HB h;
+    hb_init(&h, 1, 0, NULL);
+    int one = 1;
+    IrVar *X = ir_emit_op(h.b, "x", IR_HOP_POSITION, NULL, 0, NULL, 1, &one);
+    CHECK(X != NULL && X->ty->kind == IR_TY_FIELD && X->ty->order == 0);
+    if (!X) continue;
+    EinParam p = ein_param_field(1, 0, NULL);
+    const EinOp *hop = ein_op_new(h.ec, 1, &p, 0, NULL,
+                                  ein_mul2(h.ec, ein_const_int(h.ec, 3),
+                                           ein_pow(h.ec, ein_field(h.ec, 0, 0, NULL), 2)));
+    hb_return(&h, hb_probe(&h, ir_emit_ein(h.b, "H", hop, NULL, 1, &X), nd));
+    double xv = 0.7, got[1], w = nd == 0 ? 3 * xv * xv : nd == 1 ? 6 * xv : 6;
+    int n = run_mid(&h, NULL, &t1->img, &xv, got, NULL);
+    CHECK_MSG(n == 1 && fabs(got[0] - w) <= 1e-12, "H, %d derivatives: got %.17g want %.17g", nd,
+              n == 1 ? got[0] : NAN, w);
+    hb_free(&h);
+  }
+  free(t1);
+}
+
 /* ---- the optimisations on the paper's examples ------------------------------------------- */
 
 static int count_ein(const IrModule *m) {
@@ -839,6 +920,7 @@ int main(void) {
   test_border_maps();
   test_border_probes();
   test_unsupported();
+  test_position();
   test_sumbind_paper();
   test_opt_examples();
   return unit_finish("mid");

@@ -1111,6 +1111,93 @@ static void test_performance(void) {
   free(src);
 }
 
+/* ------------------------------------------------------ nesting limit */
+
+/* "#version 2.0\n" + head + n copies of rep + tail, malloc'd. */
+static char *repeat_src(const char *head, const char *rep, int n, const char *tail) {
+  size_t hl = strlen(head), rl = strlen(rep), tl = strlen(tail);
+  char *src = malloc(13 + hl + rl * (size_t)n + tl + 1), *q = src;
+  memcpy(q, "#version 2.0\n", 13), q += 13;
+  memcpy(q, head, hl), q += hl;
+  for (int i = 0; i < n; i++) memcpy(q, rep, rl), q += rl;
+  memcpy(q, tail, tl + 1);
+  return src;
+}
+
+/* Left-associative chains do not grow the parser stack but make the tree
+ * as deep as they are long, and later passes recurse over it: more than
+ * 4000 levels (the parser's nesting limit) must be refused, not crash. */
+#define PROGRAM_END "strand S (int i) { update {} }\ncreate_array { S(i) | i in 0 .. 1 };\n"
+static void test_nesting_limits(void) {
+  static const struct {
+    const char *head, *rep, *tail;
+  } chains[] = {
+      {"real x = 1", "+1", ";\n" PROGRAM_END},  {"real x = 1", "*1", ";\n" PROGRAM_END},
+      {"real x = a", "[0]", ";\n" PROGRAM_END}, {"real x = f", "(1)", ";\n" PROGRAM_END},
+      {"real x = a", ".b", ";\n" PROGRAM_END},  {"input int", "[1]", " x;\n" PROGRAM_END},
+      {"real x = 1", "-1", ";\n" PROGRAM_END},  {"bool x = a", "<a", ";\n" PROGRAM_END},
+  };
+  const char *msg = "error: program nested too deeply for the parser";
+  for (size_t i = 0; i < sizeof chains / sizeof chains[0]; i++) {
+    for (int n = 3999; n <= 4001; n++) {
+      char *src = repeat_src(chains[i].head, chains[i].rep, n, chains[i].tail);
+      Parsed r = parse_src(src);
+      bool deep = r.msgs && strstr(r.msgs, msg);
+      if (n <= 4000)
+        CHECK_MSG(r.p != NULL && !deep, "%s%s x %d should parse", chains[i].head, chains[i].rep, n);
+      else
+        CHECK_MSG(r.p == NULL && deep && r.errors == 1, "%s%s x %d should be too deep",
+                  chains[i].head, chains[i].rep, n);
+      parsed_free(&r);
+      free(src);
+    }
+  }
+  /* A binary chain is reduced at the token after its last operand: the
+   * 4001st '+' node when ';' arrives, at column 10 + 2 * 4001 + 1. */
+  char *src = repeat_src("real x = 1", "+1", 4001, ";\n");
+  char want[128];
+  snprintf(want, sizeof want, "t.diderot:2:%d: %s\n", 10 + 2 * 4001 + 1, msg);
+  CHECK_ERRORS(src, want);
+  free(src);
+  /* Far beyond the limit: one message, no crash, no cascade. */
+  src = repeat_src("real x = x", "[0]", 200000, ";\n");
+  Parsed r = parse_src(src);
+  CHECK(r.p == NULL && r.errors == 1);
+  parsed_free(&r);
+  free(src);
+}
+
+/* ------------------------------------------------- long source lines */
+
+/* Lines over 200 characters are echoed as a 200-character window that
+ * starts 60 characters before the caret, cut with "...". */
+static void test_long_line_echo(void) {
+  /* Error at column 312 ('2'): the window starts at column 252, inside
+   * the run of "1+" that fills columns 10..309, and reaches the end. */
+  char *src = repeat_src("real x = ", "1+", 150, "1 2;\n");
+  Parsed r = parse_src(src);
+  char want[1024];
+  int n = snprintf(want, sizeof want,
+                   "t.diderot:2:312: error: syntax error: found integer literal '2', "
+                   "expected an operator or ';'\n  ...");
+  for (int i = 0; i < 29; i++) n += snprintf(want + n, sizeof want - (size_t)n, "1+");
+  n += snprintf(want + n, sizeof want - (size_t)n, "1 2;\n     %60s^\n", "");
+  CHECK_STR(r.msgs ? r.msgs : "", want);
+  parsed_free(&r);
+  free(src);
+  /* Error at column 12: the first 200 characters, cut at the end. */
+  src = repeat_src("real x = 1 2", "+1", 150, ";\n");
+  r = parse_src(src);
+  n = snprintf(want, sizeof want,
+               "t.diderot:2:12: error: syntax error: found integer literal '2', "
+               "expected an operator or ';'\n  real x = 1 2");
+  for (int i = 0; i < 94; i++) n += snprintf(want + n, sizeof want - (size_t)n, "+1");
+  n += snprintf(want + n, sizeof want - (size_t)n, "...\n  %11s^\n", "");
+  CHECK_STR(r.msgs ? r.msgs : "", want);
+  parsed_free(&r);
+  free(src);
+}
+
 int main(void) {
   test_precedence_v2();
   test_precedence_v1();
@@ -1122,5 +1209,7 @@ int main(void) {
   test_round_trip();
   test_printer_parens();
   test_performance();
+  test_nesting_limits();
+  test_long_line_echo();
   return unit_finish("parser");
 }

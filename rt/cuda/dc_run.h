@@ -1,0 +1,468 @@
+/* dc_run.h -- the super-step driver of the CUDA target, included by the
+ * generated device half (NAME.cu) after its program-specific parts:
+ *
+ *   dreal, DcStore {dreal *w; uint32_t cap}, D_STATE_WORDS, D_BLOCK, D_PAD,
+ *   D_HAS_NEW, d_dglobals, d_store_words(cap), d_get/d_put (a packed
+ *   record from/to slot i of a store), the kernels d_k_step and
+ *   d_k_stabilize_all, d_globals_fix (device copies of images).
+ *
+ * The host half calls the extern "C" entry points below. The device is
+ * authoritative for the strands from the first run on; the host world
+ * (rt_world.c) receives a copy after every run (outputs, counts, the
+ * library API), through packed records, so its own layout does not matter.
+ *
+ * One super-step (the CPU scheduler's semantics, diderot_world.h):
+ *   1. d_k_step over the active worklist (one launch): start for fresh
+ *      strands, update, stabilize at once, `die` marks DYING, `new`
+ *      appends to a buffer by an atomic counter;
+ *   2. counts and the compaction of the worklist by block partials (one
+ *      small copy back: the totals);
+ *   3. after deaths in a collection, the storage is compacted in order
+ *      (slots keep creation order) and the worklist rebuilt;
+ *   4. new strands are sorted by the CPU scheduler's key (creator's chunk,
+ *      phase, creator, order) and appended active and fresh;
+ *   5. the global update runs on the host; globals are copied to the device
+ *      again (and images uploaded once).
+ * Synchronisation: the copy of the totals in 2 (and of the keys when
+ * strands were created).
+ */
+#ifndef DIDEROT_CUDA_RUN_H
+#define DIDEROT_CUDA_RUN_H
+
+typedef struct DcWorld {
+  DrtWorld *rt;
+  DrtErrors *err;
+  const DrtProgram *prog;
+  void *hostw;                             /* the host half's world */
+  void (*getg)(const void *, void *);      /* its globals → d_dglobals */
+  DcStore st, st2, nst;                    /* storage, compaction target, new strands */
+  unsigned char *status, *status2, *fresh, *fresh2;
+  uint32_t *work, *work2, *perm;           /* worklists, permutations */
+  unsigned long long *nkey;                /* keys of new strands */
+  uint32_t n, cap, ncap, permcap, nwork, nactive, nstable, chunk;
+  bool grid;
+  d_dglobals *dglobals;
+  DcImages images;
+  DcScratch scratch;
+} DcWorld;
+
+/* ---- kernels ------------------------------------------------------------------------- */
+
+/* dst slot base+j <- src slot from[j] (from NULL: j), with status/fresh
+ * when ss is not NULL. */
+static __global__ void dc_k_move(DcStore src, const uint32_t *from, uint32_t n, DcStore dst,
+                                 uint32_t base, const unsigned char *ss, const unsigned char *sf,
+                                 unsigned char *ds, unsigned char *df) {
+  uint32_t j = threadIdx.x + blockDim.x * blockIdx.x;
+  if (j >= n) return;
+  uint32_t i = from ? from[j] : j;
+  dreal pk[D_STATE_WORDS];
+  d_get(src.w, src.cap, i, pk);
+  d_put(dst.w, dst.cap, base + j, pk);
+  if (ss) {
+    ds[base + j] = ss[i];
+    df[base + j] = sf[i];
+  }
+}
+
+static __global__ void dc_k_iota(uint32_t *out, uint32_t first, uint32_t n) {
+  uint32_t j = threadIdx.x + blockDim.x * blockIdx.x;
+  if (j < n) out[j] = first + j;
+}
+
+static __global__ void dc_k_mark(const uint32_t *work, uint32_t n, unsigned char *status,
+                                 unsigned char v) {
+  uint32_t j = threadIdx.x + blockDim.x * blockIdx.x;
+  if (j < n) status[work[j]] = v;
+}
+
+/* ---- memory --------------------------------------------------------------------------- */
+
+static bool dc_alloc(DcWorld *cw, void **p, size_t bytes) {
+  *p = NULL;
+  return dc_ok(cw->err, cudaMalloc(p, bytes ? bytes : 1), "device allocation");
+}
+
+static bool dc_store_alloc(DcWorld *cw, DcStore *s, uint32_t cap) {
+  s->cap = cap;
+  return dc_alloc(cw, (void **)&s->w, d_store_words(cap) * sizeof(dreal));
+}
+
+static void dc_store_free(DcStore *s) {
+  cudaFree(s->w);
+  s->w = NULL;
+  s->cap = 0;
+}
+
+/* Room for `need` slots: the capacity is a stride of the store's layout,
+ * so growing moves every strand. */
+static bool dc_reserve(DcWorld *cw, uint32_t need) {
+  if (need <= cw->cap && cw->st.w) return true;
+  uint32_t cap = cw->cap ? cw->cap : 1024;
+  while (cap < need) {
+    if (cap > UINT32_MAX / 2) {
+      drt_error(cw->err, "too many strands");
+      return false;
+    }
+    cap *= 2;
+  }
+  cap = (cap + D_PAD - 1) / D_PAD * D_PAD;
+  DcStore s;
+  unsigned char *status, *fresh;
+  uint32_t *work, *work2;
+  if (!dc_store_alloc(cw, &s, cap) || !dc_alloc(cw, (void **)&status, cap) ||
+      !dc_alloc(cw, (void **)&fresh, cap) || !dc_alloc(cw, (void **)&work, cap * sizeof(uint32_t)) ||
+      !dc_alloc(cw, (void **)&work2, cap * sizeof(uint32_t)))
+    return false;
+  if (cw->n) {
+    DC_LAUNCH(dc_k_move, dc_blocks(cw->n, D_BLOCK), D_BLOCK, cw->st, (const uint32_t *)NULL, cw->n,
+              s, 0u, cw->status, cw->fresh, status, fresh);
+    if (!dc_launched(cw->err, "growth")) return false;
+  }
+  if (cw->nwork &&
+      !dc_ok(cw->err, cudaMemcpy(work, cw->work, cw->nwork * sizeof(uint32_t), cudaMemcpyDeviceToDevice),
+             "copy"))
+    return false;
+  dc_store_free(&cw->st);
+  dc_store_free(&cw->st2);
+  cudaFree(cw->status);
+  cudaFree(cw->fresh);
+  cudaFree(cw->status2);
+  cudaFree(cw->fresh2);
+  cudaFree(cw->work);
+  cudaFree(cw->work2);
+  cw->status2 = cw->fresh2 = NULL;
+  cw->st = s;
+  cw->status = status;
+  cw->fresh = fresh;
+  cw->work = work;
+  cw->work2 = work2;
+  cw->cap = cap;
+  return true;
+}
+
+static bool dc_perm_reserve(DcWorld *cw, uint32_t n) {
+  if (n <= cw->permcap) return true;
+  cudaFree(cw->perm);
+  cw->perm = NULL;
+  cw->permcap = 0;
+  if (!dc_alloc(cw, (void **)&cw->perm, n * sizeof(uint32_t))) return false;
+  cw->permcap = n;
+  return true;
+}
+
+/* ---- globals, upload, download ----------------------------------------------------------- */
+
+/* Copy the host half's globals to the device (images once). */
+static bool dc_refresh_globals(DcWorld *cw) {
+  d_dglobals g;
+  memset(&g, 0, sizeof g);
+  cw->getg(cw->hostw, &g);
+  d_globals_fix(cw->err, &cw->images, &g);
+  if (drt_any_errors(cw->err)) return false;
+  return dc_ok(cw->err, cudaMemcpy(cw->dglobals, &g, sizeof g, cudaMemcpyHostToDevice), "copy");
+}
+
+/* Rebuild the worklist: the active slots in order. */
+static bool dc_rebuild_work(DcWorld *cw) {
+  DcCounts t;
+  if (!dc_compact(cw->err, &cw->scratch, NULL, cw->n, cw->status, 1u << DRT_ACTIVE, cw->work, &t))
+    return false;
+  cw->nwork = cw->nactive = t.kept;
+  return true;
+}
+
+/* The host world's strands to the device (the first run). */
+static bool dc_upload(DcWorld *cw) {
+  DrtWorld *rt = cw->rt;
+  uint32_t n = drt_world_nslots(rt);
+  if (!dc_reserve(cw, n)) return false;
+  size_t rec = D_STATE_WORDS * sizeof(dreal);
+  size_t words = d_store_words(cw->cap);
+  dreal *pk = (dreal *)malloc(rec);
+  dreal *hs = (dreal *)calloc(words ? words : 1, sizeof(dreal));
+  unsigned char *hst = (unsigned char *)malloc(n ? n : 1), *hfr = (unsigned char *)malloc(n ? n : 1);
+  bool ok = pk && hs && hst && hfr;
+  if (!ok) drt_error(cw->err, "out of memory");
+  for (uint32_t i = 0; ok && i < n; i++) {
+    drt_world_external_get(rt, i, pk);
+    d_put(hs, cw->cap, i, pk);
+    hst[i] = drt_world_status(rt, i);
+    hfr[i] = 1; /* created, not started */
+  }
+  ok = ok && dc_ok(cw->err, cudaMemcpy(cw->st.w, hs, words * sizeof(dreal), cudaMemcpyHostToDevice), "upload") &&
+       (!n || (dc_ok(cw->err, cudaMemcpy(cw->status, hst, n, cudaMemcpyHostToDevice), "upload") &&
+               dc_ok(cw->err, cudaMemcpy(cw->fresh, hfr, n, cudaMemcpyHostToDevice), "upload")));
+  free(pk);
+  free(hs);
+  free(hst);
+  free(hfr);
+  if (!ok) return false;
+  cw->n = n;
+  cw->nstable = drt_world_nstable(rt);
+  return dc_rebuild_work(cw);
+}
+
+/* The device strands to the host world (after every run). */
+static bool dc_download(DcWorld *cw, uint32_t steps) {
+  uint32_t n = cw->n;
+  size_t words = d_store_words(cw->cap);
+  dreal *hs = (dreal *)malloc((words ? words : 1) * sizeof(dreal));
+  dreal *recs = (dreal *)malloc((n ? n : 1) * D_STATE_WORDS * sizeof(dreal));
+  unsigned char *hst = (unsigned char *)malloc(n ? n : 1), *hfr = (unsigned char *)malloc(n ? n : 1);
+  bool ok = hs && recs && hst && hfr;
+  if (!ok) drt_error(cw->err, "out of memory");
+  ok = ok && dc_ok(cw->err, cudaMemcpy(hs, cw->st.w, words * sizeof(dreal), cudaMemcpyDeviceToHost), "download") &&
+       (!n || (dc_ok(cw->err, cudaMemcpy(hst, cw->status, n, cudaMemcpyDeviceToHost), "download") &&
+               dc_ok(cw->err, cudaMemcpy(hfr, cw->fresh, n, cudaMemcpyDeviceToHost), "download")));
+  for (uint32_t i = 0; ok && i < n; i++) d_get(hs, cw->cap, i, recs + (size_t)i * D_STATE_WORDS);
+  if (ok) ok = !drt_world_external_sync(cw->rt, n, recs, hst, hfr, steps);
+  free(hs);
+  free(recs);
+  free(hst);
+  free(hfr);
+  return ok;
+}
+
+/* ---- the steps ----------------------------------------------------------------------------- */
+
+/* Remove dying slots of a collection (order kept), then rebuild the
+ * worklist. */
+static bool dc_compact_storage(DcWorld *cw) {
+  if (cw->grid) return true;
+  DcCounts t;
+  if (!dc_perm_reserve(cw, cw->n ? cw->n : 1) ||
+      !dc_compact(cw->err, &cw->scratch, NULL, cw->n, cw->status,
+                  (1u << DRT_ACTIVE) | (1u << DRT_STABLE), cw->perm, &t))
+    return false;
+  if (!cw->st2.w && !dc_store_alloc(cw, &cw->st2, cw->cap)) return false;
+  if (!cw->status2 && (!dc_alloc(cw, (void **)&cw->status2, cw->cap) ||
+                       !dc_alloc(cw, (void **)&cw->fresh2, cw->cap)))
+    return false;
+  if (t.kept) {
+    DC_LAUNCH(dc_k_move, dc_blocks(t.kept, D_BLOCK), D_BLOCK, cw->st, (const uint32_t *)cw->perm,
+              t.kept, cw->st2, 0u, cw->status, cw->fresh, cw->status2, cw->fresh2);
+    if (!dc_launched(cw->err, "compaction")) return false;
+  }
+  DcStore s = cw->st;
+  cw->st = cw->st2;
+  cw->st2 = s;
+  unsigned char *p = cw->status;
+  cw->status = cw->status2;
+  cw->status2 = p;
+  p = cw->fresh;
+  cw->fresh = cw->fresh2;
+  cw->fresh2 = p;
+  cw->n = t.kept;
+  return dc_rebuild_work(cw);
+}
+
+typedef struct DcKey {
+  unsigned long long hi, lo;
+  uint32_t idx;
+} DcKey;
+
+static int dc_key_cmp(const void *a_, const void *b_) {
+  const DcKey *a = (const DcKey *)a_, *b = (const DcKey *)b_;
+  if (a->hi != b->hi) return a->hi < b->hi ? -1 : 1;
+  if (a->lo != b->lo) return a->lo < b->lo ? -1 : 1;
+  return 0;
+}
+
+/* Append the nnew strands of the new-strand buffer in the CPU order. */
+static bool dc_append_new(DcWorld *cw, uint32_t nnew) {
+  if (nnew > cw->ncap) {
+    drt_error(cw->err, "more than %u strands were created by 'new' in one step (the CUDA target's "
+              "buffer holds twice the active strands, at least 1024)", (unsigned)cw->ncap);
+    return false;
+  }
+  unsigned long long *hk = (unsigned long long *)malloc(2 * nnew * sizeof *hk);
+  DcKey *keys = (DcKey *)malloc(nnew * sizeof *keys);
+  uint32_t *perm = (uint32_t *)malloc(nnew * sizeof *perm);
+  bool ok = hk && keys && perm;
+  if (!ok) drt_error(cw->err, "out of memory");
+  ok = ok && dc_ok(cw->err, cudaMemcpy(hk, cw->nkey, 2 * nnew * sizeof *hk, cudaMemcpyDeviceToHost), "copy");
+  if (ok) {
+    for (uint32_t j = 0; j < nnew; j++) {
+      keys[j].hi = hk[2 * j];
+      keys[j].lo = hk[2 * j + 1];
+      keys[j].idx = j;
+    }
+    qsort(keys, nnew, sizeof *keys, dc_key_cmp);
+    for (uint32_t j = 0; j < nnew; j++) perm[j] = keys[j].idx;
+  }
+  uint32_t base = cw->n;
+  ok = ok && dc_reserve(cw, base + nnew) && dc_perm_reserve(cw, nnew) &&
+       dc_ok(cw->err, cudaMemcpy(cw->perm, perm, nnew * sizeof *perm, cudaMemcpyHostToDevice), "copy");
+  free(hk);
+  free(keys);
+  free(perm);
+  if (!ok) return false;
+  DC_LAUNCH(dc_k_move, dc_blocks(nnew, D_BLOCK), D_BLOCK, cw->nst, (const uint32_t *)cw->perm, nnew,
+            cw->st, base, (const unsigned char *)NULL, (const unsigned char *)NULL,
+            (unsigned char *)NULL, (unsigned char *)NULL);
+  DC_LAUNCH(dc_k_iota, dc_blocks(nnew, D_BLOCK), D_BLOCK, cw->work + cw->nwork, base, nnew);
+  if (!dc_launched(cw->err, "new strands") ||
+      !dc_ok(cw->err, cudaMemset(cw->status + base, DRT_ACTIVE, nnew), "set") ||
+      !dc_ok(cw->err, cudaMemset(cw->fresh + base, 1, nnew), "set"))
+    return false;
+  cw->n += nnew;
+  cw->nwork += nnew;
+  cw->nactive += nnew;
+  return true;
+}
+
+/* Room for the strands that `new` may create in this step. */
+static bool dc_new_reserve(DcWorld *cw) {
+  uint32_t want = cw->nwork > UINT32_MAX / 4 ? UINT32_MAX / 2 : 2 * cw->nwork;
+  if (want < 1024) want = 1024;
+  if (want <= cw->ncap) return true;
+  dc_store_free(&cw->nst);
+  cudaFree(cw->nkey);
+  cw->nkey = NULL;
+  cw->ncap = 0;
+  if (!dc_store_alloc(cw, &cw->nst, want) ||
+      !dc_alloc(cw, (void **)&cw->nkey, 2 * (size_t)want * sizeof *cw->nkey))
+    return false;
+  cw->ncap = want;
+  return true;
+}
+
+static bool dc_step(DcWorld *cw) {
+  if (!dc_scratch_reserve(cw->err, &cw->scratch, dc_blocks(cw->nwork, DC_RBLOCK))) return false;
+  if (D_HAS_NEW && !dc_new_reserve(cw)) return false;
+  if (!dc_ok(cw->err, cudaMemset(cw->scratch.cnt, 0, sizeof(DcCounts)), "set")) return false;
+  DcStep a = {cw->work, cw->nwork, cw->status, cw->fresh, cw->scratch.cnt, cw->nkey, cw->ncap,
+              cw->chunk};
+  if (cw->nwork) {
+    DC_LAUNCH(d_k_step, dc_blocks(cw->nwork, D_BLOCK), D_BLOCK, (const d_dglobals *)cw->dglobals, cw->st,
+              cw->nst, a);
+    if (!dc_launched(cw->err, "update")) return false;
+  }
+  DcCounts t;
+  if (!dc_compact(cw->err, &cw->scratch, cw->work, cw->nwork, cw->status, 1u << DRT_ACTIVE, cw->work2, &t))
+    return false;
+  uint32_t *w = cw->work;
+  cw->work = cw->work2;
+  cw->work2 = w;
+  cw->nstable += cw->nwork - t.kept - t.dying;
+  cw->nactive = cw->nwork = t.kept;
+  if (t.dying && !dc_compact_storage(cw)) return false;
+  if (t.nnew && !dc_append_new(cw, t.nnew)) return false;
+  return true;
+}
+
+static DcWorld *dc_world_new(void *hostw, DrtWorld *rt, const DrtProgram *prog,
+                             void (*getg)(const void *, void *)) {
+  DcWorld *cw = (DcWorld *)calloc(1, sizeof *cw);
+  if (!cw) {
+    drt_error(drt_world_errors(rt), "out of memory");
+    return NULL;
+  }
+  cw->rt = rt;
+  cw->err = drt_world_errors(rt);
+  cw->prog = prog;
+  cw->hostw = hostw;
+  cw->getg = getg;
+  cw->grid = drt_world_is_grid(rt);
+  cw->chunk = drt_world_chunk(rt);
+  if (!cw->chunk) cw->chunk = 256;
+  if (!dc_alloc(cw, (void **)&cw->dglobals, sizeof(d_dglobals))) return cw;
+  return cw;
+}
+
+/* ---- entry points of the host half ----------------------------------------------------------- */
+
+extern "C" void d_cuda_free(void *cw_) {
+  DcWorld *cw = (DcWorld *)cw_;
+  if (!cw) return;
+  dc_store_free(&cw->st);
+  dc_store_free(&cw->st2);
+  dc_store_free(&cw->nst);
+  cudaFree(cw->status);
+  cudaFree(cw->status2);
+  cudaFree(cw->fresh);
+  cudaFree(cw->fresh2);
+  cudaFree(cw->work);
+  cudaFree(cw->work2);
+  cudaFree(cw->perm);
+  cudaFree(cw->nkey);
+  cudaFree(cw->dglobals);
+  dc_images_free(&cw->images);
+  dc_scratch_free(&cw->scratch);
+  free(cw);
+}
+
+extern "C" uint32_t d_cuda_run(void *hostw, void **cuda, DrtWorld *rt, const DrtProgram *prog,
+                               void (*getg)(const void *, void *), size_t gsize, uint32_t max_steps) {
+  DrtErrors *err = drt_world_errors(rt);
+  if (gsize != sizeof(d_dglobals)) {
+    drt_error(err, "internal: the host and device halves disagree on the globals (%zu, %zu bytes)",
+              gsize, sizeof(d_dglobals));
+    return 0;
+  }
+  bool first = false;
+  if (drt_world_external_begin(rt, &first)) return 0;
+  DcWorld *cw = (DcWorld *)*cuda;
+  if (!cw) {
+    cw = dc_world_new(hostw, rt, prog, getg);
+    if (!cw) return 0;
+    *cuda = cw;
+    if (drt_any_errors(err) || !dc_upload(cw)) return 0;
+  }
+  cw->hostw = hostw;
+  cw->getg = getg;
+  cw->prog = prog;
+  uint32_t steps = 0;
+  if (first && prog->global_start) {
+    if (!dc_refresh_globals(cw)) return 0;
+    prog->global_start(rt, hostw);
+  }
+  bool fresh_globals = false;
+  while (!drt_any_errors(err) && cw->nactive > 0 && (max_steps == 0 || steps < max_steps)) {
+    if (!fresh_globals && !dc_refresh_globals(cw)) break;
+    fresh_globals = true;
+    if (!dc_step(cw)) break;
+    steps++;
+    if (prog->global_update) {
+      prog->global_update(rt, hostw);
+      fresh_globals = false;
+    }
+    if (drt_world_verbose(rt))
+      fprintf(stderr, "step %u: %u active, %u stable\n",
+              (unsigned)(drt_world_total_steps(rt) + steps), (unsigned)cw->nactive,
+              (unsigned)cw->nstable);
+  }
+  dc_download(cw, steps);
+  return steps;
+}
+
+/* Counts for the global blocks: 0 all alive, 1 active, 2 stable. */
+extern "C" uint32_t d_cuda_count(void *cw_, int which) {
+  DcWorld *cw = (DcWorld *)cw_;
+  if (!cw) return 0;
+  return which == 1 ? cw->nactive : which == 2 ? cw->nstable : cw->nactive + cw->nstable;
+}
+
+extern "C" void d_cuda_stabilize_all(void *cw_) {
+  DcWorld *cw = (DcWorld *)cw_;
+  if (!cw || !cw->nwork || !dc_refresh_globals(cw)) return;
+  DC_LAUNCH(d_k_stabilize_all, dc_blocks(cw->nwork, D_BLOCK), D_BLOCK,
+            (const d_dglobals *)cw->dglobals, cw->st, (const uint32_t *)cw->work, cw->nwork,
+            cw->status);
+  if (!dc_launched(cw->err, "stabilize")) return;
+  cw->nstable += cw->nwork;
+  cw->nactive = cw->nwork = 0;
+}
+
+extern "C" void d_cuda_kill_all(void *cw_) {
+  DcWorld *cw = (DcWorld *)cw_;
+  if (!cw || !cw->nwork) return;
+  DC_LAUNCH(dc_k_mark, dc_blocks(cw->nwork, D_BLOCK), D_BLOCK, (const uint32_t *)cw->work, cw->nwork,
+            cw->status, (unsigned char)(cw->grid ? DRT_DEAD : DRT_DYING));
+  if (!dc_launched(cw->err, "die")) return;
+  cw->nactive = cw->nwork = 0;
+  dc_compact_storage(cw);
+}
+
+#endif

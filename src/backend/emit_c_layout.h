@@ -1,0 +1,48 @@
+/* emit_c_layout.h -- the data layouts of generated code (LAYOUTS.md §4.3):
+ * which layout each array of a generated program uses, built with the
+ * layout algebra (layout.h), and whose index expressions (index_expr.h)
+ * the C back end prints for every access.
+ *
+ *  - strand state (--strand-layout): a strand's state is F words of
+ *    sizeof(dreal) bytes (a real or a tensor component is one word; other
+ *    values are copied bytewise into as many words as they need). The
+ *    layout maps the coordinate (strand s, word w) to a word of the store:
+ *      aos      (N,F):(F,1)                       F*s + w
+ *      soa      (N,F):(1,N)                       s + N*w
+ *      aosoa:W  ((W,N/W),F):((1,W*F),W)           s%W + W*w + W*F*(s/W)
+ *             = blocked_product((W,F):(1,W), (N/W):(1))
+ *    N is the store's capacity (a multiple of W), a run-time value;
+ *  - packed records (strand creation, `new`, moves by the runtime): F:1;
+ *  - outputs: (C,K):(1,C), C samples per strand, K strands written;
+ *  - strand → parallel chunk: logical_divide(M:1, c:1) = (c,M/c):(1,c);
+ *  - image samples (--image-layout): translate/mid_to_low's
+ *    m2l_image_layout (linear NRRD order or bricks); images are re-laid
+ *    out once after loading by a generated loop over that layout.
+ */
+#ifndef DIDEROT_BACKEND_EMIT_C_LAYOUT_H
+#define DIDEROT_BACKEND_EMIT_C_LAYOUT_H
+
+#include <stdbool.h>
+
+#include "backend/layout.h"
+
+typedef enum EmitStrandLayout {
+  EMIT_STRAND_AOS = 0,
+  EMIT_STRAND_SOA = 1,
+  EMIT_STRAND_AOSOA = 2
+} EmitStrandLayout;
+
+/* "aos", "soa", "aosoa:W" (W a power of two, 2..1024); false when bad. */
+bool emit_parse_strand_layout(const char *text, EmitStrandLayout *kind, int *width);
+/* "linear" (brick 0) or "brick:B" (B a power of two, 2..64). */
+bool emit_parse_image_layout(const char *text, int *brick);
+
+/* The strand-state layout of F words over N strands, coordinate order
+ * (strand, word). NULL with err set when the algebra refuses. */
+const Layout *emit_strand_state_layout(IxCtx *ix, EmitStrandLayout kind, int width, int nwords,
+                                       const IxExpr *n, LytError *err);
+/* The store index of word w of strand s: the layout's forward map,
+ * simplified and strength-reduced (what the generated C prints). */
+const IxExpr *emit_strand_index(IxCtx *ix, const Layout *state, const IxExpr *s, int64_t w);
+
+#endif

@@ -1,0 +1,182 @@
+/* emit_c_sphere.c -- sphere(r) / sphere(p, r) in the C back end
+ * (LANGUAGE.md §4.10, §6.3), on top of rt/diderot_sphere.h.
+ *
+ * What the generated program gets when its strands use sphere:
+ *  - d_world.sphere, created with the world (brute force with
+ *    --no-space-partition) and freed with it;
+ *  - d_sphere_build(): the start-of-step position of every storage slot
+ *    (read like any other strand's state, through drt_world_in_state) is
+ *    gathered and indexed; the DrtProgram's begin_step hook runs it once
+ *    per super-step, after the runtime took the start-of-step copies. The
+ *    grid cell size comes from the query radii when they are literals or
+ *    globals (their largest value at the start of the step);
+ *  - every query: sphere(r) is centred at the caller's start-of-step pos
+ *    (so that q is a neighbour of p exactly when p is one of q), and both
+ *    forms leave the caller out. The result is a strand sequence whose
+ *    elements live in the calling thread's result pool until the strand
+ *    method ends (sphere results cannot be stored in state or globals).
+ *    A query outside a super-step (a stabilize method run by a global
+ *    `stabilize`) first rebuilds the index from the current states; a
+ *    query in strand initialisation returns no strands (no strand of the
+ *    current step exists for it yet).
+ * If the storage layout of strand states changes, d_sphere_build's
+ * gather is the one place here that reads states. */
+#include "backend/emit_c_impl.h"
+
+#include <string.h>
+
+#define OUT(...) emit_buf_printf(out, __VA_ARGS__)
+
+static bool is_query(const IrInstr *in) {
+  return in->kind == IR_I_OP && (in->op == IR_OP_SPHERE || in->op == IR_OP_SPHERE_AT);
+}
+
+/* The state variable `pos` that fixes the query dimension (§4.10). */
+static const IrStateVar *sphere_pos(const IrModule *m) {
+  for (int i = 0; i < m->nstate; i++)
+    if (m->state[i]->name && !strcmp(m->state[i]->name, "pos")) return m->state[i];
+  return NULL;
+}
+
+/* 1, 2 or 3 for real, tensor[2], tensor[3] (or vec<2>, vec<3>); 0 otherwise. */
+static int pos_dim(const IrType *t) {
+  if (!t) return 0;
+  if (t->kind == IR_TY_TENSOR && t->order == 0) return 1;
+  if (t->kind == IR_TY_TENSOR && t->order == 1 && t->dims[0] >= 2 && t->dims[0] <= 3)
+    return t->dims[0];
+  if (t->kind == IR_TY_VEC && t->width >= 1 && t->width <= 3) return t->width;
+  return 0;
+}
+
+/* Component k of a position-typed value x. */
+static const char *pos_comp(EmitCtx *e, const IrType *t, const char *x, int k) {
+  if (t->kind == IR_TY_VEC) return emit_lane(e, x, k);
+  if (t->order == 0) return x;
+  return arena_printf(e->a, "%s.v[%d]", x, k);
+}
+
+bool emit_sphere_used(EmitCtx *e) {
+  for (int c = 0; c < e->m->ncfgs; c++) {
+    IrCFG *cfg = e->m->cfgs[c];
+    for (int b = 0; b < cfg->nblocks; b++)
+      for (int i = 0; i < cfg->blocks[b]->ninstrs; i++)
+        if (is_query(cfg->blocks[b]->instrs[i])) return true;
+  }
+  return false;
+}
+
+/* The C text of a query radius known at the start of a step (a literal or
+ * a global read), or NULL. */
+static const char *radius_source(EmitCtx *e, const IrVar *r) {
+  for (int hops = 0; r && r->def && hops < 8; hops++) {
+    const IrInstr *d = r->def;
+    if (d->kind == IR_I_LIT && d->lit.kind == IR_LIT_REAL) return emit_real_lit(e, d->lit.r);
+    if (d->kind == IR_I_GLOBAL_GET && d->global && d->global->ty->kind == IR_TY_TENSOR &&
+        d->global->ty->order == 0)
+      return arena_printf(e->a, "wrld->%s", emit_global_field(e, d->global));
+    if (d->kind != IR_I_COPY || d->nargs != 1) return NULL;
+    r = d->args[0];
+  }
+  return NULL;
+}
+
+void emit_sphere_glue(EmitCtx *e, EmitBuf *out) {
+  if (!emit_sphere_used(e)) return;
+  const IrStateVar *pos = sphere_pos(e->m);
+  int dim = pos ? pos_dim(pos->ty) : 0;
+  if (!dim || pos->ty->kind != IR_TY_TENSOR) {
+    emit_fail(e, "sphere queries need a state variable 'pos' of type real, vec2 or vec3");
+    return;
+  }
+  bool omp = e->opt->target == EMIT_TARGET_OMP;
+  OUT("/* ---- sphere queries (rt/diderot_sphere.h) ---- */\n#include \"diderot_sphere.h\"\n\n"
+      "static bool d_sphere_init(d_world *wrld) {\n"
+      "  wrld->sphere = drt_sphere_new(%d, D_REAL_NRRD, %s);\n  return !wrld->sphere;\n}\n\n",
+      dim, e->opt->no_space_partition ? "true" : "false");
+  /* the gather of the start-of-step positions */
+  OUT("/* index the start-of-step positions of the alive strands */\n"
+      "static void d_sphere_build(d_world *wrld) {\n  DrtWorld *rt = wrld->rt;\n"
+      "  uint32_t n_ = drt_world_nslots(rt);\n"
+      "  dreal *p_ = drt_sphere_positions(wrld->sphere, drt_world_errors(rt), n_);\n"
+      "  if (!p_) return;\n");
+  /* the state's layout decides where pos is (emit_c_layout.c) */
+  emit_layout_store_decl(e, out, "rt");
+  OUT("  d_in = drt_world_in_store(rt);\n  for (uint32_t i = 0; i < n_; i++) {\n    %s s_;\n",
+      emit_type(e, pos->ty));
+  emit_state_read(e, out, pos, "d_in", "i", "s_", "    ");
+  for (int k = 0; k < dim; k++)
+    OUT("    p_[%d * (size_t)i + %d] = %s;\n", dim, k, pos_comp(e, pos->ty, "s_", k));
+  OUT("  }\n  double h_ = 0;\n");
+  /* the cell size: the largest radius known at the start of the step */
+  const char **seen = NULL;
+  int nseen = 0, capseen = 0;
+  for (int c = 0; c < e->m->ncfgs; c++) {
+    IrCFG *cfg = e->m->cfgs[c];
+    for (int b = 0; b < cfg->nblocks; b++)
+      for (int i = 0; i < cfg->blocks[b]->ninstrs; i++) {
+        IrInstr *in = cfg->blocks[b]->instrs[i];
+        if (!is_query(in) || in->nargs < 1) continue;
+        const char *src = radius_source(e, in->args[in->nargs - 1]);
+        if (!src) continue;
+        bool dup = false;
+        for (int k = 0; k < nseen; k++) dup |= !strcmp(seen[k], src);
+        if (dup) continue;
+        if (nseen == capseen) {
+          capseen = capseen ? 2 * capseen : 8;
+          const char **ns = arena_alloc(e->a, (size_t)capseen * sizeof *ns);
+          if (nseen) memcpy(ns, seen, (size_t)nseen * sizeof *ns);
+          seen = ns;
+        }
+        seen[nseen++] = src;
+        OUT("  if ((double)%s > h_) h_ = (double)%s;\n", src, src);
+      }
+  }
+  OUT("  drt_sphere_build(wrld->sphere, rt, h_);\n}\n\n"
+      "static void d_sphere_begin_step(DrtWorld *rt, void *wrld) {\n"
+      "  (void)rt;\n  d_sphere_build(wrld);\n}\n\n");
+  OUT("/* the strands within r of c, except `self`; valid until the method ends */\n"
+      "static const uint32_t *d_sphere_query(d_world *wrld, uint32_t self, const dreal *c, dreal r,\n"
+      "    uint32_t *len) {\n"
+      "  /* stale only outside a super-step, which runs on one thread */\n"
+      "  if (!drt_sphere_current(wrld->sphere, wrld->rt)) d_sphere_build(wrld);\n"
+      "  return drt_sphere_query_%s(wrld->sphere, %s, self, c, r, len);\n}\n\n",
+      e->opt->double_real ? "d" : "f", omp ? "(uint32_t)omp_get_thread_num()" : "0");
+}
+
+void emit_sphere_query(EmitCtx *e, EmitBuf *out, IrInstr *in) {
+  const char *d = in->dst ? emit_var(e, in->dst) : NULL;
+  if (!d) return; /* an unused query has no effect */
+  IrCfgKind k = e->cfg ? e->cfg->kind : IR_CFG_FUNC;
+  if (k == IR_CFG_STRAND_INIT) {
+    OUT("  %s.len = 0;\n  %s.v = NULL; /* no neighbours during initialisation */\n", d, d);
+    return;
+  }
+  if (k != IR_CFG_START && k != IR_CFG_UPDATE && k != IR_CFG_STABILIZE) {
+    emit_fail(e, "a sphere query outside the strand");
+    return;
+  }
+  const IrStateVar *pos = sphere_pos(e->m);
+  int dim = pos ? pos_dim(pos->ty) : 0;
+  if (!dim) {
+    emit_fail(e, "sphere queries need a state variable 'pos' of type real, vec2 or vec3");
+    return;
+  }
+  bool at = in->op == IR_OP_SPHERE_AT;
+  if (in->nargs != (at ? 2 : 1) || (at && pos_dim(in->args[0]->ty) != dim)) {
+    emit_fail(e, "a sphere query with bad arguments");
+    return;
+  }
+  const IrType *ct = at ? in->args[0]->ty : pos->ty;
+  const char *cx = at ? emit_var(e, in->args[0]) : "p_";
+  OUT("  { %s p_;\n", emit_type(e, pos->ty));
+  if (!at) { /* the caller's start-of-step pos, through the state layout */
+    OUT("    const dreal *d_inq = drt_world_in_store(wrld->rt);\n"
+        "    const int64_t d_N = drt_world_capacity(wrld->rt);\n    (void)d_N;\n");
+    emit_state_read(e, out, pos, "d_inq", "id", "p_", "    ");
+  }
+  OUT("  const dreal c_[%d] = {", dim);
+  for (int i = 0; i < dim; i++) OUT("%s%s", i ? ", " : "", pos_comp(e, ct, cx, i));
+  OUT("};\n    uint32_t n_;\n    %s.v = (uint32_t *)d_sphere_query(wrld, id, c_, %s, &n_);\n"
+      "    %s.len = n_; (void)p_; }\n",
+      d, emit_var(e, in->args[in->nargs - 1]), d);
+}

@@ -1,0 +1,411 @@
+/* emit_cuda.c -- the CUDA back end: the device half NAME.cu and the hooks
+ * of the host half NAME.c (the design is described in emit_cuda.h; the
+ * runtime side is rt/cuda/). Expressions and statements are printed by
+ * the C printer (emit_cfg_body / emit_instr in scalar mode); this file
+ * adds what differs on the device: signatures, the state prologue over the
+ * device store, `new`, kernels and the calls that replace strand access in
+ * host global blocks. */
+#include "backend/emit_cuda.h"
+
+#include <string.h>
+
+#include "backend/emit_c_impl.h"
+#include "backend/emit_c_layout.h"
+
+#define OUT(...) emit_buf_printf(out, __VA_ARGS__)
+
+static bool is_dynseq(const IrType *t) { return t->kind == IR_TY_SEQ && t->len == IR_SEQ_DYNAMIC; }
+
+static bool is_global_block(const IrCFG *cfg) {
+  return cfg && (cfg->kind == IR_CFG_GLOBAL_START || cfg->kind == IR_CFG_GLOBAL_UPDATE);
+}
+
+/* The C name of the device half's entry point for reduction `in`: its
+ * position in the module, the same in both halves. */
+static const char *red_name(EmitCtx *e, const IrInstr *in) {
+  const IrBlock *b = in->block;
+  const IrCFG *cfg = b ? b->cfg : NULL;
+  int ci = -1, bi = -1, ii = -1;
+  for (int i = 0; cfg && i < e->m->ncfgs; i++)
+    if (e->m->cfgs[i] == cfg) ci = i;
+  for (int i = 0; cfg && i < cfg->nblocks; i++)
+    if (cfg->blocks[i] == b) bi = i;
+  for (int i = 0; b && i < b->ninstrs; i++)
+    if (b->instrs[i] == in) ii = i;
+  return arena_printf(e->a, "d_cuda_red_%d_%d_%d", ci, bi, ii);
+}
+
+/* The parameter list "T0 a0, T1 a1" (names) or "T0, T1" (no names) of a
+ * reduction's extra arguments, after `first`. */
+static const char *red_params(EmitCtx *e, const IrInstr *in, const char *first, bool names) {
+  EmitBuf b;
+  emit_buf_init(&b, e->a);
+  emit_buf_puts(&b, first);
+  for (int i = 0; i < in->nargs; i++) {
+    emit_buf_printf(&b, ", %s", emit_type(e, in->args[i]->ty));
+    if (names) emit_buf_printf(&b, " a%d", i);
+  }
+  return emit_buf_str(&b);
+}
+
+/* ---- the host half ----------------------------------------------------------------- */
+
+const char *emit_cuda_world_field(void) {
+  return "  void *cuda; /* the device world (rt/cuda/dc_run.h) */\n";
+}
+
+/* The globals as the device sees them: the d_world fields of globals,
+ * constants and inputs, with the same C types in both halves. */
+static void emit_dglobals(EmitCtx *e, EmitBuf *out) {
+  OUT("/* the globals as the device half sees them (copied by d_cuda_globals) */\n"
+      "typedef struct d_dglobals {\n");
+  for (int i = 0; i < e->m->nglobals; i++) {
+    IrGlobal *g = e->m->globals[i];
+    OUT("  %s %s;\n", emit_type(e, g->ty), emit_global_field(e, g));
+  }
+  if (!e->m->nglobals) OUT("  char unused_;\n");
+  OUT("} d_dglobals;\n\n");
+}
+
+void emit_cuda_host_glue(EmitCtx *e, EmitBuf *out) {
+  emit_dglobals(e, out);
+  OUT("static void d_cuda_globals(const void *w_, void *g_) {\n"
+      "  const d_world *w = (const d_world *)w_;\n  d_dglobals *g = (d_dglobals *)g_;\n"
+      "  (void)w; (void)g;\n");
+  for (int i = 0; i < e->m->nglobals; i++) {
+    const char *f = emit_global_field(e, e->m->globals[i]);
+    OUT("  g->%s = w->%s;\n", f, f);
+  }
+  OUT("}\n"
+      "/* the device half (NAME.cu, rt/cuda/dc_run.h) */\n"
+      "uint32_t d_cuda_run(void *wrld, void **cuda, DrtWorld *rt, const DrtProgram *prog,\n"
+      "    void (*globals)(const void *, void *), size_t gsize, uint32_t max_steps);\n"
+      "void d_cuda_free(void *cuda);\n\n");
+}
+
+const char *emit_cuda_run_call(EmitCtx *e, const char *wrld, const char *limit) {
+  if (e->opt->target != EMIT_TARGET_CUDA)
+    return arena_printf(e->a, "drt_world_run(%s->rt, %s)", wrld, limit);
+  return arena_printf(e->a,
+                      "d_cuda_run(%s, &%s->cuda, %s->rt, &d_program, d_cuda_globals, "
+                      "sizeof(d_dglobals), %s)",
+                      wrld, wrld, wrld, limit);
+}
+
+bool emit_cuda_host_instr(EmitCtx *e, EmitBuf *out, IrInstr *in) {
+  if (!is_global_block(e->cfg) || in->kind != IR_I_OP) return false;
+  const char *d = in->dst ? emit_var(e, in->dst) : NULL;
+  switch (in->op) {
+  case IR_OP_NUM_STRANDS:
+  case IR_OP_NUM_ACTIVE:
+  case IR_OP_NUM_STABLE:
+    OUT("  { extern uint32_t d_cuda_count(void *, int);\n    %s = (dint)d_cuda_count(wrld->cuda, %d); }\n",
+        d, in->op == IR_OP_NUM_STRANDS ? 0 : in->op == IR_OP_NUM_ACTIVE ? 1 : 2);
+    return true;
+  case IR_OP_STABILIZE_ALL:
+    OUT("  { extern void d_cuda_stabilize_all(void *);\n    d_cuda_stabilize_all(wrld->cuda); }\n");
+    return true;
+  case IR_OP_DIE_ALL:
+    OUT("  { extern void d_cuda_kill_all(void *);\n    d_cuda_kill_all(wrld->cuda); }\n");
+    return true;
+  case IR_OP_STRAND_REDUCE: {
+    if (!in->dst || !in->fn || (IrReduce)in->imm[0] == IR_REDUCE_COLLECT) {
+      emit_fail(e, "this strand-set reduction is not supported by the cuda target");
+      return true;
+    }
+    const char *fn = red_name(e, in);
+    OUT("  { extern %s %s(%s);\n    %s = %s(wrld->cuda", emit_type(e, in->dst->ty), fn,
+        red_params(e, in, "void *", false), d, fn);
+    for (int i = 0; i < in->nargs; i++) OUT(", %s", emit_var(e, in->args[i]));
+    OUT("); }\n");
+    return true;
+  }
+  case IR_OP_NEW:
+    emit_fail(e, "'new' in a global block is not supported by the cuda target");
+    return true;
+  default: return false;
+  }
+}
+
+/* ---- the device half: layouts -------------------------------------------------------- */
+
+typedef struct CudaEmit {
+  IxCtx *ix;
+  const Layout *state;  /* the device store's strand-state layout */
+  const char *base;     /* C text: the strand mode at d_i (method prologue) */
+  const char *word;     /* C text: word d_w of strand d_i */
+  const char *words;    /* C text: store size in words at capacity d_N */
+  const char *thread;   /* C text: the worklist position of this thread */
+  const char *state_txt, *thread_txt; /* CuTe text of both layouts */
+  int W;                /* capacity multiple */
+  bool has_new;         /* strand methods create strands */
+} CudaEmit;
+
+static const IxExpr *simp(IxCtx *ix, const IxExpr *x) {
+  return x ? ix_lower(ix, ix_simplify(ix, x)) : NULL;
+}
+
+static const char *ix_text(EmitCtx *e, IxCtx *ix, const IxExpr *x) {
+  if (!x) {
+    emit_fail(e, "an index expression the layout algebra could not produce");
+    return "0";
+  }
+  return arena_printf(e->a, "(%s)", ix_to_c(ix, x));
+}
+
+static bool cuda_layouts(EmitCtx *e, CudaEmit *c) {
+  IxCtx *ix = c->ix = ix_ctx_new(e->a);
+  EmitStrandLayout kind = (EmitStrandLayout)e->opt->strand_layout;
+  c->W = kind == EMIT_STRAND_AOSOA ? e->opt->aosoa_width : 1;
+  int F = emit_state_words(e);
+  const IxExpr *N = ix_var_full(ix, "d_N", c->W, IX_INF, NULL, c->W);
+  const IxExpr *di = ix_var_full(ix, "d_i", 0, IX_INF, N, 1);
+  const IxExpr *dw = ix_var(ix, "d_w", 0, F - 1);
+  LytError err;
+  c->state = emit_strand_state_layout(ix, kind, c->W, F, N, &err);
+  if (!c->state) {
+    emit_fail(e, "strand-state layout: %s", err.msg ? err.msg : "refused");
+    return false;
+  }
+  const IxExpr *crd[2] = {di, dw};
+  c->base = ix_text(e, ix, simp(ix, lyt_emit_fwd(ix, lyt_mode(c->state, 0), &di, 1, &err)));
+  c->word = ix_text(e, ix, simp(ix, lyt_emit_fwd(ix, c->state, crd, 2, &err)));
+  c->words = ix_text(e, ix, simp(ix, lyt_cosize(ix, c->state)));
+  c->state_txt = lyt_to_string(ix, c->state);
+  /* strand → thread: position (thread t, block b) of the worklist */
+  const IxExpr *B = ix_var(ix, "gridDim.x", 1, INT32_MAX);
+  const Layout *tl = lyt_pair(ix, lyt_leafk(ix, CUDA_BLOCK, 1), lyt_leaf(ix, B, ix_const(ix, CUDA_BLOCK)));
+  const IxExpr *tc[2] = {ix_var(ix, "threadIdx.x", 0, CUDA_BLOCK - 1),
+                         ix_var_full(ix, "blockIdx.x", 0, INT32_MAX - 1, B, 1)};
+  c->thread = ix_text(e, ix, simp(ix, lyt_emit_fwd(ix, tl, tc, 2, &err)));
+  c->thread_txt = lyt_to_string(ix, tl);
+  return !e->failed;
+}
+
+/* ---- the device half: instructions ----------------------------------------------------- */
+
+static bool cuda_dev_instr(EmitCtx *e, EmitBuf *out, IrInstr *in) {
+  if (in->dst && (is_dynseq(in->dst->ty) || in->dst->ty->kind == IR_TY_STRING)) {
+    emit_fail(e, "dynamic sequences and strings are not supported on the device");
+    return true;
+  }
+  if (in->kind != IR_I_OP) return false;
+  switch (in->op) {
+  case IR_OP_NEW:
+    if (!e->cfg || (e->cfg->kind != IR_CFG_START && e->cfg->kind != IR_CFG_UPDATE)) {
+      emit_fail(e, "'new' outside a strand method on the device");
+      return true;
+    }
+    OUT("  { dreal ns_[D_STATE_WORDS];\n    memset(ns_, 0, sizeof ns_);\n    d_strand_init(wrld, ns_");
+    for (int i = 0; i < in->nargs; i++) OUT(", %s", emit_var(e, in->args[i]));
+    OUT(");\n    d_new_push(nc_, id, ns_); }\n");
+    return true;
+  case IR_OP_PRINT:
+  case IR_OP_SPHERE:
+  case IR_OP_SPHERE_AT:
+  case IR_OP_STRAND_REDUCE:
+  case IR_OP_NUM_STRANDS:
+  case IR_OP_NUM_ACTIVE:
+  case IR_OP_NUM_STABLE:
+  case IR_OP_STABILIZE_ALL:
+  case IR_OP_DIE_ALL:
+  case IR_OP_LOAD_IMAGE:
+  case IR_OP_LOAD_SEQ:
+  case IR_OP_CREATE_GRID:
+    emit_fail(e, "operator %s is not supported on the device", ir_op_info(e->m->level, in->op)->name);
+    return true;
+  default: return false;
+  }
+}
+
+static bool cfg_has_op(const IrCFG *cfg, int op) {
+  for (int b = 0; b < cfg->nblocks; b++)
+    for (int i = 0; i < cfg->blocks[b]->ninstrs; i++) {
+      const IrInstr *in = cfg->blocks[b]->instrs[i];
+      if (in->kind == IR_I_OP && in->op == op) return true;
+    }
+  return false;
+}
+
+/* ---- the device half: functions and kernels -------------------------------------------- */
+
+static void emit_device_cfg(EmitCtx *e, EmitBuf *out, CudaEmit *c, IrCFG *cfg) {
+  const char *name = emit_cfg_name(e, cfg);
+  switch (cfg->kind) {
+  case IR_CFG_FUNC:
+    OUT("/* %s (the map of a reduction) */\nstatic DC_DEV %s %s(const d_dglobals *wrld, DcStore st",
+        cfg->name ? cfg->name : "function", emit_type(e, cfg->result), name);
+    for (int p = 0; p < cfg->nparams; p++)
+      OUT(", %s %s", emit_type(e, cfg->params[p]->ty), emit_var(e, cfg->params[p]));
+    OUT(") {\n  const int64_t d_N = st.cap;\n  const dreal *d_in = st.w;\n"
+        "  (void)wrld; (void)d_N; (void)d_in;\n");
+    break;
+  case IR_CFG_STRAND_INIT:
+    OUT("/* strand_init: a packed record (new strands) */\n"
+        "static DC_DEV void %s(const d_dglobals *wrld, dreal *self", name);
+    for (int p = 0; p < cfg->nparams; p++)
+      OUT(", %s %s", emit_type(e, cfg->params[p]->ty), emit_var(e, cfg->params[p]));
+    OUT(") {\n  (void)wrld;\n");
+    break;
+  case IR_CFG_START:
+  case IR_CFG_UPDATE:
+  case IR_CFG_STABILIZE:
+    OUT("/* %s */\nstatic DC_DEV %s %s(const d_dglobals *wrld, DcStore st, uint32_t id%s) {\n",
+        ir_cfg_kind_name(cfg->kind), cfg->kind == IR_CFG_STABILIZE ? "void" : "DrtExit", name,
+        cfg->kind == IR_CFG_STABILIZE ? "" : ", d_newctx *nc_");
+    OUT("  const int64_t d_N = st.cap, d_i = id;\n"
+        "  dreal *self = st.w + %s; /* strand mode of %s */\n  const dreal *d_in = st.w;\n"
+        "  (void)wrld; (void)d_N; (void)d_i; (void)self; (void)d_in;%s\n",
+        c->base, c->state_txt, cfg->kind == IR_CFG_STABILIZE ? "" : " (void)nc_;");
+    break;
+  default: return;
+  }
+  emit_cfg_body(e, out, cfg);
+  OUT("}\n\n");
+}
+
+static void emit_kernels(EmitCtx *e, EmitBuf *out, CudaEmit *c) {
+  IrModule *m = e->m;
+  bool start = ir_module_find_cfg(m, IR_CFG_START) != NULL;
+  bool stab = ir_module_find_cfg(m, IR_CFG_STABILIZE) != NULL;
+  OUT("/* One super-step (§6.3) of the active strands: thread → worklist\n"
+      " * position by the layout %s (threads, blocks). */\n"
+      "static __global__ void __launch_bounds__(D_BLOCK)\n"
+      "d_k_step(const d_dglobals *wrld, DcStore st, DcStore nst, DcStep a) {\n"
+      "  const uint32_t w_ = %s;\n  if (w_ >= a.nwork) return;\n"
+      "  const uint32_t id = a.work[w_];\n  d_newctx nc_ = {nst, &a, 0u, 0u};\n"
+      "  DrtExit r_ = DRT_EXIT_CONTINUE;\n  (void)wrld; (void)nc_;\n",
+      c->thread_txt, c->thread);
+  if (start) OUT("  if (a.fresh[id]) r_ = d_strand_start(wrld, st, id, &nc_);\n");
+  OUT("  a.fresh[id] = 0;\n");
+  if (ir_module_find_cfg(m, IR_CFG_UPDATE))
+    OUT("  if (r_ == DRT_EXIT_CONTINUE) {\n    nc_.phase = 1u;\n    r_ = d_strand_update(wrld, st, id, &nc_);\n  }\n");
+  OUT("  if (r_ == DRT_EXIT_STABILIZE) {\n%s    a.status[id] = DRT_STABLE;\n"
+      "  } else if (r_ == DRT_EXIT_DIE) {\n    a.status[id] = DRT_DYING;\n  }\n}\n\n",
+      stab ? "    d_strand_stabilize(wrld, st, id);\n" : "");
+  OUT("/* Global `stabilize` (§6.3): every active strand. */\n"
+      "static __global__ void __launch_bounds__(D_BLOCK)\n"
+      "d_k_stabilize_all(const d_dglobals *wrld, DcStore st, const uint32_t *work, uint32_t n,\n"
+      "                  unsigned char *status) {\n"
+      "  const uint32_t w_ = %s;\n  if (w_ >= n) return;\n  const uint32_t id = work[w_];\n"
+      "  (void)wrld; (void)st;\n%s  status[id] = DRT_STABLE;\n}\n\n",
+      c->thread, stab ? "  d_strand_stabilize(wrld, st, id);\n" : "");
+}
+
+/* Device copies of the image globals. */
+static void emit_globals_fix(EmitCtx *e, EmitBuf *out) {
+  OUT("static void d_globals_fix(DrtErrors *err, DcImages *im, d_dglobals *g) {\n"
+      "  (void)err; (void)im; (void)g;\n");
+  for (int i = 0; i < e->m->nglobals; i++) {
+    IrGlobal *g = e->m->globals[i];
+    if (g->ty->kind != IR_TY_IMAGE) continue;
+    const char *f = emit_global_field(e, g);
+    OUT("  g->%s = dc_image(err, im, g->%s);\n", f, f);
+  }
+  OUT("}\n\n");
+}
+
+/* The reductions of global blocks: a functor over strands and an entry
+ * point called from the host half. */
+static void emit_reductions(EmitCtx *e, EmitBuf *out) {
+  IrModule *m = e->m;
+  for (int ci = 0; ci < m->ncfgs; ci++) {
+    IrCFG *cfg = m->cfgs[ci];
+    if (!is_global_block(cfg)) continue;
+    for (int bi = 0; bi < cfg->nblocks; bi++)
+      for (int ii = 0; ii < cfg->blocks[bi]->ninstrs; ii++) {
+        IrInstr *in = cfg->blocks[bi]->instrs[ii];
+        if (in->kind != IR_I_OP || in->op != IR_OP_STRAND_REDUCE || !in->fn || !in->dst) continue;
+        const char *fn = red_name(e, in), *T = emit_type(e, in->dst->ty);
+        OUT("struct %s_map {\n  const d_dglobals *wrld;\n  DcStore st;\n", fn);
+        for (int i = 0; i < in->nargs; i++) OUT("  %s a%d;\n", emit_type(e, in->args[i]->ty), i);
+        OUT("  DC_DEV %s operator()(uint32_t i) const { return %s(wrld, st, i", T,
+            emit_cfg_name(e, in->fn));
+        for (int i = 0; i < in->nargs; i++) OUT(", a%d", i);
+        OUT("); }\n};\nextern \"C\" %s %s(%s) {\n  DcWorld *cw = (DcWorld *)cw_;\n"
+            "  dc_refresh_globals(cw);\n  %s_map m_ = {cw->dglobals, cw->st",
+            T, fn, red_params(e, in, "void *cw_", true), fn);
+        for (int i = 0; i < in->nargs; i++) OUT(", a%d", i);
+        OUT("};\n  return dc_reduce<%s, %d>(cw->err, m_, cw->status, cw->n, %d);\n}\n\n", T,
+            in->imm[0], in->imm[1]);
+      }
+  }
+}
+
+bool emit_cuda_program(Arena *a, IrModule *m, const EmitOptions *opt, const char **out_text,
+                       char *err, size_t errlen) {
+  EmitOptions o = *opt;
+  o.scalar = true; /* no vector extensions in device code */
+  EmitCtx ctx, *e = &ctx;
+  memset(e, 0, sizeof *e);
+  e->a = a;
+  e->m = m;
+  e->opt = &o;
+  emit_buf_init(&e->types, a);
+  e->instr_hook = cuda_dev_instr;
+  CudaEmit c;
+  memset(&c, 0, sizeof c);
+  e->hook_data = &c;
+  EmitBuf pre, body, dg;
+  emit_buf_init(&pre, a);
+  emit_buf_init(&body, a);
+  emit_buf_init(&dg, a);
+  emit_dglobals(e, &dg); /* before the types are printed: it may add some */
+  if (!ir_module_find_cfg(m, IR_CFG_STRAND_INIT)) emit_fail(e, "the program has no strand");
+  if (!e->failed && emit_layout_init(e) && cuda_layouts(e, &c)) {
+    EmitBuf *out = &body;
+    for (int i = 0; i < m->ncfgs; i++) {
+      IrCfgKind k = m->cfgs[i]->kind;
+      if ((k == IR_CFG_START || k == IR_CFG_UPDATE) && cfg_has_op(m->cfgs[i], IR_OP_NEW)) c.has_new = true;
+    }
+    /* device functions: the maps of reductions, `new`'s initialisation, methods */
+    for (int i = 0; i < m->ncfgs; i++) {
+      IrCFG *cfg = m->cfgs[i];
+      if (cfg->kind == IR_CFG_FUNC || (cfg->kind == IR_CFG_STRAND_INIT && c.has_new))
+        emit_device_cfg(e, out, &c, cfg);
+    }
+    for (int i = 0; i < m->ncfgs; i++) {
+      IrCfgKind k = m->cfgs[i]->kind;
+      if (k == IR_CFG_START || k == IR_CFG_UPDATE || k == IR_CFG_STABILIZE)
+        emit_device_cfg(e, out, &c, m->cfgs[i]);
+    }
+    emit_kernels(e, out, &c);
+    emit_globals_fix(e, out);
+    OUT("#define D_HAS_NEW %d\n#include \"cuda/dc_run.h\"\n\n", c.has_new ? 1 : 0);
+    emit_reductions(e, out);
+  }
+  if (e->failed) {
+    if (err && errlen) snprintf(err, errlen, "%s", e->err);
+    return false;
+  }
+  EmitBuf *out = &pre;
+  OUT("/* Device half (CUDA) of the program; the host half is the .c file of\n"
+      " * the same name. Compile with nvcc, or as C++ with -DDIDEROT_CUDA_EMULATE\n"
+      " * (CPU emulation, rt/cuda/emu.h). */\n#include \"cuda/diderot_cuda.h\"\n");
+  emit_prelude(e, out);
+  OUT("/* types */\n%s\n%s", emit_buf_str(&e->types), emit_buf_str(&dg));
+  OUT("/* the device store: words of dreal in the strand-state layout\n"
+      " *   %s  (coordinate (strand, word); d_N = capacity)\n"
+      " * packed records (new strands, moves): the words in order */\n"
+      "typedef struct DcStore { dreal *w; uint32_t cap; } DcStore;\n"
+      "enum { D_STATE_WORDS = %d, D_BLOCK = %d, D_PAD = %d };\n"
+      "static DC_HD size_t d_store_words(uint32_t cap) {\n  const int64_t d_N = cap;\n"
+      "  return (size_t)%s;\n}\n",
+      c.state_txt, emit_state_words(e), CUDA_BLOCK, c.W, c.words);
+  for (int put = 0; put <= 1; put++)
+    OUT("static DC_HD void d_%s(%sdreal *st, uint32_t cap, uint32_t i, %sdreal *pk) {\n"
+        "  const int64_t d_N = cap, d_i = i;\n  (void)d_N;\n"
+        "  for (int64_t d_w = 0; d_w < D_STATE_WORDS; d_w++)\n"
+        "    memcpy(&%s, &%s, sizeof(dreal));\n}\n",
+        put ? "put" : "get", put ? "" : "const ", put ? "const " : "",
+        put ? arena_printf(a, "st[%s]", c.word) : "pk[d_w]",
+        put ? "pk[d_w]" : arena_printf(a, "st[%s]", c.word));
+  OUT("/* the context of `new` in a method: the buffer and the ordering key */\n"
+      "typedef struct d_newctx { DcStore nst; const DcStep *a; unsigned phase; uint32_t k; } d_newctx;\n"
+      "static DC_DEV void d_new_push(d_newctx *nc, uint32_t creator, const dreal *rec) {\n"
+      "  uint32_t p = dc_new_slot(nc->a, creator, nc->phase, nc->k++);\n"
+      "  if (p < nc->a->ncap) d_put(nc->nst.w, nc->nst.cap, p, rec);\n}\n\n");
+  OUT("%s", emit_buf_str(&body));
+  *out_text = emit_buf_str(&pre);
+  return true;
+}

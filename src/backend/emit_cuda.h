@@ -1,0 +1,62 @@
+/* emit_cuda.h -- the CUDA back end (--target=cuda, ARCHITECTURE.md §3-§4).
+ *
+ * A program becomes two translation units:
+ *  - NAME.c, the host half: the C target's program glue (emit_c_program.c)
+ *    unchanged except for a few hooks: the world keeps a pointer to the
+ *    device world, runs call d_cuda_run() instead of the CPU scheduler,
+ *    and global blocks reach the strands (counts, reductions over strand
+ *    sets, global stabilize/die) through the device half. Inputs, global
+ *    initialisation, strand creation, global blocks and outputs stay on
+ *    the host, in the same code as for the C targets; outputs therefore
+ *    have the CPU targets' NRRD layouts by construction;
+ *  - NAME.cu, the device half: the strand methods (and the map functions
+ *    of reductions) as __device__ functions printed by the same C printer
+ *    (emit_cfg_body / emit_instr, scalar mode, plus a hook for `new`),
+ *    the step kernel, and the runtime driver rt/cuda/dc_run.h.
+ *
+ * Layouts: the device store of strand state uses the strand-state layout
+ * of emit_c_layout.h (SoA unless --strand-layout says otherwise: the
+ * threads of a warp then read consecutive words); the strand index of a
+ * thread comes from the computation layout (T,B):(1,T) over the active
+ * worklist (T = threads per block, B = blocks), both printed from
+ * index expressions. Images are uploaded once in their NRRD layout.
+ *
+ * Semantics (rt/cuda/dc_run.h): one kernel launch per super-step runs
+ * start (fresh strands) and update; the active worklist and, after
+ * deaths, the storage are compacted in creation order; `new` appends by
+ * an atomic counter and the new strands are ordered like the CPU
+ * scheduler's (creator's chunk, phase, creator, order) before they join.
+ * So map-only programs give bitwise the CPU targets' outputs; reductions
+ * over strand sets are block trees (a different association of sums).
+ *
+ * Constructs the device half cannot run are refused before code
+ * generation by cuda_check_module (emit_cuda_check.c) with ERR_NOT_YET.
+ */
+#ifndef DIDEROT_BACKEND_EMIT_CUDA_H
+#define DIDEROT_BACKEND_EMIT_CUDA_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "backend/emit_c.h"
+#include "ir/ir.h"
+#include "util/arena.h"
+#include "util/diag.h"
+
+struct Program;
+
+/* Threads per block of the strand kernels. */
+enum { CUDA_BLOCK = 128 };
+
+/* The device half NAME.cu as text into *out. False (message in err) on
+ * LowIR it cannot print. */
+bool emit_cuda_program(Arena *a, IrModule *m, const EmitOptions *opt, const char **out,
+                       char *err, size_t errlen);
+
+/* Refuse what the CUDA target does not support yet: one ERR_NOT_YET per
+ * construct, at its position in `prog` (the typed AST the module came
+ * from; NULL: no positions). Returns true when the module can be
+ * compiled. */
+bool cuda_check_module(IrModule *m, DiagCtx *diag, const struct Program *prog);
+
+#endif

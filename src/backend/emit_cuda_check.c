@@ -1,0 +1,236 @@
+/* emit_cuda_check.c -- what --target=cuda does not support yet, refused
+ * before any code is generated (never a wrong result, never a silent CPU
+ * fallback). The IR says what is used where (LowIR keeps no positions);
+ * the typed AST gives the position: the first matching construct in the
+ * source region the CFG came from (a method body, the strand's state and
+ * initialisation, a global block), else that region's own span.
+ *
+ * Refused: in strand code (methods, `new`'s initialisation, the maps of
+ * reductions): print, spatial queries and reading other strands' state,
+ * strand counts, dynamic sequences and strings (host memory); in global
+ * blocks: `new` and collecting strands into a sequence; strand state of a
+ * dynamic-sequence or string type.
+ */
+#include <string.h>
+
+#include "backend/emit_cuda.h"
+#include "frontend/ast.h"
+
+typedef enum Pred { P_PRINT, P_SPHERE, P_COUNTS, P_NEW, P_COMPREHENSION, P_DYNSEQ, P_DYNSTATE } Pred;
+
+static const char *const pred_what[] = {
+    "'print' in strand code with --target=cuda",
+    "spatial queries ('sphere') and reading other strands' state with --target=cuda",
+    "strand counts ('numActive', 'numStable', 'numStrands') in strand code with --target=cuda",
+    "'new' in a global block with --target=cuda",
+    "collecting strands into a sequence with --target=cuda",
+    "dynamic sequences and strings in strand code with --target=cuda",
+    "strand state of a dynamic-sequence or string type with --target=cuda",
+};
+
+static bool has_span(Span s) { return s.begin.line > 0; }
+
+static bool callee_is(const Expr *e, const char *const *names, int n) {
+  if (e->kind != E_APPLY || !e->a || e->a->kind != E_VAR || !e->a->name) return false;
+  for (int i = 0; i < n; i++)
+    if (!strcmp(e->a->name, names[i])) return true;
+  return false;
+}
+
+static bool is_dyn_type(const AstType *t) { return t && t->kind == AT_SEQ && !t->len; }
+
+static bool expr_matches(const Expr *e, Pred p) {
+  static const char *const sphere[] = {"sphere"};
+  static const char *const counts[] = {"numActive", "numStable", "numStrands"};
+  switch (p) {
+  case P_SPHERE: return callee_is(e, sphere, 1) || e->kind == E_SELECT;
+  case P_COUNTS: return callee_is(e, counts, 3);
+  case P_COMPREHENSION: return e->kind == E_COMPREHENSION;
+  case P_DYNSEQ:
+    return e->kind == E_SEQ || e->kind == E_COMPREHENSION || e->kind == E_LOAD_SEQ ||
+           e->kind == E_STRING;
+  default: return false;
+  }
+}
+
+static const Expr *find_expr(const Expr *e, Pred p);
+
+static const Expr *find_exprs(const Expr *e, Pred p) {
+  for (; e; e = e->next) {
+    const Expr *r = find_expr(e, p);
+    if (r) return r;
+  }
+  return NULL;
+}
+
+static const Expr *find_expr(const Expr *e, Pred p) {
+  if (!e) return NULL;
+  if (expr_matches(e, p)) return e;
+  const Expr *r;
+  if ((r = find_expr(e->a, p)) || (r = find_expr(e->b, p)) || (r = find_expr(e->c, p)) ||
+      (r = find_exprs(e->args.head, p)))
+    return r;
+  for (const Iter *it = e->iters.head; it; it = it->next)
+    if ((r = find_expr(it->src, p))) return r;
+  return NULL;
+}
+
+/* The span of the first construct matching p in s and what follows it. */
+static bool find_stmts(const Stmt *s, Pred p, Span *at) {
+  for (; s; s = s->next) {
+    bool hit = (p == P_PRINT && s->kind == S_PRINT) || (p == P_NEW && s->kind == S_NEW) ||
+               (p == P_DYNSEQ && (s->kind == S_FOREACH || (s->kind == S_DECL && is_dyn_type(s->type))));
+    if (hit) {
+      *at = s->span;
+      return true;
+    }
+    const Expr *e = NULL;
+    if ((e = find_expr(s->cond, p)) || (e = find_expr(s->expr, p)) || (e = find_exprs(s->args.head, p)) ||
+        (s->iter && (e = find_expr(s->iter->src, p)))) {
+      *at = e->span;
+      return true;
+    }
+    if (find_stmts(s->body.head, p, at) || (s->then && find_stmts(s->then, p, at)) ||
+        (s->els && find_stmts(s->els, p, at)))
+      return true;
+  }
+  return false;
+}
+
+/* The span for a construct of kind p used by a CFG of kind k. */
+static Span locate(const Program *prog, IrCfgKind k, Pred p) {
+  Span none = {{0, 0}, {0, 0}};
+  if (!prog) return none;
+  const StrandDecl *sd = prog->strand;
+  Span at;
+  switch (k) {
+  case IR_CFG_START:
+  case IR_CFG_UPDATE:
+  case IR_CFG_STABILIZE: {
+    MethodKind mk = k == IR_CFG_START ? M_START : k == IR_CFG_UPDATE ? M_UPDATE : M_STABILIZE;
+    const Method *me = sd ? sd->methods[mk] : NULL;
+    if (!me) break;
+    if (me->body && find_stmts(me->body, p, &at)) return at;
+    return me->span;
+  }
+  case IR_CFG_STRAND_INIT:
+    if (!sd) break;
+    for (const Decl *d = sd->state.head; d; d = d->next) {
+      const Expr *e = find_expr(d->init, p);
+      if (e) return e->span;
+    }
+    if (sd->init && find_stmts(sd->init, p, &at)) return at;
+    return sd->name_span;
+  case IR_CFG_FUNC:          /* the maps of reductions: written in global blocks */
+  case IR_CFG_GLOBAL_START:
+  case IR_CFG_GLOBAL_UPDATE: {
+    const Stmt *blocks[2] = {k == IR_CFG_GLOBAL_UPDATE ? NULL : prog->global_start,
+                             k == IR_CFG_GLOBAL_START ? NULL : prog->global_update};
+    for (int i = 0; i < 2; i++)
+      if (blocks[i] && find_stmts(blocks[i], p, &at)) return at;
+    for (int i = 0; i < 2; i++)
+      if (blocks[i]) return blocks[i]->span;
+    break;
+  }
+  default: break;
+  }
+  return sd ? sd->name_span : none;
+}
+
+/* One report per (construct, position). */
+typedef struct Seen {
+  Pred p[64];
+  Span at[64];
+  int n;
+} Seen;
+
+static void report(DiagCtx *diag, Seen *seen, Pred p, Span at) {
+  for (int i = 0; i < seen->n; i++)
+    if (seen->p[i] == p && seen->at[i].begin.line == at.begin.line &&
+        seen->at[i].begin.col == at.begin.col)
+      return;
+  if (seen->n < 64) {
+    seen->p[seen->n] = p;
+    seen->at[seen->n] = at;
+    seen->n++;
+  }
+  diag_report(diag, ERR_NOT_YET, at, pred_what[p]);
+}
+
+static bool is_dyn(const IrType *t) {
+  return t && (t->kind == IR_TY_STRING || (t->kind == IR_TY_SEQ && t->len == IR_SEQ_DYNAMIC) ||
+               (t->kind == IR_TY_SEQ && is_dyn(t->elem)));
+}
+
+/* What instruction `in` of a CFG of kind k needs that is refused, or -1. */
+static int refused(const IrInstr *in, IrCfgKind k, bool device) {
+  if (device) {
+    if ((in->dst && is_dyn(in->dst->ty))) return P_DYNSEQ;
+    for (int i = 0; i < in->nargs; i++)
+      if (in->args[i] && is_dyn(in->args[i]->ty)) return P_DYNSEQ;
+    if (in->kind == IR_I_STATE_GET && in->nargs == 1 && k != IR_CFG_FUNC) return P_SPHERE;
+    if (in->kind != IR_I_OP) return -1;
+    switch (in->op) {
+    case IR_OP_PRINT: return P_PRINT;
+    case IR_OP_SPHERE:
+    case IR_OP_SPHERE_AT: return P_SPHERE;
+    case IR_OP_NUM_STRANDS:
+    case IR_OP_NUM_ACTIVE:
+    case IR_OP_NUM_STABLE: return P_COUNTS;
+    case IR_OP_LOAD_SEQ: return P_DYNSEQ;
+    default: return -1;
+    }
+  }
+  if (in->kind != IR_I_OP) return -1;
+  if (in->op == IR_OP_NEW) return P_NEW;
+  if (in->op == IR_OP_STRAND_REDUCE && in->nimm > 0 && (IrReduce)in->imm[0] == IR_REDUCE_COLLECT)
+    return P_COMPREHENSION;
+  return -1;
+}
+
+bool cuda_check_module(IrModule *m, DiagCtx *diag, const Program *prog) {
+  Seen seen = {.n = 0};
+  bool has_new = false;
+  for (int c = 0; c < m->ncfgs; c++) {
+    const IrCFG *cfg = m->cfgs[c];
+    if (cfg->kind != IR_CFG_START && cfg->kind != IR_CFG_UPDATE) continue;
+    for (int b = 0; b < cfg->nblocks; b++)
+      for (int i = 0; i < cfg->blocks[b]->ninstrs; i++) {
+        const IrInstr *in = cfg->blocks[b]->instrs[i];
+        has_new |= in->kind == IR_I_OP && in->op == IR_OP_NEW;
+      }
+  }
+  int errors = 0;
+  for (int c = 0; c < m->ncfgs; c++) {
+    const IrCFG *cfg = m->cfgs[c];
+    IrCfgKind k = cfg->kind;
+    bool device = k == IR_CFG_START || k == IR_CFG_UPDATE || k == IR_CFG_STABILIZE ||
+                  k == IR_CFG_FUNC || (k == IR_CFG_STRAND_INIT && has_new);
+    bool global = k == IR_CFG_GLOBAL_START || k == IR_CFG_GLOBAL_UPDATE;
+    if (!device && !global) continue;
+    for (int b = 0; b < cfg->nblocks; b++) {
+      const IrBlock *blk = cfg->blocks[b];
+      for (int i = 0; i < blk->nphis + blk->ninstrs; i++) {
+        const IrInstr *in = i < blk->nphis ? blk->phis[i] : blk->instrs[i - blk->nphis];
+        int p = refused(in, k, device);
+        if (p < 0) continue;
+        report(diag, &seen, (Pred)p, locate(prog, k, (Pred)p));
+        errors++;
+      }
+    }
+  }
+  /* state kept on the device */
+  for (int i = 0; i < m->nstate; i++) {
+    const IrStateVar *s = m->state[i];
+    if (!is_dyn(s->ty)) continue;
+    Span at = {{0, 0}, {0, 0}};
+    if (prog && prog->strand) {
+      at = prog->strand->name_span;
+      for (const Decl *d = prog->strand->state.head; d; d = d->next)
+        if (d->name && s->name && !strcmp(d->name, s->name) && has_span(d->name_span)) at = d->name_span;
+    }
+    report(diag, &seen, P_DYNSTATE, at);
+    errors++;
+  }
+  return errors == 0;
+}
