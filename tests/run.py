@@ -678,7 +678,7 @@ class Runner:
     # (e2e programs whose images are written by their companions cannot be
     # compiled alone: image probes come from accept programs with proxies)
     CUDA_NVCC_SUBSET = ["run/collatz", "run/population", "run/tensors_grid", "run/field_function",
-                        "e2e/eigen", "e2e/tensor_ops", "e2e/primes", "accept/border_control",
+                        "run/reductions", "e2e/eigen", "e2e/tensor_ops", "accept/border_control",
                         "accept/jacobian_hessian", "accept/curl_2d_3d", "accept/deep_derivatives"]
 
     def nvcc_program(self, path):

@@ -93,52 +93,24 @@ static inline void ctmr_w(float t, float w0[4], float w1[4]) {
   w1[3] = (1.5f * t - 1) * t;
 }
 
-static double now(void) {
-  struct timespec ts;
-  clock_gettime(CLOCK_MONOTONIC, &ts);
-  return ts.tv_sec + 1e-9 * ts.tv_nsec;
-}
+typedef struct {
+  int n, size[3];
+  float lo, step, M[3][3], org[3];
+  const float *V;
+  float *ov, *og, *oh; /* outputs: value, gradient, Hessian */
+} Job;
 
-int main(int argc, char **argv) {
-  if (argc != 4 && argc != 7) {
-    fprintf(stderr, "usage: hand bspln3|ctmr VOL.nrrd OUTDIR [n lo step]\n");
-    return 2;
-  }
-  int hess = strcmp(argv[1], "bspln3") == 0;
-  if (!hess && strcmp(argv[1], "ctmr") != 0) return fprintf(stderr, "hand: unknown kernel\n"), 2;
-  int n = argc == 7 ? atoi(argv[4]) : 100;
-  float lo = argc == 7 ? (float)atof(argv[5]) : -0.96875f;
-  float step = argc == 7 ? (float)atof(argv[6]) : 0.01953125f;
-  if (n < 1 || n > 2000) return fprintf(stderr, "hand: bad n\n"), 2;
-  Vol vol;
-  if (vol_load(argv[2], &vol)) return 1;
-
-  /* world-to-index: p = M (x - org), M = inverse of the direction matrix D
-   * (columns dir[a]); world derivatives are M^T g and M^T H M. */
-  double (*d)[3] = vol.dir, det, Md[3][3];
-  det = d[0][0] * (d[1][1] * d[2][2] - d[2][1] * d[1][2]) - d[1][0] * (d[0][1] * d[2][2] - d[2][1] * d[0][2]) +
-        d[2][0] * (d[0][1] * d[1][2] - d[1][1] * d[0][2]);
-  for (int r = 0; r < 3; r++)
-    for (int c = 0; c < 3; c++) {
-      /* inverse of D (D[r][c] = dir[c][r]) via cofactors */
-      int r1 = (c + 1) % 3, r2 = (c + 2) % 3, c1 = (r + 1) % 3, c2 = (r + 2) % 3;
-      Md[r][c] = (d[c1][r1] * d[c2][r2] - d[c1][r2] * d[c2][r1]) / det;
-    }
-  float M[3][3], org[3] = {(float)vol.org[0], (float)vol.org[1], (float)vol.org[2]};
-  for (int r = 0; r < 3; r++)
-    for (int c = 0; c < 3; c++) M[r][c] = (float)Md[r][c];
-
-  size_t np = (size_t)n * n * n;
-  float *ov = malloc(np * sizeof(float)), *og = malloc(3 * np * sizeof(float));
-  float *oh = hess ? malloc(9 * np * sizeof(float)) : NULL;
-  if (!ov || !og || (hess && !oh)) return fprintf(stderr, "hand: out of memory\n"), 1;
-  const int sx = vol.size[0], sxy = vol.size[0] * vol.size[1];
-  const float *V = vol.data;
+/* The probing loop; `hess` is a constant at each call, so the compiler
+ * specializes it (no run-time test in the inner loops). */
+static inline __attribute__((always_inline)) int probe_all(const Job *jb, const int hess) {
+  const int n = jb->n, *size = jb->size, sx = size[0], sxy = size[0] * size[1];
+  const float lo = jb->lo, step = jb->step, *org = jb->org, *V = jb->V;
+  const float(*M)[3] = jb->M;
+  float *ov = jb->ov, *og = jb->og, *oh = jb->oh;
   int outside = 0;
-
-  double w0 = now();
-  clock_t c0 = clock();
+#ifdef _OPENMP
 #pragma omp parallel for schedule(static) reduction(+ : outside)
+#endif
   for (int k = 0; k < n; k++)
     for (int j = 0; j < n; j++)
       for (int i = 0; i < n; i++) {
@@ -152,8 +124,8 @@ int main(int argc, char **argv) {
           b[a] = (int)fl - 1;
           t[a] = p[a] - fl;
         }
-        if (b[0] < 0 || b[1] < 0 || b[2] < 0 || b[0] + 3 >= vol.size[0] || b[1] + 3 >= vol.size[1] ||
-            b[2] + 3 >= vol.size[2]) {
+        if (b[0] < 0 || b[1] < 0 || b[2] < 0 || b[0] + 3 >= size[0] || b[1] + 3 >= size[1] ||
+            b[2] + 3 >= size[2]) {
           outside++;
           continue;
         }
@@ -215,6 +187,58 @@ int main(int argc, char **argv) {
               oh[9 * id + 3 * r + c] = M[0][r] * HM[0][c] + M[1][r] * HM[1][c] + M[2][r] * HM[2][c];
         }
       }
+  return outside;
+}
+
+static int probe_bspln3(const Job *jb) { return probe_all(jb, 1); }
+static int probe_ctmr(const Job *jb) { return probe_all(jb, 0); }
+
+static double now(void) {
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return ts.tv_sec + 1e-9 * ts.tv_nsec;
+}
+
+int main(int argc, char **argv) {
+  if (argc != 4 && argc != 7) {
+    fprintf(stderr, "usage: hand bspln3|ctmr VOL.nrrd OUTDIR [n lo step]\n");
+    return 2;
+  }
+  int hess = strcmp(argv[1], "bspln3") == 0;
+  if (!hess && strcmp(argv[1], "ctmr") != 0) return fprintf(stderr, "hand: unknown kernel\n"), 2;
+  int n = argc == 7 ? atoi(argv[4]) : 100;
+  float lo = argc == 7 ? (float)atof(argv[5]) : -0.96875f;
+  float step = argc == 7 ? (float)atof(argv[6]) : 0.01953125f;
+  if (n < 1 || n > 2000) return fprintf(stderr, "hand: bad n\n"), 2;
+  Vol vol;
+  if (vol_load(argv[2], &vol)) return 1;
+
+  /* world-to-index: p = M (x - org), M = inverse of the direction matrix D
+   * (columns dir[a]); world derivatives are M^T g and M^T H M. */
+  double (*d)[3] = vol.dir, det, Md[3][3];
+  det = d[0][0] * (d[1][1] * d[2][2] - d[2][1] * d[1][2]) - d[1][0] * (d[0][1] * d[2][2] - d[2][1] * d[0][2]) +
+        d[2][0] * (d[0][1] * d[1][2] - d[1][1] * d[0][2]);
+  for (int r = 0; r < 3; r++)
+    for (int c = 0; c < 3; c++) {
+      /* inverse of D (D[r][c] = dir[c][r]) via cofactors */
+      int r1 = (c + 1) % 3, r2 = (c + 2) % 3, c1 = (r + 1) % 3, c2 = (r + 2) % 3;
+      Md[r][c] = (d[c1][r1] * d[c2][r2] - d[c1][r2] * d[c2][r1]) / det;
+    }
+  float M[3][3], org[3] = {(float)vol.org[0], (float)vol.org[1], (float)vol.org[2]};
+  for (int r = 0; r < 3; r++)
+    for (int c = 0; c < 3; c++) M[r][c] = (float)Md[r][c];
+
+  size_t np = (size_t)n * n * n;
+  float *ov = malloc(np * sizeof(float)), *og = malloc(3 * np * sizeof(float));
+  float *oh = hess ? malloc(9 * np * sizeof(float)) : NULL;
+  if (!ov || !og || (hess && !oh)) return fprintf(stderr, "hand: out of memory\n"), 1;
+  Job jb = {n, {vol.size[0], vol.size[1], vol.size[2]}, lo, step, {{0}}, {org[0], org[1], org[2]},
+            vol.data, ov, og, oh};
+  memcpy(jb.M, M, sizeof M);
+
+  double w0 = now();
+  clock_t c0 = clock();
+  int outside = hess ? probe_bspln3(&jb) : probe_ctmr(&jb);
   double cpu = (double)(clock() - c0) / CLOCKS_PER_SEC, wall = now() - w0;
   printf("probe wall=%f cpu=%f\n", wall, cpu);
   if (outside) fprintf(stderr, "hand: %d points outside the volume\n", outside);

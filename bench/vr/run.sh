@@ -1,7 +1,8 @@
 #!/bin/sh
 # run.sh [BUILD] [RUNS] [RES] -- times examples/mip/mip.diderot (maximum-
 # intensity projection of examples/data/blobs.nrrd, cubic B-spline, one strand
-# per pixel) at RES x RES pixels (default 512), seq and omp (1 and 2 threads),
+# per pixel) at RES x RES pixels (default 512), seq and omp (1 and 2 threads;
+# 2 also with passive OpenMP waiting),
 # best of RUNS (default 5), after checking that seq and omp images agree.
 # BUILD: configured build directory with diderotc and libdiderot-rt.a
 # (default: build); work files go to $BENCH_WORK (default: BUILD/bench-vr).
@@ -37,5 +38,6 @@ echo "$res x $res rays, $(echo "3.6 / 0.01 + 1" | bc) samples each"
 python3 "$root/bench/timeit.py" "$runs" \
   "mip seq ${res}x${res}" -- ./mip $args -t -o seq.nrrd --- \
   "mip omp 1 thread" -- ./mip_omp -n 1 $args -t -o omp.nrrd --- \
-  "mip omp 2 threads" -- ./mip_omp -n 2 $args -t -o omp.nrrd
+  "mip omp 2 threads" -- ./mip_omp -n 2 $args -t -o omp.nrrd --- \
+  "mip omp 2 threads, OMP_WAIT_POLICY=passive" -- OMP_WAIT_POLICY=passive ./mip_omp -n 2 $args -t -o omp.nrrd
 echo "load average after: $(cut -d' ' -f1-3 /proc/loadavg)"

@@ -9,6 +9,8 @@
 #include <stdint.h>
 #include <string.h>
 
+#include "util/source.h"
+
 /* ---- buffers ------------------------------------------------------------------ */
 
 void emit_buf_init(EmitBuf *b, Arena *a) {
@@ -281,12 +283,12 @@ void emit_prelude(EmitCtx *e, EmitBuf *out) {
                 "D_FN dint d_mirror_index(dint i, dint n) {\n"
                 "  if (n == 1) return 0;\n  dint p = 2 * n, r = i % p;\n"
                 "  if (r < 0) r += p;\n  return r < n ? r : p - 1 - r;\n}\n"
-                "/* dynamic sequences: immutable heap arrays */\n"
-                "static void *d_seq_alloc(size_t n, size_t esz) {\n"
+                "/* dynamic sequences: immutable heap arrays (inline: no unused warnings) */\n"
+                "static inline void *d_seq_alloc(size_t n, size_t esz) {\n"
                 "  void *p = malloc(n ? n * esz : 1);\n"
                 "  if (!p) { fputs(\"out of memory\\n\", stderr); exit(1); }\n"
                 "  return p;\n}\n"
-                "static void *d_seq_join(const void *a, size_t na, const void *b, size_t nb,"
+                "static inline void *d_seq_join(const void *a, size_t na, const void *b, size_t nb,"
                 " size_t esz) {\n"
                 "  char *p = (char *)d_seq_alloc(na + nb, esz);\n"
                 "  if (na) memcpy(p, a, na * esz);\n  if (nb) memcpy(p + na * esz, b, nb * esz);\n"
@@ -352,6 +354,44 @@ static void emit_term(EmitCtx *e, EmitBuf *out, IrBlock *b) {
   emit_fail(e, "a block without a terminator");
 }
 
+/* "/* line N: TEXT *\/" for the source line an instruction came from, so
+ * that generated code maps back to the program (TEXT trimmed, shortened,
+ * without comment delimiters); the line number alone when the source
+ * cannot be read. */
+static void emit_line_comment(EmitCtx *e, EmitBuf *out, int line) {
+  if (!e->src_tried) {
+    e->src_tried = true;
+    if (e->opt->source) e->src = source_load(e->a, e->opt->source);
+  }
+  size_t len = 0;
+  const char *text = e->src && line <= e->src->nlines ? source_line(e->src, line, &len) : NULL;
+  while (text && len && (*text == ' ' || *text == '\t')) text++, len--;
+  while (text && len && (text[len - 1] == ' ' || text[len - 1] == '\t' || text[len - 1] == '\r'))
+    len--;
+  if (!text || !len) {
+    emit_buf_printf(out, "  /* line %d */\n", line);
+    return;
+  }
+  char buf[72];
+  size_t n = 0;
+  for (size_t i = 0; i < len && n + 4 < sizeof buf; i++) {
+    char c = text[i];
+    if (c == '\t') c = ' ';
+    /* no comment delimiters inside the comment */
+    if ((c == '/' && i + 1 < len && text[i + 1] == '*') || (c == '*' && i + 1 < len && text[i + 1] == '/'))
+      c = '.';
+    buf[n++] = c;
+  }
+  if (n < len) {
+    /* cut at a character boundary (UTF-8 continuation bytes are 10xxxxxx) */
+    while (n && ((unsigned char)buf[n - 1] & 0xC0) == 0x80) n--;
+    if (n && ((unsigned char)buf[n - 1] & 0xC0) == 0xC0) n--;
+    buf[n++] = '.', buf[n++] = '.', buf[n++] = '.';
+  }
+  buf[n] = '\0';
+  emit_buf_printf(out, "  /* line %d: %s */\n", line, buf);
+}
+
 void emit_cfg_body(EmitCtx *e, EmitBuf *out, IrCFG *cfg) {
   e->cfg = cfg;
   /* declarations: every instruction result and phi (with its edge copy) */
@@ -378,7 +418,12 @@ void emit_cfg_body(EmitCtx *e, EmitBuf *out, IrCFG *cfg) {
       if (b->phis[i]->dst)
         emit_buf_printf(out, "  %s = %s_in;\n", emit_var(e, b->phis[i]->dst),
                         emit_var(e, b->phis[i]->dst));
-    for (int i = 0; i < b->ninstrs; i++) emit_instr(e, out, b->instrs[i]);
+    int line = 0;
+    for (int i = 0; i < b->ninstrs; i++) {
+      IrInstr *in = b->instrs[i];
+      if (in->line > 0 && in->line != line) emit_line_comment(e, out, line = in->line);
+      emit_instr(e, out, in);
+    }
     emit_term(e, out, b);
   }
   if (cfg->entry != cfg->blocks[0]) emit_fail(e, "the entry block is not the first block");

@@ -27,6 +27,9 @@ typedef struct EmitCtx {
   void *hook_data;
   bool failed;
   char err[256];
+  /* opt->source, read on first use for the source-line comments */
+  const struct Source *src;
+  bool src_tried;
 } EmitCtx;
 
 /* ---- emit_c.c ---- */

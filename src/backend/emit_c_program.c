@@ -134,6 +134,8 @@ static void emit_cfgs(EmitCtx *e, EmitBuf *protos, EmitBuf *out) {
     if (cfg->kind == IR_CFG_FUNC || cfg->kind == IR_CFG_STRAND_INIT ||
         cfg->kind == IR_CFG_GLOBAL_INIT || cfg->kind == IR_CFG_CREATE)
       OUT("  (void)wrld;\n");
+    /* a parameter the body never reads (-Wunused-parameter) */
+    for (int p = 0; p < cfg->nparams; p++) OUT("  (void)%s;\n", emit_var(e, cfg->params[p]));
     emit_layout_prologue(e, out, cfg);
     emit_cfg_body(e, out, cfg);
     OUT("}\n\n");
@@ -143,8 +145,9 @@ static void emit_cfgs(EmitCtx *e, EmitBuf *protos, EmitBuf *out) {
 /* ---- helpers of the generated program ------------------------------------------------ */
 
 static void emit_helpers(EmitCtx *e, EmitBuf *out) {
-  OUT("/* images: loaded into world-owned storage (freed at shutdown) */\n"
-      "static const DrtImage *d_load_image(d_world *wrld, const char *what, const char *file,\n"
+  OUT("/* images: loaded into world-owned storage (freed at shutdown); helpers are\n"
+      " * inline so that a program without images or sequences has no unused code */\n"
+      "static inline const DrtImage *d_load_image(d_world *wrld, const char *what, const char *file,\n"
       "    const Nrrd *nin, unsigned dim, unsigned ncomp, int file_type, const size_t *sizes) {\n"
       "  DrtImage *img = calloc(1, sizeof *img);\n"
       "  if (!img || (wrld->nimgs == wrld->capimgs && !(wrld->capimgs = 2 * wrld->capimgs + 4,\n"
@@ -156,7 +159,7 @@ static void emit_helpers(EmitCtx *e, EmitBuf *out) {
       "  else drt_image_load_file(drt_world_errors(wrld->rt), &spec, file, img);\n"
       "%s  return img;\n}\n\n"
       "/* dynamic sequences from a file or a Nrrd (§8.7) */\n"
-      "static void d_load_dseq(d_world *wrld, const char *what, const char *file, const Nrrd *nin,\n"
+      "static inline void d_load_dseq(d_world *wrld, const char *what, const char *file, const Nrrd *nin,\n"
       "    int type, unsigned ncomp, bool is_bool, uint32_t *len, void **data) {\n"
       "  DrtSeqSpec spec = {what, type, ncomp, is_bool};\n  DrtSequence s;\n"
       "  memset(&s, 0, sizeof s);\n"

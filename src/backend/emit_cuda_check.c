@@ -64,8 +64,11 @@ static const Expr *find_exprs(const Expr *e, Pred p) {
 }
 
 static const Expr *find_expr(const Expr *e, Pred p) {
+  static const char *const reductions[] = {"sum", "mean", "product", "min", "max", "all", "exists"};
   if (!e) return NULL;
   if (expr_matches(e, p)) return e;
+  /* a reduction's comprehension is reduced on the device, not collected */
+  if (p == P_COMPREHENSION && callee_is(e, reductions, 7)) return NULL;
   const Expr *r;
   if ((r = find_expr(e->a, p)) || (r = find_expr(e->b, p)) || (r = find_expr(e->c, p)) ||
       (r = find_exprs(e->args.head, p)))
@@ -165,21 +168,22 @@ static bool is_dyn(const IrType *t) {
 /* What instruction `in` of a CFG of kind k needs that is refused, or -1. */
 static int refused(const IrInstr *in, IrCfgKind k, bool device) {
   if (device) {
+    if (in->kind == IR_I_OP) switch (in->op) {
+      case IR_OP_PRINT: return P_PRINT;
+      case IR_OP_SPHERE:
+      case IR_OP_SPHERE_AT: return P_SPHERE;
+      case IR_OP_NUM_STRANDS:
+      case IR_OP_NUM_ACTIVE:
+      case IR_OP_NUM_STABLE: return P_COUNTS;
+      case IR_OP_LOAD_SEQ: return P_DYNSEQ;
+      default: break;
+      }
+    if (in->kind == IR_I_STATE_GET && in->nargs == 1 && k != IR_CFG_FUNC) return P_SPHERE;
+    if (in->kind == IR_I_LIT && in->lit.kind == IR_LIT_STRING) return -1; /* print's text */
     if ((in->dst && is_dyn(in->dst->ty))) return P_DYNSEQ;
     for (int i = 0; i < in->nargs; i++)
       if (in->args[i] && is_dyn(in->args[i]->ty)) return P_DYNSEQ;
-    if (in->kind == IR_I_STATE_GET && in->nargs == 1 && k != IR_CFG_FUNC) return P_SPHERE;
-    if (in->kind != IR_I_OP) return -1;
-    switch (in->op) {
-    case IR_OP_PRINT: return P_PRINT;
-    case IR_OP_SPHERE:
-    case IR_OP_SPHERE_AT: return P_SPHERE;
-    case IR_OP_NUM_STRANDS:
-    case IR_OP_NUM_ACTIVE:
-    case IR_OP_NUM_STABLE: return P_COUNTS;
-    case IR_OP_LOAD_SEQ: return P_DYNSEQ;
-    default: return -1;
-    }
+    return -1;
   }
   if (in->kind != IR_I_OP) return -1;
   if (in->op == IR_OP_NEW) return P_NEW;
@@ -208,12 +212,20 @@ bool cuda_check_module(IrModule *m, DiagCtx *diag, const Program *prog) {
                   k == IR_CFG_FUNC || (k == IR_CFG_STRAND_INIT && has_new);
     bool global = k == IR_CFG_GLOBAL_START || k == IR_CFG_GLOBAL_UPDATE;
     if (!device && !global) continue;
+    /* a sphere query's neighbour sequence is the query's problem, not a
+     * second one */
+    bool sphere = false;
+    for (int b = 0; b < cfg->nblocks; b++)
+      for (int i = 0; i < cfg->blocks[b]->ninstrs; i++) {
+        const IrInstr *in = cfg->blocks[b]->instrs[i];
+        sphere |= in->kind == IR_I_OP && (in->op == IR_OP_SPHERE || in->op == IR_OP_SPHERE_AT);
+      }
     for (int b = 0; b < cfg->nblocks; b++) {
       const IrBlock *blk = cfg->blocks[b];
       for (int i = 0; i < blk->nphis + blk->ninstrs; i++) {
         const IrInstr *in = i < blk->nphis ? blk->phis[i] : blk->instrs[i - blk->nphis];
         int p = refused(in, k, device);
-        if (p < 0) continue;
+        if (p < 0 || (sphere && p == P_DYNSEQ)) continue;
         report(diag, &seen, (Pred)p, locate(prog, k, (Pred)p));
         errors++;
       }

@@ -22,6 +22,10 @@ typedef struct VU {
   TcWhere where;
   bool in_func;
   bool *reported; /* per tracked variable: use-before-init already reported */
+  /* Bit vectors of finished branch copies, reused: memory stays
+   * O(nesting x variables) instead of O(statements x variables). */
+  uint64_t **spare;
+  int nspare, spare_cap;
 } VU;
 
 static State st_new(VU *v) {
@@ -32,10 +36,23 @@ static State st_new(VU *v) {
 }
 
 static State st_copy(VU *v, const State *a) {
-  State s = st_new(v);
+  State s = v->nspare ? (State){v->spare[--v->nspare], false} : st_new(v);
   memcpy(s.bits, a->bits, sizeof(uint64_t) * (size_t)v->nwords);
   s.dead = a->dead;
   return s;
+}
+
+/* `s` (a copy from st_copy) is no longer used. */
+static void st_release(VU *v, State *s) {
+  if (v->nspare == v->spare_cap) {
+    int cap = v->spare_cap ? 2 * v->spare_cap : 16;
+    uint64_t **n = ARENA_NEW_ARRAY(v->t->arena, uint64_t *, cap);
+    if (v->nspare) memcpy(n, v->spare, sizeof *n * (size_t)v->nspare);
+    v->spare = n;
+    v->spare_cap = cap;
+  }
+  v->spare[v->nspare++] = s->bits;
+  s->bits = NULL;
 }
 
 /* a := join(a, b): initialized on both paths. */
@@ -127,12 +144,14 @@ static void stmt_uses(VU *v, Stmt *s, State *st) {
     block_uses(v, s->then, st);
     block_uses(v, s->els, &e);
     st_join(v, st, &e);
+    st_release(v, &e);
     break;
   }
   case S_FOREACH: {
     if (s->iter) expr_uses(v, s->iter->src, st);
     State body = st_copy(v, st);
     block_uses(v, s->then, &body);
+    st_release(v, &body);
     break; /* the body may not run: nothing it assigns counts */
   }
   case S_PRINT:
@@ -192,7 +211,7 @@ void tc_var_uses(Tc *t) {
                    !(s->flags & SF_HAS_INIT) && !type_has_error(s->ty);
     if (tracked) s->track = ntrack++;
   }
-  VU v = {t, (ntrack + 63) / 64, W_GLOBAL_DECL, false, NULL};
+  VU v = {t, (ntrack + 63) / 64, W_GLOBAL_DECL, false, NULL, NULL, 0, 0};
   v.reported = ARENA_NEW_ARRAY(t->arena, bool, ntrack ? ntrack : 1);
 
   /* what a function body starts from: everything but locals */
@@ -215,6 +234,8 @@ void tc_var_uses(Tc *t) {
       State loc = st_copy(&fv, &nonlocal);
       expr_uses(&fv, d->init, &loc);
       block_uses(&fv, d->body, &loc);
+      st_release(&fv, &loc);
+      v.spare = fv.spare, v.nspare = fv.nspare, v.spare_cap = fv.spare_cap;
       t->func = saved;
       continue;
     }

@@ -351,6 +351,7 @@ IrInstr *ir_instr_new(IrCFG *cfg, IrInstrKind kind, IrVar *dst, int nargs, IrVar
   in->dst = dst;
   in->nargs = nargs > 0 ? nargs : 0;
   in->args = copy_args(a, in->nargs, args);
+  in->line = cfg->cur_line;
   if (dst) dst->def = in;
   return in;
 }
@@ -374,6 +375,8 @@ void ir_block_insert(IrBlock *b, int pos, IrInstr *in) {
     in->block = b;
     return;
   }
+  /* a pass expanding instrs[pos] in place: the new code has its line */
+  if (!in->line && pos < b->ninstrs) in->line = b->instrs[pos]->line;
   b->instrs = grow(arena_of(b), b->instrs, b->ninstrs, &b->capinstrs, sizeof *b->instrs);
   memmove(b->instrs + pos + 1, b->instrs + pos, sizeof *b->instrs * (size_t)(b->ninstrs - pos));
   b->instrs[pos] = in;

@@ -269,6 +269,8 @@ struct IrInstr {
   IrLit lit;        /* IR_I_LIT */
   IrBlock *block;   /* containing block (NULL when detached) */
   bool mark;        /* scratch flag for passes */
+  int line;         /* source line it came from (0: unknown); set from
+                       cfg->cur_line when created, for comments in generated C */
 };
 
 /* ---- blocks ------------------------------------------------------------------- */
@@ -335,6 +337,8 @@ struct IrCFG {
   IrBlock *entry;
   IrBlock *exit;        /* optional unique exit block (NULL if none) */
   int next_block_id;
+  int cur_line;         /* line given to new instructions (translators set it
+                           per statement / per instruction translated; 0 after) */
 };
 
 typedef enum IrGlobalKind { IR_GLOBAL_CONST, IR_GLOBAL_INPUT, IR_GLOBAL_VAR } IrGlobalKind;

@@ -63,7 +63,7 @@
  * assigned by the CFG are written back (STATE_SET / GLOBAL_SET) right before
  * every exit terminator (RETURN, STABILIZE, CONTINUE; not before DIE), and
  * in global blocks also right before a strand_reduce (its map function reads
- * globals with GLOBAL_GET). So within one CFG there are no other accesses except
+ * globals with GLOBAL_GET) and a stabilize_all (the stabilize methods do). So within one CFG there are no other accesses except
  * STATE_GET(strand) of ANOTHER strand (n.x, sphere results, strand-set
  * map functions), which reads that strand's start-of-step copy.
  *
@@ -450,6 +450,7 @@ static void remove_trivial_phis(IrCFG *cfg) {
 }
 
 void th_fn_finish(Fn *f) {
+  f->cfg->cur_line = 0; /* write-backs belong to no one statement */
   if (f->cur) th_exit(f, IR_T_RETURN);
   for (int i = 0; i < f->cfg->nblocks; i++) th_seal(f, f->cfg->blocks[i]);
   for (int i = 0; i < f->nexits; i++) write_back(f, f->exits[i]);
@@ -713,6 +714,7 @@ static void global_init(Tr *t) {
     if (!g || (d->kind == D_CONST && g->value)) continue;
     const Expr *init = strip(d->init);
     IrVar *v = NULL;
+    f->cfg->cur_line = d->span.begin.line;
     if (init->kind == E_LOAD_IMAGE || init->kind == E_LOAD_SEQ) {
       IrVar *path = ir_emit_string(f->cur, g->path ? g->path : "");
       v = ir_emit_op(f->cur, s->name, init->kind == E_LOAD_IMAGE ? IR_OP_LOAD_IMAGE : IR_OP_LOAD_SEQ,
@@ -742,6 +744,7 @@ static void strand_init(Tr *t, StrandDecl *sd) {
     int slot = th_slot_sym(f, d->sym);
     if (slot >= 0) f->slots[slot].assigned = true; /* every state variable is initialised here */
     if (!d->init) continue;
+    f->cfg->cur_line = d->span.begin.line;
     th_write(f, slot, f->cur, th_expr(f, d->init));
   }
   if (sd->init && f->cur) th_stmt(f, sd->init);

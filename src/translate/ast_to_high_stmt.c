@@ -183,6 +183,8 @@ static void stmt_return(Fn *f, Stmt *s) {
 
 void th_stmt(Fn *f, Stmt *s) {
   if (!s || !f->cur || f->t->failed) return;
+  /* the statement's line goes on its instructions (comments in generated C) */
+  if (s->kind != S_BLOCK && s->span.begin.line) f->cfg->cur_line = s->span.begin.line;
   switch (s->kind) {
   case S_BLOCK:
     for (Stmt *x = s->body.head; x && f->cur; x = x->next) th_stmt(f, x);
@@ -214,8 +216,11 @@ void th_stmt(Fn *f, Stmt *s) {
   case S_DIE: {
     bool st = s->kind == S_STABILIZE;
     if (f->where == FW_METHOD) th_exit(f, st ? IR_T_STABILIZE : IR_T_DIE);
-    else if (f->where == FW_GLOBAL)
+    else if (f->where == FW_GLOBAL) {
+      /* the stabilize methods run now and read the globals written so far */
+      if (st) th_flush_globals(f);
       ir_emit_effect(f->cur, st ? IR_OP_STABILIZE_ALL : IR_OP_DIE_ALL, 0, NULL, 0, NULL);
+    }
     return;
   }
   case S_CONTINUE:
@@ -262,7 +267,9 @@ IrVar *th_inline_call(Fn *f, Expr *e) {
     InlineFrame fr = {th_block(f, "ret"), 0, rty, NULL};
     fr.slot = fresh_slot(f, rty, "ret");
     f->frame = &fr;
+    int call_line = f->cfg->cur_line; /* the body has its own lines */
     th_stmt(f, d->body);
+    f->cfg->cur_line = call_line;
     th_jump(f, fr.ret);
     th_seal(f, fr.ret);
     f->cur = fr.ret->npreds ? fr.ret : NULL;

@@ -841,8 +841,12 @@ static void translate_cfg(Tr *t, IrCFG *h, IrCFG *m) {
       IrVar *d = hb->phis[k]->dst;
       if (!is_field(d->ty)) t->vmap[d->id] = ir_phi_new(t->cur, d->name, d->ty);
     }
-    for (int k = 0; k < hb->ninstrs && !t->failed; k++) translate_instr(t, hb->instrs[k]);
+    for (int k = 0; k < hb->ninstrs && !t->failed; k++) {
+      m->cur_line = hb->instrs[k]->line; /* the expansion keeps the source line */
+      translate_instr(t, hb->instrs[k]);
+    }
   }
+  m->cur_line = 0;
   if (t->failed) return;
   for (int i = 0; i < nr; i++) {
     IrBlock *hb = order[i], *mb = t->bmap[hb->id];

@@ -600,14 +600,16 @@ static void set_edges(const IrBlock *b, IrBlock *nb, IrBlock **bmap) {
 }
 
 /* The phi argument of new predecessor slot j: the MidIR argument of the
- * matching old slot (the same predecessor, the same occurrence). */
+ * matching old slot (the same predecessor, the same occurrence). tail maps
+ * a MidIR block to the LowIR block that ends its code (lowering may split a
+ * block, e.g. the brick fast/general paths of voxel loads). */
 static IrVar *old_phi_arg(const IrInstr *phi, const IrBlock *b, const IrBlock *nb, int j,
-                          IrBlock **bmap) {
+                          IrBlock **tail) {
   int occ = 0;
   for (int k = 0; k < j; k++)
     occ += nb->preds[k] == nb->preds[j];
   for (int k = 0; k < b->npreds && k < phi->nargs; k++)
-    if (bmap[b->preds[k]->id] == nb->preds[j] && occ-- == 0)
+    if (tail[b->preds[k]->id] == nb->preds[j] && occ-- == 0)
       return phi->args[k];
   return NULL;
 }
@@ -621,6 +623,7 @@ static void lower_cfg(M2L *L, IrCFG *m, IrCFG *l, IrGlobal **gmap, IrStateVar **
   L->lcfg = l;
   int nreach = ir_cfg_compute_dominators(m);
   IrBlock **bmap = ARENA_NEW_ARRAY(L->a, IrBlock *, m->next_block_id + 1);
+  IrBlock **tail = ARENA_NEW_ARRAY(L->a, IrBlock *, m->next_block_id + 1);
   IrBlock **order = ARENA_NEW_ARRAY(L->a, IrBlock *, nreach + 1);
   IrInstr **newphi = NULL;
   int n = 0;
@@ -666,14 +669,20 @@ static void lower_cfg(M2L *L, IrCFG *m, IrCFG *l, IrGlobal **gmap, IrStateVar **
     }
     for (int k = 0; k < b->nphis; k++)
       set_val(L, b->phis[k]->dst, decompose(L, newphi[first + k]->dst));
-    for (int k = 0; k < b->ninstrs; k++)
+    for (int k = 0; k < b->ninstrs; k++) {
+      l->cur_line = b->instrs[k]->line; /* the expansion keeps the source line */
       lower_instr(L, b->instrs[k], gmap, smap);
+    }
+    l->cur_line = 0;
+    /* the terminator is where the block's code ends (after any split) */
     if (b->term.kind == IR_T_BRANCH) {
       M2lVal *c = m2l_get(L, b->term.value);
-      nb->term.value = c ? c->whole : NULL;
+      L->cur->term.value = c ? c->whole : NULL;
     } else if (b->term.kind == IR_T_RETURN && b->term.value) {
-      nb->term.value = get_whole(L, b->term.value);
+      IrVar *v = get_whole(L, b->term.value);
+      L->cur->term.value = v;
     }
+    tail[b->id] = L->cur;
   }
 
   /* Phi arguments, converted at the end of each predecessor. */
@@ -683,7 +692,7 @@ static void lower_cfg(M2L *L, IrCFG *m, IrCFG *l, IrGlobal **gmap, IrStateVar **
     for (int k = 0; k < b->nphis; k++) {
       IrInstr *phi = newphi[np++];
       for (int j = 0; j < nb->npreds; j++) {
-        IrVar *old = old_phi_arg(b->phis[k], b, nb, j, bmap);
+        IrVar *old = old_phi_arg(b->phis[k], b, nb, j, tail);
         if (!old) {
           m2l_internal(L, "a phi without an argument for an edge");
           continue;

@@ -141,9 +141,9 @@ static bool mode_contiguous(const Layout *l, int mode, int64_t stride) {
 
 typedef struct IxEmit {
   M2L *L;
-  int nbind; /* at most 3 sizes + 3 positions + 3·2s tap indices */
-  int bind_id[8 + 6 * KERNEL_MAX_SUPPORT];
-  IrVar *bind_var[8 + 6 * KERNEL_MAX_SUPPORT];
+  int nbind; /* at most 3 sizes + 3 positions + 3·2s tap indices + 6 brick parts */
+  int bind_id[16 + 6 * KERNEL_MAX_SUPPORT];
+  IrVar *bind_var[16 + 6 * KERNEL_MAX_SUPPORT];
   int n, cap;
   const IxExpr **key;
   IrVar **val;
@@ -341,6 +341,130 @@ static Off tap_sum(OffTab *T, const int *taps, int a) {
 
 /* ---- voxel neighbourhoods ------------------------------------------------------------ */
 
+/* A copy of E whose memo starts as E's: code emitted through it (in one
+ * branch) is not reused by the other branch, which it does not dominate. */
+static IxEmit ix_fork(const IxEmit *E) {
+  IxEmit F = *E;
+  if (E->cap) {
+    F.key = ARENA_NEW_ARRAY(E->L->a, const IxExpr *, E->cap);
+    F.val = ARENA_NEW_ARRAY(E->L->a, IrVar *, E->cap);
+    memcpy(F.key, E->key, (size_t)E->cap * sizeof *F.key);
+    memcpy(F.val, E->val, (size_t)E->cap * sizeof *F.val);
+  }
+  return F;
+}
+
+/* The sample loads of one neighbourhood at L->cur: X[a][t] is the
+ * coordinate of tap t on axis a, pv[a][0..npv[a]) the variables of the
+ * probe position (an axis whose taps differ from tap s-1 by terms free of
+ * them is addressed as one base plus constant tap offsets). Returns the
+ * rows of the result (NULL on failure). */
+static IrVar **neighbourhood(IxEmit *E, const Layout *lay, const IrInstr *in, IrVar *img, int d,
+                             int s, bool vload_taps, const IxExpr *X[3][2 * KERNEL_MAX_SUPPORT],
+                             int pv[3][2], const int *npv) {
+  M2L *L = E->L;
+  IxCtx *ix = L->ix;
+  int w = 2 * s;
+  const IrType *it = in->args[0]->ty;
+  /* Offsets. The layout's forward map is the sum of its modes' maps, so
+   * each axis contributes separately: P_a(t) = mode a's map at tap t or
+   * its difference from tap s-1 (when that leaves only strides). Sums are
+   * formed slowest axis first and memoized by suffix, so the taps of one
+   * row share all but the last add, and two neighbourhoods at the same
+   * position produce the same code. */
+  OffTab *T = ARENA_NEW_ARRAY(L->a, OffTab, 1);
+  T->E = E;
+  T->d = d;
+  T->w = w;
+  Off base = {NULL, 0};
+  for (int a = 0; a < d; a++) {
+    const IxExpr *at0 = mode_map(L, lay, 1 + a, X[a][s - 1]);
+    if (!at0)
+      return NULL;
+    bool rel = npv[a] > 0;
+    for (int t = 0; t < w && rel; t++) {
+      const IxExpr *m = mode_map(L, lay, 1 + a, X[a][t]);
+      if (!m)
+        return NULL;
+      rel = !ix_depends(ix_simplify(ix, ix_sub(ix, m, at0)), pv[a], npv[a]);
+    }
+    for (int t = 0; t < w; t++) {
+      const IxExpr *m = mode_map(L, lay, 1 + a, X[a][t]);
+      T->P[a][t] = off_of(E, rel ? ix_simplify(ix, ix_sub(ix, m, at0)) : m);
+    }
+    if (rel)
+      base = off_add(L, base, off_of(E, at0));
+  }
+
+  /* The result: taps of every axis, then the voxel shape; rows over all
+   * but the last index. Lanes are components (contiguous in a voxel), or
+   * the taps of the last axis. */
+  const IrType *ty = in->dst->ty;
+  int R = ty->order, width = ty->dims[R - 1], nrows = 1;
+  for (int i = 0; i + 1 < R; i++)
+    nrows *= ty->dims[i];
+  bool lanes_are_comps = it->order > 0;
+  bool vload = lanes_are_comps ? mode_contiguous(lay, 0, 1) : vload_taps;
+  IrVar **rows = ARENA_NEW_ARRAY(L->a, IrVar *, nrows);
+  IrVar **lanes = ARENA_NEW_ARRAY(L->a, IrVar *, width);
+  for (int r = 0; r < nrows && !L->failed; r++) {
+    int idx[IR_MAX_ORDER];
+    for (int i = R - 2, q = r; i >= 0; i--) {
+      idx[i] = q % ty->dims[i];
+      q /= ty->dims[i];
+    }
+    for (int l = 0; l < (vload ? 1 : width); l++) {
+      idx[R - 1] = l;
+      int comp = 0;
+      for (int i = d; i < R; i++)
+        comp = comp * ty->dims[i] + idx[i];
+      const IxExpr *cm = mode_map(L, lay, 0, ix_const(ix, comp));
+      if (!cm)
+        return NULL;
+      Off o = off_add(L, off_add(L, base, tap_sum(T, idx, 0)), off_of(E, cm));
+      IrVar *off = off_var(L, o);
+      IrVar *args[2] = {img, off};
+      if (vload)
+        rows[r] = m2l_op(L, IR_LOP_VLOAD, 2, args, 1, &width);
+      else
+        lanes[l] = m2l_op(L, IR_LOP_LOAD, 2, args, 0, NULL);
+    }
+    if (!vload)
+      rows[r] = m2l_vcons(L, width, lanes);
+  }
+  return L->failed ? NULL : rows;
+}
+
+/* The tap coordinates of the general path at L->cur: position + tap
+ * offset without border control (pv: the position variable), else the
+ * border map of each tap index (in range 0 <= j < N_a afterwards). */
+static void tap_coords(IxEmit *E, int d, int s, int border, IrVar *const *na, IrVar *const *N,
+                       const IxExpr *const *Nx, const IxExpr *const *nx,
+                       const IxExpr *X[3][2 * KERNEL_MAX_SUPPORT], int pv[3][2], int *npv) {
+  M2L *L = E->L;
+  IxCtx *ix = L->ix;
+  static const int maps[] = {[IR_BORDER_CLAMP] = IR_LOP_CLAMP_INDEX,
+                             [IR_BORDER_MIRROR] = IR_LOP_MIRROR_INDEX,
+                             [IR_BORDER_WRAP] = IR_LOP_WRAP_INDEX};
+  for (int a = 0; a < d; a++) {
+    npv[a] = 0;
+    if (border == IR_BORDER_NONE) {
+      pv[a][npv[a]++] = (int)nx[a]->k;
+      for (int t = 0; t < 2 * s; t++)
+        X[a][t] = ix_addk(ix, nx[a], 1 - s + t);
+      continue;
+    }
+    for (int t = 0; t < 2 * s; t++) {
+      IrVar *raw = m2l_op2(L, IR_OP_IADD, na[a], m2l_int(L, 1 - s + t));
+      IrVar *j = m2l_op2(L, maps[border], raw, N[a]);
+      const char *name = arena_printf(L->a, "j%d_%d", a, t);
+      X[a][t] = Nx[a]->op == IX_CONST ? ix_var(ix, name, 0, Nx[a]->k - 1)
+                                      : ix_var_full(ix, name, 0, IX_INF, Nx[a], 1);
+      ix_bind(E, X[a][t], j);
+    }
+  }
+}
+
 M2lVal *m2l_load_voxels(M2L *L, const IrInstr *in) {
   const IrVar *mimg = in->args[0];
   const IrType *it = mimg->ty;
@@ -375,106 +499,85 @@ M2lVal *m2l_load_voxels(M2L *L, const IrInstr *in) {
       ix_bind(&E, Nx[a], N[a]);
     }
   }
-  const Layout *lay = m2l_image_layout(ix, d, ncomp, Nx, L->opts->brick);
+  int B = L->opts->brick;
+  const Layout *lay = m2l_image_layout(ix, d, ncomp, Nx, B);
 
-  /* The tap coordinates of each axis, after border control. */
+  /* The probe position n (the index of tap s-1) per axis. */
+  IrVar *na[3];
+  const IxExpr *nx[3];
+  for (int a = 0; a < d; a++) {
+    na[a] = d == 1                 ? nv->whole
+            : nv->kind == M2L_INTS ? nv->parts[a]
+                                   : m2l_op2(L, IR_OP_SEQ_INDEX, nv->whole, m2l_int(L, a));
+    nx[a] = ix_var(ix, arena_printf(L->a, "n%d", a), IX_NINF, IX_INF);
+    ix_bind(&E, nx[a], na[a]);
+  }
+  bool vload_taps = d == 1 && border == IR_BORDER_NONE && mode_contiguous(lay, 1, ncomp);
   const IxExpr *X[3][2 * KERNEL_MAX_SUPPORT];
-  int nid[3] = {-1, -1, -1}; /* the position variables (no border control) */
-  for (int a = 0; a < d; a++) {
-    IrVar *na = d == 1                 ? nv->whole
-                : nv->kind == M2L_INTS ? nv->parts[a]
-                                       : m2l_op2(L, IR_OP_SEQ_INDEX, nv->whole, m2l_int(L, a));
-    if (border == IR_BORDER_NONE) {
-      const IxExpr *nx = ix_var(ix, arena_printf(L->a, "n%d", a), IX_NINF, IX_INF);
-      ix_bind(&E, nx, na);
-      nid[a] = (int)nx->k;
+  int pv[3][2], npv[3];
+
+  /* Bricks (LAYOUTS.md §4.3 (b)): a fast path when the whole support lies
+   * in one brick on every axis and inside the image: the taps are n_a + k,
+   * k = 1-s..s, so q_a = n_a mod B must lie in [s-1, B-1-s] (the bound
+   * 8-s in LAYOUTS.md counts taps from n-s+1), and s-1 <= n_a <= N_a - s
+   * (where border maps are the identity). With n_a = B·b_a + q_a and those
+   * ranges of q_a, b_a >= 0 declared, the simplifier proves
+   * (n_a + k) mod B = q_a + k and (n_a + k) div B = b_a: every tap is the
+   * base plus a constant. The general path handles the neighbourhoods that
+   * straddle bricks (and probes outside the image). */
+  if (B > 1 && B >= 2 * s) {
+    const IxExpr *Xf[3][2 * KERNEL_MAX_SUPPORT];
+    int pvf[3][2], npvf[3];
+    IrVar *cond = NULL;
+    for (int a = 0; a < d; a++) {
+      IrVar *q = ix_emit(&E, ix_modk(ix, nx[a], B)), *b = ix_emit(&E, ix_divk(ix, nx[a], B));
+      IrVar *c = m2l_op2(L, IR_OP_AND, m2l_op2(L, IR_OP_GE, q, m2l_int(L, s - 1)),
+                         m2l_op2(L, IR_OP_LE, q, m2l_int(L, B - 1 - s)));
+      c = m2l_op2(L, IR_OP_AND, c,
+                  m2l_op2(L, IR_OP_AND, m2l_op2(L, IR_OP_GE, na[a], m2l_int(L, s - 1)),
+                          m2l_op2(L, IR_OP_LE, na[a], m2l_op2(L, IR_OP_ISUB, N[a], m2l_int(L, s)))));
+      cond = cond ? m2l_op2(L, IR_OP_AND, cond, c) : c;
+      const IxExpr *qv = ix_var(ix, arena_printf(L->a, "q%d", a), s - 1, B - 1 - s);
+      const IxExpr *bv = ix_var(ix, arena_printf(L->a, "b%d", a), 0, IX_INF);
+      ix_bind(&E, qv, q);
+      ix_bind(&E, bv, b);
+      pvf[a][0] = (int)qv->k;
+      pvf[a][1] = (int)bv->k;
+      npvf[a] = 2;
       for (int t = 0; t < w; t++)
-        X[a][t] = ix_addk(ix, nx, 1 - s + t);
-      continue;
+        Xf[a][t] = ix_add(ix, ix_mulk(ix, bv, B), ix_addk(ix, qv, 1 - s + t));
     }
-    static const int maps[] = {[IR_BORDER_CLAMP] = IR_LOP_CLAMP_INDEX,
-                               [IR_BORDER_MIRROR] = IR_LOP_MIRROR_INDEX,
-                               [IR_BORDER_WRAP] = IR_LOP_WRAP_INDEX};
-    for (int t = 0; t < w; t++) {
-      IrVar *raw = m2l_op2(L, IR_OP_IADD, na, m2l_int(L, 1 - s + t));
-      IrVar *j = m2l_op2(L, maps[border], raw, N[a]);
-      /* In range after the map: 0 <= j < N_a. */
-      const char *name = arena_printf(L->a, "j%d_%d", a, t);
-      X[a][t] = Nx[a]->op == IX_CONST ? ix_var(ix, name, 0, Nx[a]->k - 1)
-                                      : ix_var_full(ix, name, 0, IX_INF, Nx[a], 1);
-      ix_bind(&E, X[a][t], j);
-    }
-  }
-
-  /* Offsets. The layout's forward map is the sum of its modes' maps, so
-   * each axis contributes separately: P_a(t) = mode a's map at tap t (with
-   * border control) or its difference from tap 0 (without: the taps are
-   * then base + a stride multiple). Sums are formed slowest axis first and
-   * memoized by suffix, so the taps of one row share all but the last add,
-   * and two neighbourhoods at the same position produce the same code. */
-  OffTab T;
-  memset(&T, 0, sizeof T);
-  T.E = &E;
-  T.d = d;
-  T.w = w;
-  Off base = {NULL, 0};
-  for (int a = 0; a < d; a++) {
-    const IxExpr *at0 = mode_map(L, lay, 1 + a, X[a][s - 1]);
-    if (!at0)
+    if (L->failed || !cond)
       return NULL;
-    /* Relative to tap 0 when that leaves only strides (an affine mode). */
-    bool rel = border == IR_BORDER_NONE;
-    for (int t = 0; t < w && rel; t++) {
-      const IxExpr *m = mode_map(L, lay, 1 + a, X[a][t]);
-      if (!m)
-        return NULL;
-      rel = !ix_depends(ix_simplify(ix, ix_sub(ix, m, at0)), &nid[a], 1);
+    IrBlock *cur = L->cur;
+    IrBlock *join = ir_block_split(cur, cur->ninstrs, "voxels");
+    IrBlock *fast = ir_block_new(L->lcfg, "brick_fast");
+    IrBlock *slow = ir_block_new(L->lcfg, "brick_general");
+    ir_block_set_branch(cur, cond, fast, slow);
+    ir_block_set_jump(fast, join);
+    ir_block_set_jump(slow, join);
+    IxEmit Ef = ix_fork(&E), Es = ix_fork(&E);
+    L->cur = fast;
+    IrVar **rf = neighbourhood(&Ef, lay, in, img, d, s, false, Xf, pvf, npvf);
+    L->cur = slow;
+    tap_coords(&Es, d, s, border, na, N, Nx, nx, X, pv, npv);
+    IrVar **rs = neighbourhood(&Es, lay, in, img, d, s, vload_taps, X, pv, npv);
+    L->cur = join;
+    if (!rf || !rs)
+      return NULL;
+    const IrType *ty = in->dst->ty;
+    int nrows = 1;
+    for (int i = 0; i + 1 < ty->order; i++)
+      nrows *= ty->dims[i];
+    IrVar **rows = ARENA_NEW_ARRAY(L->a, IrVar *, nrows);
+    for (int r = 0; r < nrows; r++) {
+      rows[r] = ir_phi_new(join, "vox", rf[r]->ty);
+      ir_phi_set(rows[r]->def, fast, rf[r]);
+      ir_phi_set(rows[r]->def, slow, rs[r]);
     }
-    for (int t = 0; t < w; t++) {
-      const IxExpr *m = mode_map(L, lay, 1 + a, X[a][t]);
-      T.P[a][t] = off_of(&E, rel ? ix_simplify(ix, ix_sub(ix, m, at0)) : m);
-    }
-    if (rel)
-      base = off_add(L, base, off_of(&E, at0));
+    return m2l_tensor(L, ty, rows);
   }
-
-  /* The result: taps of every axis, then the voxel shape; rows over all
-   * but the last index. Lanes are components (contiguous in a voxel), or
-   * the taps of the last axis. */
-  const IrType *ty = in->dst->ty;
-  int R = ty->order, width = ty->dims[R - 1], nrows = 1;
-  for (int i = 0; i + 1 < R; i++)
-    nrows *= ty->dims[i];
-  bool lanes_are_comps = it->order > 0;
-  bool vload = lanes_are_comps
-                   ? mode_contiguous(lay, 0, 1)
-                   : d == 1 && border == IR_BORDER_NONE && mode_contiguous(lay, 1, ncomp);
-  IrVar **rows = ARENA_NEW_ARRAY(L->a, IrVar *, nrows);
-  IrVar **lanes = ARENA_NEW_ARRAY(L->a, IrVar *, width);
-  for (int r = 0; r < nrows && !L->failed; r++) {
-    int idx[IR_MAX_ORDER];
-    for (int i = R - 2, q = r; i >= 0; i--) {
-      idx[i] = q % ty->dims[i];
-      q /= ty->dims[i];
-    }
-    for (int l = 0; l < (vload ? 1 : width); l++) {
-      idx[R - 1] = l;
-      int comp = 0;
-      for (int i = d; i < R; i++)
-        comp = comp * ty->dims[i] + idx[i];
-      const IxExpr *cm = mode_map(L, lay, 0, ix_const(ix, comp));
-      if (!cm)
-        return NULL;
-      Off o = off_add(L, off_add(L, base, tap_sum(&T, idx, 0)), off_of(&E, cm));
-      IrVar *off = off_var(L, o);
-      IrVar *args[2] = {img, off};
-      if (vload)
-        rows[r] = m2l_op(L, IR_LOP_VLOAD, 2, args, 1, &width);
-      else
-        lanes[l] = m2l_op(L, IR_LOP_LOAD, 2, args, 0, NULL);
-    }
-    if (!vload)
-      rows[r] = m2l_vcons(L, width, lanes);
-  }
-  return L->failed ? NULL : m2l_tensor(L, ty, rows);
+  tap_coords(&E, d, s, border, na, N, Nx, nx, X, pv, npv);
+  IrVar **rows = neighbourhood(&E, lay, in, img, d, s, vload_taps, X, pv, npv);
+  return rows ? m2l_tensor(L, in->dst->ty, rows) : NULL;
 }

@@ -572,7 +572,15 @@ static int eval_instr(Ev *e, const IrInstr *in) {
     out = e->vals[in->args[0]->id];
     break;
   case IR_I_OP:
-    if (!in->dst && e->env && in->op == IR_OP_PRINT) {
+    if (!in->dst && e->env &&
+        (in->op == IR_OP_PRINT || in->op == IR_OP_NEW || in->op == IR_OP_CREATE_GRID ||
+         in->op == IR_OP_STABILIZE_ALL || in->op == IR_OP_DIE_ALL)) {
+      /* recorded as printed values: the operator, then its arguments */
+      if (in->op != IR_OP_PRINT) {
+        if (e->env->printed && e->env->print_n < e->env->print_cap)
+          e->env->printed[e->env->print_n] = -1000.0 - in->op;
+        e->env->print_n++;
+      }
       for (int k = 0; k < in->nargs; k++) {
         const LowVal *x = in->args[k] && e->set[in->args[k]->id] ? &e->vals[in->args[k]->id] : NULL;
         if (!x)

@@ -81,9 +81,11 @@ int low_eval_cfg(Arena *a, const IrCFG *cfg, const LowVal *params, const LowVal 
  * value of each state variable and global (the *_set flags say which),
  * the values printed (print arguments in order, reals and the components
  * of tensors and vectors, ints converted; print_n of them, at most
- * print_cap kept in `printed` when non-NULL) and the exit terminator
+ * print_cap kept in `printed` when non-NULL; new, create_grid,
+ * stabilize_all and die_all are recorded there too, as −1000 − the
+ * operator's number followed by their arguments) and the exit terminator
  * (IR_T_RETURN when the CFG returned). Reads of another strand's state
- * and the other effects (new, strand reductions) are not modelled. */
+ * and strand reductions are not modelled. */
 typedef struct LowEvalEnv {
   const LowVal *state;
   LowVal *state_out; /* module->nstate entries */

@@ -208,11 +208,14 @@ static const char *cfg_key(Arena *a, const IrCFG *cfg) {
   return arena_printf(a, "%s %s", ir_cfg_kind_name(cfg->kind), cfg->name ? cfg->name : "");
 }
 
-static void run_cfg(Arena *a, const IrCFG *cfg, int seed, Inputs *in, CfgRun *out) {
+/* Runs in a scratch arena (the interpreter's value table is as large as
+ * the module's variables); what is kept is copied into `keep`. */
+static void run_cfg(Arena *keep, const IrCFG *cfg, int seed, Inputs *in, CfgRun *out) {
   const IrModule *m = cfg->module;
+  Arena *a = arena_new();
   uint64_t base = mix((uint64_t)seed * 7919 + 17);
   memset(out, 0, sizeof *out);
-  out->key = cfg_key(a, cfg);
+  out->key = cfg_key(keep, cfg);
   LowVal *globals = ARENA_NEW_ARRAY(a, LowVal, m->nglobals + 1);
   for (int i = 0; i < m->nglobals; i++) {
     const IrGlobal *g = m->globals[i];
@@ -239,8 +242,10 @@ static void run_cfg(Arena *a, const IrCFG *cfg, int seed, Inputs *in, CfgRun *ou
   env.printed = ARENA_NEW_ARRAY(a, double, env.print_cap);
   LowVal result;
   memset(&result, 0, sizeof result);
-  if (low_eval_cfg_env(a, cfg, params, globals, &env, &result, NULL, out->err, sizeof out->err))
+  if (low_eval_cfg_env(a, cfg, params, globals, &env, &result, NULL, out->err, sizeof out->err)) {
+    arena_free(a);
     return;
+  }
   out->ok = true;
   Flat f = {a, NULL, 0, 0, {0}, 0};
   char b[96];
@@ -264,9 +269,11 @@ static void run_cfg(Arena *a, const IrCFG *cfg, int seed, Inputs *in, CfgRun *ou
   snprintf(b, sizeof b, " printed %d", env.print_n);
   flat_sig(&f, b);
   for (int i = 0; i < env.print_n && i < env.print_cap; i++) flat_push(&f, env.printed[i]);
-  out->sig = arena_strdup(a, f.sig);
+  out->sig = arena_strdup(keep, f.sig);
   out->n = f.n;
-  out->vals = f.v;
+  out->vals = ARENA_NEW_ARRAY(keep, double, f.n > 0 ? f.n : 1);
+  if (f.n) memcpy(out->vals, f.v, sizeof(double) * (size_t)f.n);
+  arena_free(a);
 }
 
 /* ---- the hook: run after every pass and compare ---------------------------------------------- */
@@ -369,14 +376,32 @@ static void compare(Diff *d, const ModRun *p, const ModRun *q, const char *pass)
   }
 }
 
+/* TEST_PASSES_SABOTAGE=PASS: a wrong "pass" (every real literal + 0.5)
+ * right after PASS, to see that the comparison catches it. */
+static void sabotage(const char *pass, IrModule *m) {
+  const char *s = getenv("TEST_PASSES_SABOTAGE");
+  if (!s || strcmp(s, pass)) return;
+  for (int k = 0; k < m->ncfgs; k++)
+    for (int b = 0; b < m->cfgs[k]->nblocks; b++)
+      for (int i = 0; i < m->cfgs[k]->blocks[b]->ninstrs; i++) {
+        IrInstr *in = m->cfgs[k]->blocks[b]->instrs[i];
+        if (in->kind == IR_I_LIT && in->lit.kind == IR_LIT_REAL) in->lit.r += 0.5;
+      }
+}
+
 static void after_pass(void *ctx, const char *pass, IrModule *m) {
   Diff *d = ctx;
+  sabotage(pass, m);
   ModRun *r = run_module(d, m);
   if (!r) {
     /* a HighIR the translation cannot take yet (before fusion): compare
      * the next module that runs with the last one that ran */
     return;
   }
+  if (!d->prev && getenv("TEST_PASSES_VERBOSE"))
+    for (int k = 0; k < r->ncfg; k++)
+      if (!r->cfg[k][0].ok)
+        fprintf(stderr, "not run: %s: %s: %s\n", d->path, r->cfg[k][0].key, r->cfg[k][0].err);
   if (d->prev) {
     compare(d, d->prev, r, pass);
     d->npoints++;
@@ -528,6 +553,72 @@ static void test_program(const char *path, Totals *t) {
   arena_free(a);
 }
 
+/* ---- the paper's identities through the real pipeline ------------------------------------------ */
+
+/* The seed paper's examples (004 §5.3), as the program text of
+ * tests/programs/accept/higher_order/paper_identities.diderot: after
+ * high_opt, trace(u⊗v) is the same value as u•v, ∇•(∇×V) is the constant
+ * 0 (no probe left), and (a×b)•(c×d) has no ε left (ε contracted to δ:
+ * (a•c)(b•d) − (a•d)(b•c)). Checked on the --dump=high text. */
+static const char *def_line(Arena *a, const char *text, const char *state) {
+  const char *s = strstr(text, arena_printf(a, "  state %s = ", state));
+  if (!s) return NULL;
+  s += strlen(state) + 11;
+  const char *e = strchr(s, '\n');
+  const char *var = arena_strndup(a, s, e ? (size_t)(e - s) : strlen(s));
+  const char *d = strstr(text, arena_printf(a, "  %s: ", var));
+  if (!d) return NULL;
+  e = strchr(d, '\n');
+  return arena_strndup(a, d, e ? (size_t)(e - d) : strlen(d));
+}
+
+static void test_identities(const char *root) {
+  Arena *a = arena_new();
+  const char *path = arena_printf(a, "%s/tests/programs/accept/higher_order/paper_identities.diderot", root);
+  Source *src = source_load(a, path);
+  CHECK_MSG(src != NULL, "cannot read %s", path);
+  if (!src) {
+    arena_free(a);
+    return;
+  }
+  DiagCtx *dg = diag_new(a, src);
+  diag_set_warnings(dg, false, false);
+  Program *prog = parse_program(a, dg, src);
+  TypecheckOptions to = {0};
+  to.proxy_dir = ".";
+  bool ok = prog && typecheck_program(a, dg, prog, &to) && !diag_error_count(dg);
+  CHECK_MSG(ok, "%s does not typecheck", path);
+  EinContext *ec = ein_context_new(a);
+  HighTranslateOptions ho = {false, false};
+  const char *internal = NULL;
+  IrModule *m = ok ? ast_to_high(a, dg, ec, prog, &ho, &internal) : NULL;
+  if (m) ok = high_opt(m, ec, NULL, NULL);
+  CHECK(m && ok);
+  if (!m || !ok) {
+    arena_free(a);
+    return;
+  }
+  const char *text = strstr(ir_module_str(a, m, 0), "update()");
+  CHECK(text != NULL);
+  if (!text) {
+    arena_free(a);
+    return;
+  }
+  const char *tr = def_line(a, text, "tr"), *dot = def_line(a, text, "dot");
+  const char *dc = def_line(a, text, "divcurl"), *lag = def_line(a, text, "lag");
+  CHECK(tr && dot && dc && lag);
+  if (tr && dot && dc && lag) {
+    /* one value numbered operator: u•v */
+    CHECK_STR(tr, dot);
+    CHECK_MSG(strstr(tr, "ein λT0,T1⟨Σ_{i=0..2} T0[i]*T1[i]⟩_{}(u#") != NULL, "trace(u⊗v): %s", tr);
+    CHECK_MSG(strstr(dc, "ein λ⟨0⟩_{}()") != NULL, "∇•(∇×V): %s", dc);
+    CHECK_MSG(strstr(lag, "ε") == NULL && strstr(lag, "Σ") != NULL, "(a×b)•(c×d): %s", lag);
+    /* the δ form (a•c)(b•d) − (a•d)(b•c): a difference of two sums */
+    CHECK_MSG(strstr(lag, ") - (") != NULL, "(a×b)•(c×d): %s", lag);
+  }
+  arena_free(a);
+}
+
 /* ---- the corpus ------------------------------------------------------------------------------- */
 
 static bool is_program(const char *n) {
@@ -567,6 +658,7 @@ int main(void) {
 #endif
   if (!root) return unit_finish("passes");
   const char *filter = getenv("TEST_PASSES_FILTER");
+  test_identities(root);
   Arena *a = arena_new();
   Totals *t = calloc(1, sizeof *t);
   walk(a, arena_printf(a, "%s/tests/programs/accept", root), filter, t, 0);

@@ -20,7 +20,7 @@ def points(N, span):
     return pts
 
 
-def expected(N=10000, span=512, R=32):
+def expected(N=4000, span=384, R=32):
     pts = points(N, span)
     order = sorted(range(N), key=lambda q: pts[q][0])
     xs = [pts[q][0] for q in order]
