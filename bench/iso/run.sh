@@ -27,7 +27,7 @@ t0=$(date +%s.%N)
 t1=$(date +%s.%N)
 "$build/diderotc" --exec --target=omp "$root/examples/isocontour/isocontour.diderot" -o iso_omp
 t2=$(date +%s.%N)
-echo "compile (diderotc + cc): seq $(echo "$t1 - $t0" | bc) s, omp $(echo "$t2 - $t1" | bc) s"
+printf "compile (diderotc + cc): seq %.2f s, omp %.2f s\n" "$(echo "$t1 - $t0" | bc)" "$(echo "$t2 - $t1" | bc)"
 
 img="-img $root/examples/data/ddro-100.nrrd"
 for r in 80 "$res"; do

@@ -29,28 +29,34 @@ echo "date: $(date -u '+%Y-%m-%d %H:%M UTC')"
 $cc -O2 -o gen_vol "$top/bench/probe/gen_vol.c" -lm
 [ -f vol.nrrd ] || ./gen_vol vol.nrrd 128
 cp "$top/bench/probe/probe_bspln3.diderot" probe.diderot
-cp "$top/examples/mip/mip.diderot" mip.diderot
-cp "$top/examples/data/blobs.nrrd" blobs.nrrd
+# mip.diderot names its proxy image ../data/blobs.nrrd
+mkdir -p mip data
+cp "$top/examples/mip/mip.diderot" mip/mip.diderot
+cp "$top/examples/data/blobs.nrrd" data/blobs.nrrd
 
 dc="$build/diderotc"
 timing=""
 echo
-echo "| program | strand | image | state exprs | state ops | voxel loads | voxel index ops | voxel div/mod |"
-echo "|---|---|---|---|---|---|---|---|"
+echo "| program | strand | image | state exprs | state ops | voxel loads | voxel index ops | voxel div/mod | fast-path loads | fast-path index ops | fast-path div/mod |"
+echo "|---|---|---|---|---|---|---|---|---|---|---|"
 for prog in probe mip; do
   for s in aos soa aosoa:4 aosoa:8; do
     for i in linear brick:4 brick:8; do
       tag="${prog}_$(echo "$s-$i" | tr ':' '_')"
-      "$dc" --exec --stats --strand-layout=$s --image-layout=$i $prog.diderot -o "$tag" 2> "$tag.stats"
+      src=$prog.diderot
+      [ $prog = mip ] && src=mip/mip.diderot
+      "$dc" --exec --stats --strand-layout=$s --image-layout=$i $src -o "$tag" 2> "$tag.stats" ||
+        { cat "$tag.stats"; exit 1; }
       # the counts: "strand state ... N exprs, M ops: ..." and "voxel loads ... N loads, M ops: ... div/mod K"
       st=$(sed -n 's/^  strand state .* \([0-9]*\) exprs, *\([0-9]*\) ops.*/\1 | \2/p' "$tag.stats")
       vx=$(sed -n 's/^  voxel loads .* \([0-9]*\) loads, *\([0-9]*\) ops:.*div\/mod \([0-9]*\).*/\1 | \2 | \3/p' "$tag.stats")
-      echo "| $prog | $s | $i | $st | $vx |"
+      fx=$(sed -n 's/^    of which fast .* \([0-9]*\) loads, *\([0-9]*\) ops:.*div\/mod \([0-9]*\).*/\1 | \2 | \3/p' "$tag.stats")
+      echo "| $prog | $s | $i | $st | $vx | ${fx:-— | — | —} |"
       mkdir -p "out_$tag"
       if [ $prog = probe ]; then
         args="-vol ../vol.nrrd -res $res"
       else
-        args="-vol ../blobs.nrrd"
+        args="-vol ../data/blobs.nrrd"
       fi
       (cd "out_$tag" && "../$tag" $args > /dev/null)
       for f in "out_${prog}_aos-linear"/*; do

@@ -48,9 +48,9 @@ def variants(kernel):
     exe("diderotc seq (executable)", "probe_" + k, [])
     exe("diderotc omp 2 threads (executable)", "probe_%s_omp" % k, ["-n", "2"])
     d = "out/%s-lib" % k
-    v.append(("diderotc seq (library)", ["./drv_" + k, VOL, d], {}, d, "phases"))
+    v.append(("diderotc seq (library)", ["./drv_" + k, VOL, d, str(RES)], {}, d, "phases"))
     d = "out/%s-libomp" % k
-    v.append(("diderotc omp 2 threads (library)", ["./drvomp_" + k, VOL, d, "2"], {}, d,
+    v.append(("diderotc omp 2 threads (library)", ["./drvomp_" + k, VOL, d, str(RES), "2"], {}, d,
               "phases"))
     pts = [str(RES), "-0.96875", "0.01953125"]
     d = "out/%s-hand" % k

@@ -37,7 +37,7 @@ int main(int argc, char **argv) {
   if (argc != 4 && argc != 5) return fprintf(stderr, "usage: compare A.nrrd B.nrrd RTOL [SCALE]\n"), 2;
   size_t na, nb;
   float *a = load(argv[1], &na), *b = load(argv[2], &nb);
-  if (!a || !b) return 2;
+  if (!a || !b) return free(a), free(b), 2;
   if (na != nb) return fprintf(stderr, "compare: %zu vs %zu values\n", na, nb), 1;
   double dmax = 0, amax = 0;
   for (size_t i = 0; i < na; i++) {

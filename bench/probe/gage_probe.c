@@ -80,8 +80,9 @@ int main(int argc, char **argv) {
   const double *ah = hess ? gageAnswerPointer(ctx, pvl, gageSclHessian) : NULL;
 
   size_t np = (size_t)n * n * n;
-  float *ov = malloc(np * sizeof(float)), *og = malloc(3 * np * sizeof(float));
-  float *oh = hess ? malloc(9 * np * sizeof(float)) : NULL;
+  /* calloc: points outside the volume (reported) keep zeros */
+  float *ov = calloc(np, sizeof(float)), *og = calloc(3 * np, sizeof(float));
+  float *oh = hess ? calloc(9 * np, sizeof(float)) : NULL;
   if (!ov || !og || (hess && !oh)) return fprintf(stderr, "gage_probe: out of memory\n"), 1;
   int outside = 0;
   double w0 = now();

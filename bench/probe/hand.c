@@ -229,8 +229,9 @@ int main(int argc, char **argv) {
     for (int c = 0; c < 3; c++) M[r][c] = (float)Md[r][c];
 
   size_t np = (size_t)n * n * n;
-  float *ov = malloc(np * sizeof(float)), *og = malloc(3 * np * sizeof(float));
-  float *oh = hess ? malloc(9 * np * sizeof(float)) : NULL;
+  /* calloc: points outside the volume (reported) keep zeros */
+  float *ov = calloc(np, sizeof(float)), *og = calloc(3 * np, sizeof(float));
+  float *oh = hess ? calloc(9 * np, sizeof(float)) : NULL;
   if (!ov || !og || (hess && !oh)) return fprintf(stderr, "hand: out of memory\n"), 1;
   Job jb = {n, {vol.size[0], vol.size[1], vol.size[2]}, lo, step, {{0}}, {org[0], org[1], org[2]},
             vol.data, ov, og, oh};

@@ -1,11 +1,12 @@
 /* lib_driver.c -- times the diderotc-generated probe code through its
- * library API (LANGUAGE.md §7.3), so that the probing alone (strand creation
- * + run) is measured in wall and CPU time, for seq and omp alike (the
- * executables' -t reports clock(), the CPU time of all threads).
+ * library API (LANGUAGE.md §7.3): strand creation, the run and copying the
+ * outputs out are timed separately, in wall and CPU time, for seq and omp
+ * alike (the executables' -t reports clock(), the CPU time of all threads).
  *
- * Build against one generated library: cc -DLIB_H='"lib_bspln3.h"'
- * [-DHESS] [-DOMP] lib_driver.c lib_bspln3.o libdiderot-rt.a -lteem -lm [-fopenmp]
- * usage: lib_driver VOL.nrrd OUTDIR [NWORKERS]
+ * Build against one generated library (its object already contains the
+ * runtime): cc -I. -DLIB_H='"lib_bspln3.h"'
+ * [-DHESS] [-DOMP -fopenmp] lib_driver.c lib_bspln3.o -lteem -lm
+ * usage: lib_driver VOL.nrrd OUTDIR RES [NWORKERS]   (RES^3 points)
  *   (NWORKERS only with -DOMP) writes OUTDIR/v.nrrd, g.nrrd (h.nrrd) and prints
  *   "probe wall=S cpu=S" (all three phases) then each phase's times. */
 #include <stdio.h>
@@ -29,16 +30,16 @@ static int save(Nrrd *nd, const char *dir, const char *name) {
 }
 
 int main(int argc, char **argv) {
-  if (argc != 3 && argc != 4) {
-    fprintf(stderr, "usage: lib_driver VOL.nrrd OUTDIR [NWORKERS]\n");
+  if (argc != 4 && argc != 5) {
+    fprintf(stderr, "usage: lib_driver VOL.nrrd OUTDIR RES [NWORKERS]\n");
     return 2;
   }
   Diderot_world_t *w = Diderot_new_world();
   if (!w || Diderot_init_world(w)) goto fail;
 #ifdef OMP /* only the omp target's API has it */
-  if (argc == 4 && Diderot_set_num_workers(w, (uint32_t)atoi(argv[3]))) goto fail;
+  if (argc == 5 && Diderot_set_num_workers(w, (uint32_t)atoi(argv[4]))) goto fail;
 #endif
-  if (Diderot_input_set_by_name_vol(w, argv[1])) goto fail;
+  if (Diderot_input_set_by_name_vol(w, argv[1]) || Diderot_input_set_res(w, atoi(argv[3]))) goto fail;
   /* phases: strand creation (the grid of positions), the run (the probing),
    * copying the outputs out (what hand.c's stores into its arrays do) */
   double t[4], c[4];

@@ -26,7 +26,7 @@ t0=$(date +%s.%N)
 t1=$(date +%s.%N)
 "$build/diderotc" --exec --target=omp "$root/examples/mip/mip.diderot" -o mip_omp
 t2=$(date +%s.%N)
-echo "compile (diderotc + cc): seq $(echo "$t1 - $t0" | bc) s, omp $(echo "$t2 - $t1" | bc) s"
+printf "compile (diderotc + cc): seq %.2f s, omp %.2f s\n" "$(echo "$t1 - $t0" | bc)" "$(echo "$t2 - $t1" | bc)"
 
 vol="$root/examples/data/blobs.nrrd"
 args="-vol $vol -imgResU $res -imgResV $res"
