@@ -21,22 +21,44 @@
 /* Option names come from program identifiers, so their length is not
  * bounded: they are matched in place and formatted into malloc'd text. */
 
-/* Does word w name option `name` ("a,bb": -a or --bb; "xyz": -xyz)? */
-static bool matches(const char *name, const char *w) {
+/* Length of the single-dash name of "a,bb" or "xyz". */
+static size_t short_len(const char *name) {
   const char *comma = strchr(name, ',');
-  size_t slen = comma ? (size_t)(comma - name) : strlen(name);
+  return comma ? (size_t)(comma - name) : strlen(name);
+}
+
+/* A program input named like the short form of a standard option (an
+ * input `h`, or `n` beside -n/--nworkers) takes that short form: options
+ * later in the table (the program's) shadow the short name of earlier ones
+ * (the standard options), which keep their long form (--help, --nworkers).
+ * k == nopts stands for the built-in help, "h,help", before every option. */
+static bool short_shadowed(const DrtCli *cli, unsigned k) {
+  const char *name = k < cli->nopts ? cli->opts[k].name : "h,help";
+  size_t n = short_len(name);
+  for (unsigned j = k < cli->nopts ? k + 1 : 0; j < cli->nopts; j++) {
+    const char *o = cli->opts[j].name;
+    if (short_len(o) == n && strncmp(o, name, n) == 0) return true;
+  }
+  return false;
+}
+
+/* Does word w name option `name` ("a,bb": -a or --bb; "xyz": -xyz)?
+ * The -a form only when it is not shadowed. */
+static bool matches(const char *name, const char *w, bool shadowed) {
+  const char *comma = strchr(name, ',');
+  size_t slen = short_len(name);
   if (w[0] != '-') return false;
-  if (strncmp(w + 1, name, slen) == 0 && w[1 + slen] == '\0') return true;
+  if (!shadowed && strncmp(w + 1, name, slen) == 0 && w[1 + slen] == '\0') return true;
   return comma && w[1] == '-' && strcmp(w + 2, comma + 1) == 0;
 }
 
-static bool is_help(const char *w) {
-  return strcmp(w, "-h") == 0 || strcmp(w, "--help") == 0;
+static bool is_help(const DrtCli *cli, const char *w) {
+  return matches("h,help", w, short_shadowed(cli, cli->nopts));
 }
 
 static int find_option(const DrtCli *cli, const char *w) {
   for (unsigned i = 0; i < cli->nopts; i++)
-    if (matches(cli->opts[i].name, w)) return (int)i;
+    if (matches(cli->opts[i].name, w, short_shadowed(cli, i))) return (int)i;
   return -1;
 }
 
@@ -172,21 +194,30 @@ void drt_cli_usage(const DrtCli *cli, const char *prog, FILE *f, bool full) {
   if (full && cli->info) fprintf(f, "%s: %s\n", prog, cli->info);
   fprintf(f, "Usage: %s ", prog);
   size_t indent = strlen("Usage: ") + strlen(prog) + 1, col = indent;
-  wrap_word(f, "[-h]", indent, &col);
+  bool help_shadowed = short_shadowed(cli, cli->nopts);
+  wrap_word(f, help_shadowed ? "[--help]" : "[-h]", indent, &col);
   for (unsigned i = 0; i < cli->nopts; i++) {
     const DrtOption *o = &cli->opts[i];
-    char *item = option_text(o, false, !o->required);
+    bool shadowed = short_shadowed(cli, i);
+    char *item = option_text(o, shadowed, !o->required);
+    if (!item && shadowed) continue; /* no long form: not reachable */
     wrap_word(f, item ? item : "?", indent, &col);
     free(item);
   }
   fputc('\n', f);
   if (!full) return;
-  fprintf(f, "\n  -h, --help\n      print this usage and exit\n");
+  fprintf(f, "\n  %s--help\n      print this usage and exit\n", help_shadowed ? "" : "-h, ");
   for (unsigned i = 0; i < cli->nopts; i++) {
     const DrtOption *o = &cli->opts[i];
-    char *shrt = option_text(o, false, false), *lng = option_text(o, true, false);
-    fprintf(f, "  %s", shrt ? shrt : "?");
-    if (lng) fprintf(f, ", %s", lng);
+    bool shadowed = short_shadowed(cli, i);
+    char *shrt = shadowed ? NULL : option_text(o, false, false);
+    char *lng = option_text(o, true, false);
+    if (shrt) fprintf(f, "  %s", shrt);
+    if (lng) fprintf(f, "%s%s", shrt ? ", " : "  ", lng);
+    if (!shrt && !lng) {
+      if (shadowed) continue;
+      fprintf(f, "  ?");
+    }
     free(shrt);
     free(lng);
     bool has_dflt = !o->required && o->dflt && o->type != DRT_OPT_FLAG;
@@ -247,7 +278,7 @@ static int parse(const DrtCli *cli, int argc, const char *const *argv,
   const char *prog = argc > 0 && argv[0] ? argv[0] : NULL;
   for (int a = 1; a < argc; a++) {
     const char *w = argv[a];
-    if (is_help(w)) {
+    if (is_help(cli, w)) {
       drt_cli_usage(cli, prog, out, true);
       return DRT_CLI_HELP;
     }
@@ -265,7 +296,7 @@ static int parse(const DrtCli *cli, int argc, const char *const *argv,
     unsigned nv = nvalues(o);
     for (unsigned i = 0; i < nv; i++) {
       const char *v = a + 1 < argc ? argv[a + 1] : NULL;
-      if (!v || is_help(v) || find_option(cli, v) >= 0) {
+      if (!v || is_help(cli, v) || find_option(cli, v) >= 0) {
         if (nv == 1)
           return fail(cli, prog, err, "option '%s' needs a value", w);
         return fail(cli, prog, err, "option '%s' needs %u values, got %u", w, nv, i);

@@ -14,12 +14,17 @@ Each of these counts as one test:
                        DIDEROT_CHECK_IR=1: the IR checker runs after every pass) exits 0:
                        every accept program goes through the whole pipeline
                        to an executable (in a temporary directory, removed
-                       afterwards); the executable is not run;
+                       afterwards), and the C compiler runs with
+                       -Wall -Wextra -Werror added to CFLAGS_DIDEROT (generated
+                       code has no warnings); the executable is not run;
   reject/...           `diderotc --check F` exits non-zero, reports exactly
                        the `// EXPECT:` errors of F (warnings: at least the
                        expected ones; exactly with `// STRICT`), and prints
                        each message as `F:L:C: severity: text`, the source
                        line indented by two spaces, and a caret line.
+  omp/run/NAME         the cases of run/NAME built with --target=omp and run
+                       with --nworkers 1, 2 and 4: the oracle's checks, and
+                       output files byte-identical to the sequential build's;
   cuda/run/NAME        the cases of run/NAME with --target=cuda --cuda-emulate
                        (CUDA device code in CPU emulation): the oracle's checks
                        and outputs byte-identical to the C target's (within
@@ -57,6 +62,7 @@ import threading
 TIMEOUT = 10          # seconds per diderotc command
 COMPILE_TIMEOUT = 120 # seconds per `diderotc --exec` (it runs the C compiler)
 UNIT_TIMEOUT = 120    # unit test binaries may do brute-force checks
+WARN_CFLAGS = "-Wall -Wextra -Werror"  # compile/ tests: warning-free generated C
 
 # One positioned diagnostic: FILE:L:C: severity: text
 POS_RE = re.compile(r"^(?P<path>.*?):(?P<line>\d+):(?P<col>\d+): "
@@ -430,8 +436,11 @@ class Runner:
             return done
         work = tempfile.mkdtemp(prefix="diderot-compile-")
         try:
-            # DIDEROT_CHECK_IR: ir_check after every pass of the middle end
-            env = dict(os.environ, DIDEROT_RT_DIR=self.builddir, DIDEROT_CHECK_IR="1")
+            # DIDEROT_CHECK_IR: ir_check after every pass of the middle end;
+            # generated code must compile without warnings (doc/backend.md)
+            env = dict(os.environ, DIDEROT_RT_DIR=self.builddir, DIDEROT_CHECK_IR="1",
+                       CFLAGS_DIDEROT=os.environ.get("CFLAGS_DIDEROT", "-O3 -march=native")
+                       + " " + WARN_CFLAGS)
             argv = [self.diderotc, "--exec"] + spec.args + ["-o", os.path.join(work, "prog"), rel]
             r = run_killable(argv, self.srcdir, COMPILE_TIMEOUT, env)
             if isinstance(r, str):
@@ -607,6 +616,66 @@ class Runner:
         shutil.rmtree(work, ignore_errors=True)
         return Outcome(name, "pass")
 
+    # omp/run/NAME: the cases of run/NAME built with --target=omp and run
+    # with --nworkers 1, 2 and 4: the oracle's checks, and output files
+    # byte-identical to the sequential build's (the runtime merges per-chunk
+    # results in chunk order, reductions included; OMP_RTOL in NAME.py
+    # allows a relative difference instead).
+    OMP_THREADS = [1, 2, 4]
+
+    def runomp(self, path):
+        stem = os.path.basename(path)[:-len(".diderot")]
+        name = "omp/run/" + stem
+        sys.path.insert(0, os.path.join(self.srcdir, "tests", "oracle"))
+        import nrrd as nrrdpy
+        scope = {}
+        try:
+            exec(compile(read_text(path[:-len(".diderot")] + ".py"), path, "exec"), scope)
+        except Exception as e:
+            return Outcome(name, "fail", ["oracle: %s" % e])
+        work = os.path.join(self.builddir, "tests", "omp", stem)
+        shutil.rmtree(work, ignore_errors=True)
+        os.makedirs(work)
+        env = dict(os.environ, DIDEROT_RT_DIR=self.builddir)
+        cases = scope.get("CASES", [])
+        exes = {}
+        for label, flags in (("seq", []), ("omp", ["--target=omp"])):
+            exe = exes[label] = os.path.join(work, "prog-" + label)
+            r = run_killable([self.diderotc, "--exec"] + list(scope.get("FLAGS", [])) + flags
+                             + ["-o", exe, path], self.srcdir, COMPILE_TIMEOUT, env=env)
+            if isinstance(r, str):
+                return Outcome(name, "fail", [r])
+            if r.returncode != 0:
+                return Outcome(name, "fail", ["%s: diderotc exit status %d" % (label, r.returncode)]
+                               + stderr_excerpt(r.stderr.decode("utf-8", "replace")))
+        problems = []
+        base = self.run_cases(exes["seq"], work, cases, [], nrrdpy, problems, "[seq] ")
+        rtol = scope.get("OMP_RTOL")
+        for k in self.OMP_THREADS:
+            label = "[omp --nworkers %d] " % k
+            outs = self.run_cases(exes["omp"], work, cases, ["--nworkers", str(k)], nrrdpy,
+                                  problems, label)
+            for n, (b, o) in enumerate(zip(base, outs)):
+                if b is None or o is None:
+                    continue
+                for f in sorted(set(b) | set(o)):
+                    if b.get(f) == o.get(f):
+                        continue
+                    bad = "missing" if f not in b or f not in o else "differs"
+                    if bad == "differs" and rtol is not None:
+                        x = nrrdpy.parse(b[f], f)
+                        y = nrrdpy.parse(o[f], f)
+                        bad = None if list(x.sizes) == list(y.sizes) and all(
+                            abs(u - v) <= rtol * max(1.0, abs(u)) for u, v in zip(x.data, y.data)) \
+                            else "differs beyond %g" % rtol
+                    if bad:
+                        problems.append("%scase %d: %s %s from the sequential build's"
+                                        % (label, n, f, bad))
+        if problems:
+            return Outcome(name, "fail", problems + ["(work directory %s)" % work])
+        shutil.rmtree(work, ignore_errors=True)
+        return Outcome(name, "pass")
+
     # cuda/run/NAME: the cases of run/NAME with the CUDA target in host
     # emulation (--target=cuda --cuda-emulate): the oracle's checks, and
     # output files byte-identical to the C target's (both built with
@@ -732,6 +801,7 @@ class Runner:
         for p in find_programs(os.path.join(progs, "run")):
             tests.append(("run/" + os.path.basename(p)[:-len(".diderot")], self.runprog, p))
             tests.append(("cuda/run/" + os.path.basename(p)[:-len(".diderot")], self.cudarun, p))
+            tests.append(("omp/run/" + os.path.basename(p)[:-len(".diderot")], self.runomp, p))
             tests.append(("layouts/run/" + os.path.basename(p)[:-len(".diderot")],
                           self.runlayouts, p))
         nvcc_all = os.environ.get("DIDEROT_NVCC_ALL") == "1"

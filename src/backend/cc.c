@@ -95,11 +95,17 @@ static void argv_split(Argv *av, const char *s) {
   }
 }
 
-/* Run av; true when it exited with status 0. */
-static bool cc_run(const Argv *av, bool verbose, const char **why) {
-  if (verbose) {
+/* Run av; true when it exited with status 0. The command goes to stderr
+ * (verbose) and to the compiler log (--log), with its exit status. */
+static bool cc_run(const Argv *av, const CcRequest *req, const char **why) {
+  if (req->verbose) {
     for (int i = 0; i < av->n; i++) fprintf(stderr, "%s%s", i ? " " : "", av->v[i]);
     fputc('\n', stderr);
+  }
+  if (req->log) {
+    fputs("cc:", req->log);
+    for (int i = 0; i < av->n; i++) fprintf(req->log, " %s", av->v[i]);
+    fputc('\n', req->log);
   }
   fflush(NULL);
   pid_t pid = fork();
@@ -115,7 +121,12 @@ static bool cc_run(const Argv *av, bool verbose, const char **why) {
   int st = 0;
   while (waitpid(pid, &st, 0) < 0)
     if (errno != EINTR) return false;
-  return WIFEXITED(st) && WEXITSTATUS(st) == 0;
+  bool ok = WIFEXITED(st) && WEXITSTATUS(st) == 0;
+  if (req->log) {
+    if (WIFEXITED(st)) fprintf(req->log, "cc: exit status %d\n", WEXITSTATUS(st));
+    else fprintf(req->log, "cc: killed by signal %d\n", WIFSIGNALED(st) ? WTERMSIG(st) : 0);
+  }
+  return ok;
 }
 
 /* --target=cuda: the host half with the C compiler, the device half with
@@ -146,7 +157,7 @@ static bool cc_compile_cuda(Arena *a, const CcRequest *req, const char *inc, con
   argv_add(&h, req->c_file);
   argv_add(&h, "-o");
   argv_add(&h, host_o);
-  if (!cc_run(&h, req->verbose, why)) return false;
+  if (!cc_run(&h, req, why)) return false;
   /* the device half */
   Argv d = {a, NULL, 0, 0};
   if (emu) {
@@ -197,7 +208,7 @@ static bool cc_compile_cuda(Arena *a, const CcRequest *req, const char *inc, con
   argv_add(&d, req->cu_file);
   argv_add(&d, "-o");
   argv_add(&d, dev_o);
-  bool ok = cc_run(&d, req->verbose, why);
+  bool ok = cc_run(&d, req, why);
   /* one link: nvcc adds the CUDA runtime, the C++ compiler its library */
   if (ok) {
     Argv l = {a, NULL, 0, 0};
@@ -221,7 +232,7 @@ static bool cc_compile_cuda(Arena *a, const CcRequest *req, const char *inc, con
       argv_add(&l, "-lteem");
       argv_add(&l, "-lm");
     }
-    ok = cc_run(&l, req->verbose, why);
+    ok = cc_run(&l, req, why);
   }
   remove(host_o);
   remove(dev_o);
@@ -255,7 +266,7 @@ bool cc_compile(Arena *a, const CcRequest *req, const char **why) {
     argv_add(&av, req->c_file);
     argv_add(&av, "-o");
     argv_add(&av, tmp);
-    if (!cc_run(&av, req->verbose, why)) return false;
+    if (!cc_run(&av, req, why)) return false;
     Argv ld = {a, NULL, 0, 0};
     argv_split(&ld, cc && *cc ? cc : DIDEROT_CC);
     argv_add(&ld, "-r");
@@ -264,7 +275,7 @@ bool cc_compile(Arena *a, const CcRequest *req, const char **why) {
     argv_add(&ld, req->out_file);
     argv_add(&ld, tmp);
     argv_add(&ld, arena_printf(a, "%s/libdiderot-rt.a", lib));
-    bool ok = cc_run(&ld, req->verbose, why);
+    bool ok = cc_run(&ld, req, why);
     remove(tmp);
     return ok;
   }
@@ -276,5 +287,5 @@ bool cc_compile(Arena *a, const CcRequest *req, const char **why) {
   argv_add(&av, "-ldiderot-rt");
   argv_add(&av, "-lteem");
   argv_add(&av, "-lm");
-  return cc_run(&av, req->verbose, why);
+  return cc_run(&av, req, why);
 }

@@ -15,6 +15,7 @@
 #define DIDEROT_BACKEND_CC_H
 
 #include <stdbool.h>
+#include <stdio.h>
 
 #include "util/arena.h"
 
@@ -33,6 +34,7 @@ typedef struct CcRequest {
   const char *const *defines; /* --D options: "NAME" or "NAME=VALUE" */
   int ndefines;
   bool verbose;         /* print the commands on stderr */
+  FILE *log;            /* --log: the commands and their exit statuses (or NULL) */
   /* --target=cuda: the device half, compiled by nvcc ($DIDEROT_NVCC, else
    * the one found at configure time) for the architectures of
    * $DIDEROT_CUDA_ARCH (comma-separated, default sm_90), or with

@@ -290,18 +290,17 @@ static void emit_op(EmitCtx *e, EmitBuf *out, IrInstr *in) {
     return;
   case IR_OP_POWI: OUT("  %s = d_powi(%s, %s);\n", d, A(e, in, 0), A(e, in, 1)); return;
   case IR_OP_TENSOR_CONS: {
+    /* argument k is the slice (k, ...) of the result (emit_c_layout.c) */
     int sz = ncomp(t0);
-    for (int k = 0; k < in->nargs; k++)
+    for (int k = 0; k < in->nargs; k++) {
+      int base = emit_tensor_offset(e, dt, &k, 1);
       for (int j = 0; j < sz; j++)
-        OUT("  %s.v[%d] = %s;\n", d, k * sz + j, comp(e, in->args[k]->ty, A(e, in, k), j));
+        OUT("  %s.v[%d] = %s;\n", d, base + j, comp(e, in->args[k]->ty, A(e, in, k), j));
+    }
     return;
   }
   case IR_OP_TENSOR_INDEX: {
-    int off = 0, stride = emit_tensor_size(t0);
-    for (int i = 0; i < in->nimm; i++) {
-      stride /= t0->dims[i];
-      off += in->imm[i] * stride;
-    }
+    int off = emit_tensor_offset(e, t0, in->imm, in->nimm);
     if (is_real_ty(dt)) OUT("  %s = %s.v[%d];\n", d, A(e, in, 0), off);
     else OUT("  memcpy(%s.v, %s.v + %d, sizeof %s.v);\n", d, A(e, in, 0), off, d);
     return;
@@ -380,9 +379,14 @@ static void emit_op(EmitCtx *e, EmitBuf *out, IrInstr *in) {
   case IR_OP_SPHERE_AT: emit_sphere_query(e, out, in); return; /* emit_c_sphere.c */
   case IR_OP_STRAND_REDUCE: emit_strand_reduce(e, out, in, d); return;
   case IR_OP_NEW: emit_new(e, out, in); return;
-  case IR_OP_PRINT:
+  case IR_OP_PRINT: {
+    /* threads: one print statement is written as a whole (POSIX stdio lock) */
+    bool lock = e->opt->target == EMIT_TARGET_OMP && in->nargs > 1;
+    if (lock) OUT("  flockfile(wrld->print);\n");
     for (int i = 0; i < in->nargs; i++) emit_print(e, out, in->args[i]->ty, A(e, in, i));
+    if (lock) OUT("  funlockfile(wrld->print);\n");
     return;
+  }
   case IR_OP_CREATE_GRID: {
     int n = in->nargs / 2;
     OUT("  { size_t sz_[%d] = {", n ? n : 1);

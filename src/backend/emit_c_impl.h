@@ -98,9 +98,6 @@ void emit_state_read(EmitCtx *e, EmitBuf *out, const IrStateVar *sv, const char 
  * esz_ in scope. */
 void emit_layout_output_copy(EmitCtx *e, EmitBuf *out, const IrStateVar *sv, const char *ctype,
                              int ncomp);
-/* Designated initialisers of a DrtSpatialPoints (base and strides) for the
- * real/tensor state variable sv in `store` (d_N in scope). */
-const char *emit_state_points(EmitCtx *e, const IrStateVar *sv, const char *store);
 /* "d_relayout_image(img, dim, ncomp)" to run after an image load, or NULL
  * when images keep NRRD order. */
 const char *emit_image_relayout_call(EmitCtx *e, const char *img, const char *dim,
@@ -109,6 +106,12 @@ const char *emit_image_relayout_call(EmitCtx *e, const char *img, const char *di
  * after the code is printed); the same lines for --stats. */
 const char *emit_layout_report(EmitCtx *e);
 void emit_layout_stats(EmitCtx *e, FILE *f);
+/* The flat offset of the leading indices idx[0..n) of a tensor of type t
+ * (its row-major component layout; the rest of the index is 0). */
+int emit_tensor_offset(EmitCtx *e, const IrType *t, const int *idx, int n);
+/* Index text of component comp of item `item` (a C name of an int64_t or
+ * smaller) in an array of items of ncomp components each, (C,n):(1,C). */
+const char *emit_interleaved_index(EmitCtx *e, int ncomp, int comp, const char *item);
 
 /* ---- emit_c_sphere.c ---- */
 /* Whether the module has sphere queries. */

@@ -104,10 +104,11 @@ const IxExpr *emit_strand_index(IxCtx *ix, const Layout *state, const IxExpr *s,
 
 /* ---- per-program state -------------------------------------------------------------- */
 
-enum { ST_STATE, ST_PACKED, ST_OUTPUT, ST_CHUNK, ST_IMAGE, ST_VOXEL, ST_N };
-static const char *const stat_names[ST_N] = {"strand state", "packed record", "outputs",
-                                             "strand chunks", "image re-layout",
-                                             "voxel loads (LowIR)"};
+enum { ST_STATE, ST_PACKED, ST_OUTPUT, ST_CHUNK, ST_IMAGE, ST_VOXEL, ST_VOXEL_FAST, ST_N };
+static const char *const stat_names[ST_N] = {"strand state",  "packed record",
+                                             "outputs",       "strand chunks",
+                                             "image re-layout", "voxel loads (LowIR)",
+                                             "  of which fast"};
 /* operation classes counted in printed index expressions */
 enum { OP_ADD, OP_MUL, OP_DIVMOD, OP_SHIFT, OP_AND, OP_OTHER, OP_N };
 static const char *const op_names[OP_N] = {"add", "mul", "div/mod", "shift", "and", "other"};
@@ -420,24 +421,6 @@ void emit_layout_output_copy(EmitCtx *e, EmitBuf *out, const IrStateVar *sv, con
   OUT("    d_k++;\n  }\n");
 }
 
-const char *emit_state_points(EmitCtx *e, const IrStateVar *sv, const char *store) {
-  EmitLayout *L = LY(e);
-  IxCtx *ix = L->ix;
-  const Layout *sm = lyt_mode(L->state, 0), *wm = lyt_mode(L->state, 1);
-  const char *wb = "sizeof(dreal)";
-  const IxExpr *base = emit_strand_index(ix, L->state, ix_const(ix, 0), L->off[sv->index]);
-  const char *comp = ix_to_c(ix, wm->stride);
-  if (sm->n == 0)
-    return arena_printf(e->a, ".base = (const dreal *)(%s) + %s, .block = 1, .block_stride = (size_t)(%s) * %s, "
-                        ".comp_stride = (size_t)(%s) * %s",
-                        store, ix_to_c(ix, base), ix_to_c(ix, sm->stride), wb, comp, wb);
-  const Layout *lane = lyt_mode(sm, 0), *blk = lyt_mode(sm, 1);
-  return arena_printf(e->a, ".base = (const dreal *)(%s) + %s, .block = %s, .lane_stride = (size_t)(%s) * %s, "
-                      ".block_stride = (size_t)(%s) * %s, .comp_stride = (size_t)(%s) * %s",
-                      store, ix_to_c(ix, base), ix_to_c(ix, lane->shape), ix_to_c(ix, lane->stride), wb,
-                      ix_to_c(ix, blk->stride), wb, comp, wb);
-}
-
 /* ---- the glue: words, DrtStateLayout, image re-layout ------------------------------------ */
 
 /* Image kinds (dimension, components) of the module's images. */
@@ -560,6 +543,7 @@ void emit_layout_glue(EmitCtx *e, EmitBuf *out) {
     collect_images(e);
     for (int k = 0; k < L->nimg; k++) emit_relayout_fn(e, out, L->img[k].d, L->img[k].ncomp);
     OUT("static void d_relayout_image(DrtImage *img, unsigned dim, unsigned ncomp) {\n"
+        "  (void)ncomp; /* unused when no image kind is known */\n"
         "  if (!img->data) return;\n");
     for (int k = 0; k < L->nimg; k++)
       OUT("  if (dim == %d && ncomp == %d) { d_relayout_%d_%d(img); return; }\n", L->img[k].d,
@@ -609,19 +593,27 @@ static void count_voxel_ops(EmitCtx *e) {
   L->st[ST_VOXEL].layout = e->opt->image_brick
                                ? arena_printf(e->a, "brick:%d (m2l_image_layout)", e->opt->image_brick)
                                : "linear (m2l_image_layout)";
+  /* all loads, and those of the brick fast paths (mid_to_low_kernel.c
+   * labels their blocks) with everything they need counted again */
   int nseen = m->next_var_id + 1;
-  bool *seen = arena_alloc(e->a, (size_t)nseen);
-  memset(seen, 0, (size_t)nseen);
+  bool *seen = arena_alloc(e->a, (size_t)nseen), *seenf = arena_alloc(e->a, (size_t)nseen);
   for (int c = 0; c < m->ncfgs; c++) {
     IrCFG *cfg = m->cfgs[c];
-    for (int b = 0; b < cfg->nblocks; b++)
+    for (int b = 0; b < cfg->nblocks; b++) {
+      const char *lab = cfg->blocks[b]->label;
+      bool fast = lab && !strcmp(lab, "brick_fast");
       for (int i = 0; i < cfg->blocks[b]->ninstrs; i++) {
         IrInstr *in = cfg->blocks[b]->instrs[i];
         if (in->kind != IR_I_OP || (in->op != IR_LOP_LOAD && in->op != IR_LOP_VLOAD) || in->nargs < 2)
           continue;
         L->st[ST_VOXEL].nexpr++;
         slice(m, in->args[1], seen, nseen, L->st[ST_VOXEL].ops);
+        if (!fast) continue;
+        L->st[ST_VOXEL_FAST].layout = "";
+        L->st[ST_VOXEL_FAST].nexpr++;
+        slice(m, in->args[1], seenf, nseen, L->st[ST_VOXEL_FAST].ops);
       }
+    }
   }
 }
 
@@ -645,7 +637,7 @@ static void report_lines(EmitCtx *e, EmitBuf *out, const char *pre) {
     int total = 0;
     for (int o = 0; o < OP_N; o++) total += s->ops[o];
     OUT("%s  %-20s %-40s %5d %s, %5d ops:", pre, stat_names[k], s->layout, s->nexpr,
-        k == ST_VOXEL ? "loads" : "exprs", total);
+        k >= ST_VOXEL ? "loads" : "exprs", total);
     for (int o = 0; o < OP_N; o++) OUT(" %s %d", op_names[o], s->ops[o]);
     OUT("\n");
   }
@@ -667,4 +659,40 @@ void emit_layout_stats(EmitCtx *e, FILE *f) {
   emit_buf_init(&b, e->a);
   report_lines(e, &b, "");
   fputs(emit_buf_str(&b), f);
+}
+
+/* ---- small layouts of values ------------------------------------------------------------- */
+
+int emit_tensor_offset(EmitCtx *e, const IrType *t, const int *idx, int n) {
+  EmitLayout *L = LY(e);
+  IxCtx *ix = L ? L->ix : ix_ctx_new(e->a);
+  const IxExpr *shape[IR_MAX_ORDER], *crd[IR_MAX_ORDER];
+  int order = t->kind == IR_TY_TENSOR ? t->order : 0;
+  if (order == 0 || n > order) return 0;
+  for (int i = 0; i < order; i++) {
+    shape[i] = ix_const(ix, t->dims[i]);
+    crd[i] = ix_const(ix, i < n ? idx[i] : 0);
+  }
+  /* tensor components are row-major (the last index fastest) */
+  LytError err;
+  const IxExpr *x = lyt_emit_fwd(ix, lyt_row_major(ix, shape, order), crd, order, &err);
+  x = x ? ix_simplify(ix, x) : NULL;
+  if (!x || x->op != IX_CONST) {
+    emit_fail(e, "a tensor component offset that is not a constant");
+    return 0;
+  }
+  return (int)x->k;
+}
+
+const char *emit_interleaved_index(EmitCtx *e, int ncomp, int comp, const char *item) {
+  EmitLayout *L = LY(e);
+  IxCtx *ix = L->ix;
+  /* (C,n):(1,C): the components of one item together, items in order */
+  const IxExpr *it = ix_var(ix, item, 0, IX_INF);
+  const Layout *l = lyt_pair(ix, lyt_leafk(ix, ncomp, 1),
+                             lyt_leaf(ix, ix_var(ix, "n", 0, IX_INF), ix_const(ix, ncomp)));
+  const IxExpr *crd[2] = {ix_const(ix, comp), it};
+  LytError err;
+  const IxExpr *x = lyt_emit_fwd(ix, l, crd, 2, &err);
+  return ix_print(e, ST_OUTPUT, x ? ix_lower(ix, ix_simplify(ix, x)) : NULL);
 }

@@ -484,7 +484,10 @@ static void emit_main(EmitCtx *e, EmitBuf *out) {
       "  drt_world_set_verbose(wrld->rt, so.verbose);\n"
       "  if (strcmp(so.print_file, \"-\") != 0) {\n"
       "    wrld->print = fopen(so.print_file, \"w\");\n"
-      "    if (!wrld->print) { fprintf(stderr, \"cannot open '%%s'\\n\", so.print_file); return 1; }\n"
+      "    if (!wrld->print) {\n"
+      "      fprintf(stderr, \"%%s: cannot open the print file '%%s': %%s\\n\", argv[0], so.print_file,\n"
+      "              strerror(errno));\n"
+      "      wrld->print = stdout;\n      d_world_free(wrld);\n      return 1;\n    }\n"
       "    wrld->print_owned = true;\n  }\n",
       emit_string_lit(e, name));
   /* images and dynamic sequences named on the command line */

@@ -105,7 +105,7 @@ void emit_sphere_glue(EmitCtx *e, EmitBuf *out) {
       emit_type(e, pos->ty));
   emit_state_read(e, out, pos, "d_in", "i", "s_", "    ");
   for (int k = 0; k < dim; k++)
-    OUT("    p_[%d * (size_t)i + %d] = %s;\n", dim, k, pos_comp(e, pos->ty, "s_", k));
+    OUT("    p_[%s] = %s;\n", emit_interleaved_index(e, dim, k, "i"), pos_comp(e, pos->ty, "s_", k));
   OUT("  }\n  double h_ = 0;\n");
   /* the cell size: the largest radius known at the start of the step */
   const char **seen = NULL;

@@ -28,7 +28,8 @@ const char *target_stem(Arena *a, const char *source, const char *output, bool e
   return source;
 }
 
-static bool write_file(const char *path, const char *text) {
+static bool write_file(const char *path, const char *text, FILE *log) {
+  if (log) fprintf(log, "write: %s\n", path);
   FILE *f = fopen(path, "w");
   if (!f) {
     fprintf(stderr, "diderotc: error: cannot write '%s'\n", path);
@@ -59,7 +60,7 @@ int target_build(Arena *a, IrModule *low, const TargetOptions *o) {
     return 1;
   }
   const char *cfile = arena_printf(a, "%s.c", stem);
-  if (!write_file(cfile, text)) return 1;
+  if (!write_file(cfile, text, o->log)) return 1;
   const char *cufile = NULL; /* --target=cuda: the device half (emit_cuda.h) */
   if (eo.target == EMIT_TARGET_CUDA) {
     const char *cu = NULL;
@@ -68,12 +69,12 @@ int target_build(Arena *a, IrModule *low, const TargetOptions *o) {
       return 1;
     }
     cufile = arena_printf(a, "%s.cu", stem);
-    if (!write_file(cufile, cu)) return 1;
+    if (!write_file(cufile, cu, o->log)) return 1;
   }
   if (!exec) {
     const char *h = NULL, *js = NULL;
-    if (!emit_c_header(a, low, &eo, &h) || !write_file(arena_printf(a, "%s.h", stem), h)) return 1;
-    if (o->json && (!emit_c_json(a, low, &eo, &js) || !write_file(arena_printf(a, "%s.json", stem), js)))
+    if (!emit_c_header(a, low, &eo, &h) || !write_file(arena_printf(a, "%s.h", stem), h, o->log)) return 1;
+    if (o->json && (!emit_c_json(a, low, &eo, &js) || !write_file(arena_printf(a, "%s.json", stem), js, o->log)))
       return 1;
   }
   if (o->verbose) fprintf(stderr, "diderotc: compiling %s\n", cfile);
@@ -88,13 +89,17 @@ int target_build(Arena *a, IrModule *low, const TargetOptions *o) {
       .verbose = o->verbose,
       .cu_file = cufile,
       .cuda_emulate = eo.cuda_emulate,
+      .log = o->log,
   };
   const char *why = NULL;
   if (!cc_compile(a, &req, &why)) {
     fprintf(stderr, "diderotc: internal error: C compiler failed%s%s (generated code kept in %s%s%s)\n",
             why ? ": " : "", why ? why : "", cfile, cufile ? " and " : "", cufile ? cufile : "");
+    if (o->log) fprintf(o->log, "error: the C compiler failed%s%s; %s kept\n", why ? ": " : "",
+                        why ? why : "", cfile);
     return EXIT_CC_FAILED;
   }
+  if (o->log) fprintf(o->log, "built: %s\n", req.out_file);
   if (!o->keep_c) remove(cfile);
   if (!o->keep_c && cufile) remove(cufile);
   return 0;

@@ -19,6 +19,7 @@ typedef struct TargetOptions {
   int ndefines;
   bool verbose;          /* print phases and commands */
   bool keep_c;           /* keep NAME.c after a successful build */
+  FILE *log;             /* --log: NAME.log (files written, C compiler commands), or NULL */
 } TargetOptions;
 
 /* The output stem: -o (an executable's name, or a library stem with a .o

@@ -1233,7 +1233,7 @@ static void pr(Buf *b, const IxExpr *e, int minprec) {
     break;
   case IX_SHL:
   case IX_SHR:
-    pr(b, e->arg[0], P_ADD);
+    pr(b, e->arg[0], P_ADD + 1); /* (a + b) >> k: clear, and quiet under -Wparentheses */
     snprintf(tmp, sizeof tmp, e->op == IX_SHL ? " << %d" : " >> %d", (int)e->k);
     put(b, tmp);
     break;

@@ -132,19 +132,23 @@ typedef struct DriverWatch {
   bool stats, check;
   bool failed;
   double start, start_cpu; /* driver_now() when main started */
+  FILE *log;               /* --log: NAME.log, or NULL */
 } DriverWatch;
 
 /* "stats: size PASS blocks B instrs I phis P ein-ops E ein-nodes N", plus
  * "expanded X" (mid_module_cost) at MidIR. Stable: doc/user-guide.md. */
+static void driver_size_line(FILE *f, const char *pass, IrModule *m) {
+  IrSize s = ir_module_size(m);
+  fprintf(f, "stats: size %s blocks %zu instrs %zu phis %zu ein-ops %zu ein-nodes %zu", pass,
+          s.blocks, s.instrs, s.phis, s.ein_ops, s.ein_nodes);
+  if (m->level == IR_MID) fprintf(f, " expanded %lu", mid_module_cost(m));
+  fputc('\n', f);
+}
+
 static void driver_after_pass(void *ctx, const char *pass, IrModule *m) {
   DriverWatch *w = ctx;
-  if (w->stats) {
-    IrSize s = ir_module_size(m);
-    fprintf(stderr, "stats: size %s blocks %zu instrs %zu phis %zu ein-ops %zu ein-nodes %zu",
-            pass, s.blocks, s.instrs, s.phis, s.ein_ops, s.ein_nodes);
-    if (m->level == IR_MID) fprintf(stderr, " expanded %lu", mid_module_cost(m));
-    fputc('\n', stderr);
-  }
+  if (w->stats) driver_size_line(stderr, pass, m);
+  if (w->log) driver_size_line(w->log, pass, m);
   if (w->check && !w->failed) {
     char when[96];
     snprintf(when, sizeof when, "IR check after %s", pass);
@@ -153,10 +157,32 @@ static void driver_after_pass(void *ctx, const char *pass, IrModule *m) {
 }
 
 static void driver_time_line(const DriverWatch *w, const char *what) {
-  if (w->stats)
-    fprintf(stderr, "stats: time %s wall %.6f cpu %.6f\n", what,
-            driver_now(CLOCK_MONOTONIC) - w->start,
-            driver_now(CLOCK_PROCESS_CPUTIME_ID) - w->start_cpu);
+  for (int k = 0; k < 2; k++) {
+    FILE *f = k == 0 ? (w->stats ? stderr : NULL) : w->log;
+    if (f)
+      fprintf(f, "stats: time %s wall %.6f cpu %.6f\n", what,
+              driver_now(CLOCK_MONOTONIC) - w->start,
+              driver_now(CLOCK_PROCESS_CPUTIME_ID) - w->start_cpu);
+  }
+}
+
+/* --log: NAME.log beside the output (the compiler log of LANGUAGE.md §7.1):
+ * the version and command line, then the IR size after every pass, the
+ * phase times, the files written and the C compiler's commands and exit
+ * statuses, and the final status. NULL (with a warning) when it cannot be
+ * written: the log must not stop a compilation. */
+static FILE *driver_open_log(Arena *a, const DriverOptions *o, int argc, char **argv) {
+  const char *path = arena_printf(a, "%s.log", target_stem(a, o->file, o->output, o->exec));
+  FILE *f = fopen(path, "w");
+  if (!f) {
+    fprintf(stderr, "diderotc: warning: cannot write the log '%s': %s\n", path, strerror(errno));
+    return NULL;
+  }
+  fprintf(f, "diderotc %s\ncommand:", PACKAGE_VERSION);
+  for (int i = 0; i < argc; i++) fprintf(f, " %s", argv[i]);
+  fprintf(f, "\nsource: %s\ntarget: %s%s\n", o->file, options_target_name(o->target),
+          o->exec ? " executable" : o->shared_lib ? " shared library" : " library");
+  return f;
 }
 
 /* Typed AST → HighIR → HighIR optimisation, with --dump=high (both
@@ -316,6 +342,7 @@ static int driver_codegen(Arena *arena, DiagCtx *diag, Program *prog, const Driv
       .ndefines = o->ndefines,
       .verbose = o->verbose,
       .keep_c = o->debug || o->log,
+      .log = w->log,
   };
   return target_build(arena, low, &to);
 }
@@ -390,6 +417,8 @@ int main(int argc, char **argv) {
                                 (check_env && !strcmp(check_env, "1")),
                        .start = start,
                        .start_cpu = start_cpu};
+  if (opts.log && !unbuilt && !opts.check && !opts.dump)
+    watch.log = driver_open_log(arena, &opts, argc, argv);
   driver_time_line(&watch, "frontend");
   if (unbuilt) {
     fprintf(stderr, "%s: error: %s is not yet supported by this diderotc (use --check or --dump=ast)\n",
@@ -397,6 +426,10 @@ int main(int argc, char **argv) {
     status = EXIT_PROGRAM_ERROR;
   } else if (!opts.check && !opts.dump) {
     status = driver_codegen(arena, diag, prog, &opts, &watch);
+    if (watch.log) {
+      fprintf(watch.log, "exit status %d\n", status);
+      fclose(watch.log);
+    }
   } else if ((opts.dump & (DUMP_HIGH | DUMP_MID | DUMP_LOW)) || opts.stats) {
     EinContext *ec = ein_context_new(arena);
     IrModule *high = driver_high(arena, diag, prog, &opts, ec, &watch, &status);

@@ -122,9 +122,11 @@ static bool opt_set_target(DriverOptions *o, const char *v) {
   return true;
 }
 
+/* A comma list; an empty item ("--dump=", "ast,,low") is refused like any
+ * unknown one. (No strtok: it keeps hidden static state.) */
 static bool opt_set_dump(DriverOptions *o, Arena *a, const char *v) {
-  char *list = arena_strdup(a, v);
-  for (char *tok = strtok(list, ","); tok; tok = strtok(NULL, ",")) {
+  for (const char *p = v;; p += strcspn(p, ",") + 1) {
+    const char *tok = arena_strndup(a, p, strcspn(p, ","));
     if (!strcmp(tok, "ast")) o->dump |= DUMP_AST;
     else if (!strcmp(tok, "high")) o->dump |= DUMP_HIGH;
     else if (!strcmp(tok, "mid")) o->dump |= DUMP_MID;
@@ -132,8 +134,8 @@ static bool opt_set_dump(DriverOptions *o, Arena *a, const char *v) {
     else if (!strcmp(tok, "tree")) o->dump |= DUMP_TREE;
     else if (!strcmp(tok, "all")) o->dump |= DUMP_AST | DUMP_HIGH | DUMP_MID | DUMP_LOW | DUMP_TREE;
     else return opt_error("unknown --dump phase '%s' (expected ast, high, mid, low, tree, all)", tok);
+    if (!p[strcspn(p, ",")]) return true;
   }
-  return true;
 }
 
 /* --Cname=value and --Dname[=value]. */

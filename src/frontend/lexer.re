@@ -70,16 +70,19 @@ static TokenKind lex_keyword(const unsigned char *s, size_t n, Dialect dialect,
 
 /* ---- positions and UTF-8 ---------------------------------------------- */
 
-/* Position of p; calls must not go backwards (p >= mark). */
+/* Position of p; calls must not go backwards (p >= mark). A character is
+ * one column, and so is each byte of invalid UTF-8 (source_char_len). */
 static SrcPos lx_pos(Lexer *lx, const unsigned char *p) {
   const unsigned char *q = lx->mark;
   int line = lx->line, col = lx->col;
-  for (; q < p; q++) {
+  while (q < p) {
     if (*q == '\n') {
       line++;
       col = 1;
-    } else if ((*q & 0xC0) != 0x80) { /* continuation bytes share a column */
+      q++;
+    } else {
       col++;
+      q += *q < 0x80 ? 1 : source_char_len((const char *)q, (const char *)lx->lim);
     }
   }
   lx->mark = p;
@@ -95,33 +98,8 @@ static Span lx_span(Lexer *lx, const unsigned char *b, const unsigned char *e) {
   return s;
 }
 
-/* Strict UTF-8 decoding of one character at p (p < lim): the byte length,
- * or 0 for a bad lead byte, a truncated sequence, an overlong form, a
- * surrogate or a value above U+10FFFF. */
 static int lx_utf8(const unsigned char *p, const unsigned char *lim, unsigned *cp) {
-  unsigned c = p[0], v, min;
-  int n;
-  if (c < 0x80) {
-    *cp = c;
-    return 1;
-  }
-  if (c >= 0xC2 && c <= 0xDF) {
-    n = 2, v = c & 0x1F, min = 0x80;
-  } else if (c >= 0xE0 && c <= 0xEF) {
-    n = 3, v = c & 0x0F, min = 0x800;
-  } else if (c >= 0xF0 && c <= 0xF4) {
-    n = 4, v = c & 0x07, min = 0x10000;
-  } else {
-    return 0;
-  }
-  if (lim - p < n) return 0;
-  for (int i = 1; i < n; i++) {
-    if ((p[i] & 0xC0) != 0x80) return 0;
-    v = (v << 6) | (p[i] & 0x3F);
-  }
-  if (v < min || v > 0x10FFFF || (v >= 0xD800 && v <= 0xDFFF)) return 0;
-  *cp = v;
-  return n;
+  return source_utf8(p, lim, cp);
 }
 
 /* Characters that would be invisible or garble the terminal if printed
@@ -293,8 +271,7 @@ static const unsigned char *lx_first_line_end(const unsigned char *p, const unsi
 /* Characters (code points) in [p, e), for spans computed without a Lexer. */
 static int lx_count_chars(const unsigned char *p, const unsigned char *e) {
   int n = 0;
-  for (; p < e; p++)
-    if ((*p & 0xC0) != 0x80) n++;
+  for (; p < e; p += source_char_len((const char *)p, (const char *)e)) n++;
   return n;
 }
 

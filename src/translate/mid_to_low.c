@@ -124,10 +124,46 @@ IrVar *m2l_vindex(M2L *L, IrVar *v, int lane) {
   return m2l_op(L, IR_LOP_VINDEX, 1, &v, 1, &lane);
 }
 
+/* An int offset as base + k (base NULL for a literal). */
+static IrVar *split_offset(IrVar *o, int64_t *k) {
+  *k = 0;
+  if (o && o->def && o->def->kind == IR_I_LIT && o->def->lit.kind == IR_LIT_INT) {
+    *k = o->def->lit.i;
+    return NULL;
+  }
+  if (is_op(o, IR_OP_IADD)) {
+    const IrVar *c = o->def->args[1];
+    if (c->def && c->def->kind == IR_I_LIT && c->def->lit.kind == IR_LIT_INT) {
+      *k = c->def->lit.i;
+      return o->def->args[0];
+    }
+  }
+  return o;
+}
+
+/* vcons of loads of one image at offsets o, o+1, ..., o+n-1 (same base,
+ * constants one apart) is one vload: a row along the unit-stride axis. */
+static IrVar *consecutive_loads(M2L *L, int n, IrVar *const *xs) {
+  if (n < 2 || !is_op(xs[0], IR_LOP_LOAD))
+    return NULL;
+  IrVar *img = xs[0]->def->args[0];
+  int64_t k0, k;
+  IrVar *base = split_offset(xs[0]->def->args[1], &k0);
+  for (int i = 1; i < n; i++)
+    if (!is_op(xs[i], IR_LOP_LOAD) || xs[i]->def->args[0] != img ||
+        split_offset(xs[i]->def->args[1], &k) != base || k != k0 + i)
+      return NULL;
+  IrVar *args[2] = {img, xs[0]->def->args[1]};
+  return m2l_op(L, IR_LOP_VLOAD, 2, args, 1, &n);
+}
+
 IrVar *m2l_vcons(M2L *L, int n, IrVar *const *xs) {
   for (int i = 0; i < n; i++)
     if (!xs[i])
       return NULL;
+  IrVar *vl = consecutive_loads(L, n, xs);
+  if (vl)
+    return vl;
   /* vcons(v[0], ..., v[n-1]) of a whole vec<n> is v itself. */
   IrVar *src = NULL;
   bool whole = n > 1;
@@ -497,10 +533,14 @@ static M2lVal *lower_op(M2L *L, const IrInstr *in) {
   case IR_MOP_TFLOOR: return lower_floor_fract(L, in, false);
   case IR_MOP_TFRACT: return lower_floor_fract(L, in, true);
   case IR_MOP_REAL_TO_INT: return lower_real_to_int(L, in);
-  case IR_MOP_LOAD_VOXELS:
+  case IR_MOP_LOAD_VOXELS: {
     if (L->stats)
       L->stats->voxel_loads++;
-    return m2l_load_voxels(L, in);
+    M2lVal *v = m2l_load_voxels(L, in);
+    if (v && v->kind == M2L_TENSOR && in->args[0]->ty->order == 0 && v->ty->order >= 2)
+      v->lanes0 = true; /* index 0 = image axis 0 (see M2lVal) */
+    return v;
+  }
   case IR_MOP_KERNEL_EVAL:
     if (L->stats)
       L->stats->kernel_evals++;

@@ -16,6 +16,16 @@
  * where a gather or one-hot constants would cost more). A Σ whose summed
  * index is the last index of one or two tensor accesses becomes vsum or
  * vdot of (a slice of) their rows.
+ *
+ * Σ over lanes: a scalar built from nested sums and products, such as a
+ * convolution Σ_i a[i] Σ_j b[j] Σ_k V[k,j,i] c[k], is computed with the
+ * lanes on one summed index (here k): the rest of the expression is
+ * evaluated once in vector mode (V's rows scaled and added: vertical
+ * arithmetic), the factors that depend on k alone (c[k]) are taken out,
+ * and one vdot (or vsum) ends it -- one horizontal reduction per result
+ * instead of one per row. The index is chosen where rows are contiguous:
+ * the unit-stride axis of a voxel neighbourhood (M2lVal.lanes0) first,
+ * then the last index of the tensors it reads.
  */
 #include <math.h>
 #include <string.h>
@@ -44,6 +54,18 @@ typedef struct Gen {
   int env[NVARS]; /* value of each index variable, UNSET when unbound */
   int lane;       /* the lane variable in vector mode, else -1 */
   int W;          /* lanes in vector mode */
+  /* Σ over lanes (try_lane_sum): the binder that the lanes replace, the
+   * body of its Σ node, and the factors of that body taken out (a bit per
+   * factor of a product; `whole`: the body itself). */
+  const EinExpr *lsum, *lbody;
+  int lbind;
+  uint64_t lpulled;
+  bool lwhole;
+  /* try_lane_sum's decisions, by Σ node (hash-consed: the same node is
+   * the same expression wherever it occurs) */
+  const EinExpr **memo_e;
+  signed char *memo_ok;
+  int nmemo, capmemo;
 } Gen;
 
 /* ---- values ------------------------------------------------------------------- */
@@ -505,8 +527,205 @@ static bool try_dot(Gen *g, const EinExpr *body, int k, int lo, int hi, Ev *out)
   return true;
 }
 
+/* ---- Σ over lanes ------------------------------------------------------------------- */
+
+/* A Σ binder reachable from the top of a sum through sums and products
+ * only (so that its Σ can be moved outermost by distributivity), with the
+ * variables bound on the way (its own node's included). */
+typedef struct LaneCand {
+  const EinExpr *sum;
+  int bind;
+  uint64_t path;
+} LaneCand;
+
+enum { MAX_LANE_CANDS = 16 };
+
+static void lane_chain(const EinExpr *e, uint64_t path, LaneCand *c, int *n) {
+  if (e->tag == EIN_MUL) {
+    for (int i = 0; i < e->nkids; i++)
+      lane_chain(e->kids[i], path, c, n);
+    return;
+  }
+  if (e->tag != EIN_SUM)
+    return;
+  for (int b = 0; b < e->nbind; b++)
+    path |= ein_var_bit(e->bind[b].var);
+  for (int b = 0; b < e->nbind && *n < MAX_LANE_CANDS; b++)
+    c[(*n)++] = (LaneCand){e, b, path};
+  lane_chain(e->kids[0], path, c, n);
+}
+
+/* How index v (len values from 0) is used in an expression: lanes can run
+ * over it if it is bound once and every access with it reads a whole row
+ * (v the last kept index) or a lanes0 vector (v index 0). */
+typedef struct LaneUse {
+  int binders, rows, contig;
+  bool bad;
+} LaneUse;
+
+static void lane_use(const Gen *g, const EinExpr *e, int v, int len, LaneUse *u) {
+  uint64_t vb = ein_var_bit(v);
+  if (u->bad || (!(e->fv & vb) && !(e->flags & EIN_FL_BINDS)))
+    return;
+  if (e->tag == EIN_SUM)
+    for (int b = 0; b < e->nbind; b++)
+      u->binders += e->bind[b].var == v;
+  if (!(e->fv & vb)) {
+    for (int i = 0; i < e->nkids; i++)
+      lane_use(g, e->kids[i], v, len, u);
+    return;
+  }
+  switch (e->tag) {
+  case EIN_DELTA:
+  case EIN_EPS:
+  case EIN_FUN: /* lane by lane: no gain */
+    u->bad = true;
+    return;
+  case EIN_TENSOR: {
+    const EinParam *p = e->param >= 0 && e->param < g->op->nparams ? &g->op->params[e->param] : NULL;
+    const M2lVal *a = p ? g->args[e->param] : NULL;
+    if (!p || p->kind != EIN_PARAM_TENSOR || e->nidx != p->rank || !a || a->kind != M2L_TENSOR) {
+      u->bad = true;
+      return;
+    }
+    int n = 0, pos = -1, count = 0;
+    for (int q = 0; q < e->nidx; q++) {
+      if (p->shape[q] == 1)
+        continue;
+      if (ein_idx_is_var(e->idx[q]) && ein_idx_val(e->idx[q]) == v)
+        count++, pos = n;
+      n++;
+    }
+    if (count != 1 || n != a->ty->order)
+      u->bad = true;
+    else if (pos == n - 1 && a->ty->dims[pos] == len)
+      u->rows++;
+    else if (pos == 0 && a->lanes0 && a->ty->dims[0] == len)
+      u->contig++;
+    else
+      u->bad = true;
+    return;
+  }
+  default:
+    for (int i = 0; i < e->nkids; i++)
+      lane_use(g, e->kids[i], v, len, u);
+    return;
+  }
+}
+
+/* The candidate lanes run over for the sum e (index into lane_chain's
+ * list), or -1: the most lanes0 accesses, then the most accesses, then
+ * the outermost. */
+static int lane_choice(const Gen *g, const EinExpr *e, const LaneCand *c, int n) {
+  int best = -1, bc = 0, ba = 0;
+  for (int i = 0; i < n; i++) {
+    const EinBinder *b = &c[i].sum->bind[c[i].bind];
+    int len = b->hi - b->lo + 1;
+    if (b->var < 0 || b->var >= EIN_VAR_LIMIT || b->lo != 0 || len < 2)
+      continue;
+    LaneUse u = {0, 0, 0, false};
+    lane_use(g, e, b->var, len, &u);
+    if (u.bad || u.binders != 1 || u.rows + u.contig == 0)
+      continue;
+    if (best < 0 || u.contig > bc || (u.contig == bc && u.rows + u.contig > ba))
+      best = i, bc = u.contig, ba = u.rows + u.contig;
+  }
+  return best;
+}
+
+static int lane_memo(Gen *g, const EinExpr *e, const LaneCand *c, int n) {
+  for (int i = 0; i < g->nmemo; i++)
+    if (g->memo_e[i] == e)
+      return g->memo_ok[i];
+  int r = lane_choice(g, e, c, n);
+  if (g->nmemo == g->capmemo) {
+    int cap = g->capmemo ? 2 * g->capmemo : 16;
+    const EinExpr **ne = ARENA_NEW_ARRAY(g->L->a, const EinExpr *, cap);
+    signed char *no = ARENA_NEW_ARRAY(g->L->a, signed char, cap);
+    if (g->nmemo) {
+      memcpy(ne, g->memo_e, sizeof *ne * (size_t)g->nmemo);
+      memcpy(no, g->memo_ok, (size_t)g->nmemo);
+    }
+    g->memo_e = ne, g->memo_ok = no, g->capmemo = cap;
+  }
+  g->memo_e[g->nmemo] = e;
+  g->memo_ok[g->nmemo++] = (signed char)r;
+  return r;
+}
+
+/* The sum e (in scalar mode) with lanes over a summed index: everything
+ * but the factors of that index alone in vector mode, then vdot with
+ * those factors (vsum without them). */
+static bool try_lane_sum(Gen *g, const EinExpr *e, Ev *out) {
+  LaneCand c[MAX_LANE_CANDS];
+  int n = 0;
+  lane_chain(e, 0, c, &n);
+  int ci = n ? lane_memo(g, e, c, n) : -1;
+  if (ci < 0)
+    return false;
+  const EinExpr *S = c[ci].sum, *body = S->kids[0];
+  const EinBinder *b = &S->bind[c[ci].bind];
+  int v = b->var, len = b->hi - b->lo + 1;
+  if (g->env[v] != UNSET)
+    return false;
+  uint64_t vb = ein_var_bit(v), path = c[ci].path, pulled = 0;
+  bool whole = false;
+  if (body->tag == EIN_MUL) {
+    for (int i = 0; i < body->nkids && i < 64; i++)
+      if ((body->kids[i]->fv & vb) && (body->kids[i]->fv & path) == vb)
+        pulled |= (uint64_t)1 << i;
+  } else {
+    whole = (body->fv & vb) && (body->fv & path) == vb;
+  }
+  Gen saved = *g;
+  g->lane = v;
+  g->W = len;
+  g->lsum = S;
+  g->lbind = c[ci].bind;
+  g->lbody = body;
+  g->lpulled = pulled;
+  g->lwhole = whole;
+  Ev V = gen(g, e);
+  /* the factors taken out, in vector mode at the top */
+  g->lsum = g->lbody = NULL;
+  g->lpulled = 0;
+  g->lwhole = false;
+  Ev P = ev_k(1);
+  if (whole)
+    P = gen(g, body);
+  for (int i = 0; i < body->nkids && i < 64 && !whole; i++)
+    if (pulled >> i & 1)
+      P = ev_bin(g, B_MUL, P, gen(g, body->kids[i]));
+  Ev r;
+  if (ev_vector(P) && ev_vector(V)) {
+    bool neg = P.neg != V.neg;
+    r = ev_negate_if(g, ev_s(m2l_op2(g->L, IR_LOP_VDOT, ev_vec(g, ev_abs(P)), ev_vec(g, ev_abs(V)))),
+                     neg);
+  } else if (ev_vector(P) || ev_vector(V)) {
+    Ev x = ev_vector(P) ? P : V, k = ev_vector(P) ? V : P;
+    Ev sum = ev_negate_if(g, ev_s(m2l_op1(g->L, IR_LOP_VSUM, ev_vec(g, ev_abs(x)))), x.neg);
+    r = ev_bin(g, B_MUL, k, sum);
+  } else {
+    r = ev_bin(g, B_MUL, ev_k(len), ev_bin(g, B_MUL, P, V));
+  }
+  g->lane = saved.lane;
+  g->W = saved.W;
+  g->lsum = saved.lsum;
+  g->lbind = saved.lbind;
+  g->lbody = saved.lbody;
+  g->lpulled = saved.lpulled;
+  g->lwhole = saved.lwhole;
+  *out = r;
+  return true;
+}
+
 static Ev gen_sum(Gen *g, const EinExpr *e, int bi) {
   const EinBinder *b = &e->bind[bi];
+  if (e == g->lsum && bi == g->lbind) /* the lanes run over this index */
+    return bi + 1 < e->nbind ? gen_sum(g, e, bi + 1) : gen(g, e->kids[0]);
+  Ev ls;
+  if (bi == 0 && g->lane < 0 && try_lane_sum(g, e, &ls))
+    return ls;
   if (b->var < 0 || b->var >= NVARS || b->var == g->lane) {
     m2l_fail(g->L, "too many index variables in an EIN operator");
     return ev_k(0);
@@ -527,6 +746,8 @@ static Ev gen_sum(Gen *g, const EinExpr *e, int bi) {
 static Ev gen(Gen *g, const EinExpr *e) {
   if (g->L->failed)
     return ev_k(0);
+  if (e == g->lbody && g->lwhole) /* taken out of the Σ over lanes */
+    return ev_k(1);
   switch (e->tag) {
   case EIN_CONST: return ev_k(ein_const_value(e));
   case EIN_DELTA:
@@ -549,7 +770,8 @@ static Ev gen(Gen *g, const EinExpr *e) {
       return ev_k(0);
     Ev acc = ev_k(1);
     for (int i = 0; i < e->nkids; i++)
-      acc = ev_bin(g, B_MUL, acc, gen(g, e->kids[i]));
+      if (e != g->lbody || i >= 64 || !(g->lpulled >> i & 1))
+        acc = ev_bin(g, B_MUL, acc, gen(g, e->kids[i]));
     return acc;
   }
   case EIN_DIV: return ev_bin(g, B_DIV, gen(g, e->kids[0]), gen(g, e->kids[1]));

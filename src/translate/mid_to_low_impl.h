@@ -28,6 +28,13 @@ typedef struct M2lVal {
   int nparts, width;
   IrVar **parts; /* TENSOR: rows; INTS: the ints */
   const Kernel *kernel;
+  /* TENSOR of order >= 2 whose index 0 runs along memory: the
+   * neighbourhood of a scalar image, index 0 = image axis 0, unit stride
+   * in the linear layout. A vector over index 0 is then one vload
+   * (m2l_vcons of consecutive loads), and no dearer than the rows (also
+   * gathers) otherwise (border control, bricks). The EIN expansion
+   * prefers lanes there (mid_to_low_ein.c, Σ over lanes). */
+  bool lanes0;
 } M2lVal;
 
 typedef struct M2L {

@@ -519,12 +519,12 @@ M2lVal *m2l_load_voxels(M2L *L, const IrInstr *in) {
   /* Bricks (LAYOUTS.md §4.3 (b)): a fast path when the whole support lies
    * in one brick on every axis and inside the image: the taps are n_a + k,
    * k = 1-s..s, so q_a = n_a mod B must lie in [s-1, B-1-s] (the bound
-   * 8-s in LAYOUTS.md counts taps from n-s+1), and s-1 <= n_a <= N_a - s
-   * (where border maps are the identity). With n_a = B·b_a + q_a and those
-   * ranges of q_a, b_a >= 0 declared, the simplifier proves
+   * 8-s in LAYOUTS.md counts taps from n-s+1), and with border control
+   * s-1 <= n_a <= N_a - s (where the border maps are the identity). With
+   * n_a = B·b_a + q_a and that range of q_a declared, the simplifier proves
    * (n_a + k) mod B = q_a + k and (n_a + k) div B = b_a: every tap is the
    * base plus a constant. The general path handles the neighbourhoods that
-   * straddle bricks (and probes outside the image). */
+   * straddle bricks (and, with border control, cross the image border). */
   if (B > 1 && B >= 2 * s) {
     const IxExpr *Xf[3][2 * KERNEL_MAX_SUPPORT];
     int pvf[3][2], npvf[3];
@@ -533,12 +533,15 @@ M2lVal *m2l_load_voxels(M2L *L, const IrInstr *in) {
       IrVar *q = ix_emit(&E, ix_modk(ix, nx[a], B)), *b = ix_emit(&E, ix_divk(ix, nx[a], B));
       IrVar *c = m2l_op2(L, IR_OP_AND, m2l_op2(L, IR_OP_GE, q, m2l_int(L, s - 1)),
                          m2l_op2(L, IR_OP_LE, q, m2l_int(L, B - 1 - s)));
-      c = m2l_op2(L, IR_OP_AND, c,
-                  m2l_op2(L, IR_OP_AND, m2l_op2(L, IR_OP_GE, na[a], m2l_int(L, s - 1)),
-                          m2l_op2(L, IR_OP_LE, na[a], m2l_op2(L, IR_OP_ISUB, N[a], m2l_int(L, s)))));
+      if (border != IR_BORDER_NONE)
+        c = m2l_op2(L, IR_OP_AND, c,
+                    m2l_op2(L, IR_OP_AND, m2l_op2(L, IR_OP_GE, na[a], m2l_int(L, s - 1)),
+                            m2l_op2(L, IR_OP_LE, na[a],
+                                    m2l_op2(L, IR_OP_ISUB, N[a], m2l_int(L, s)))));
       cond = cond ? m2l_op2(L, IR_OP_AND, cond, c) : c;
       const IxExpr *qv = ix_var(ix, arena_printf(L->a, "q%d", a), s - 1, B - 1 - s);
-      const IxExpr *bv = ix_var(ix, arena_printf(L->a, "b%d", a), 0, IX_INF);
+      const IxExpr *bv = ix_var(ix, arena_printf(L->a, "b%d", a),
+                                border == IR_BORDER_NONE ? IX_NINF : 0, IX_INF);
       ix_bind(&E, qv, q);
       ix_bind(&E, bv, b);
       pvf[a][0] = (int)qv->k;

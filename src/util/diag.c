@@ -139,8 +139,6 @@ static void diag_putc(DiagBuf *b, char c) { diag_put(b, &c, 1); }
  * hostile input) must not turn every message on it into megabytes. */
 enum { DIAG_ECHO_MAX = 200, DIAG_ECHO_BEFORE = 60 };
 
-static bool diag_is_cont(char c) { return ((unsigned char)c & 0xC0) == 0x80; }
-
 /* Where character `ch` (1-based) of line `line` begins. Messages are
  * printed in position order, so seeks on one line only move forward and
  * many messages on one long line cost one pass over it. */
@@ -149,31 +147,26 @@ typedef struct DiagCursor {
   size_t off;
 } DiagCursor;
 
+/* Characters are counted as the lexer counts columns (source_char_len). */
+static size_t diag_next_char(const char *text, size_t len, size_t i) {
+  return i + (size_t)source_char_len(text + i, text + len);
+}
+
 static size_t diag_seek(DiagCursor *cur, int line, const char *text, size_t len, int ch) {
-  if (cur->line != line || cur->ch > ch) {
-    *cur = (DiagCursor){line, 1, 0};
-    while (cur->off < len && diag_is_cont(text[cur->off])) cur->off++; /* as the lexer counts */
-  }
-  while (cur->ch < ch && cur->off < len) {
-    cur->off++;
-    while (cur->off < len && diag_is_cont(text[cur->off])) cur->off++;
-    cur->ch++;
-  }
+  if (cur->line != line || cur->ch > ch) *cur = (DiagCursor){line, 1, 0};
+  for (; cur->ch < ch && cur->off < len; cur->ch++) cur->off = diag_next_char(text, len, cur->off);
   return cur->off;
 }
 
 /* Byte offset just past `n` characters from `from` (or len). */
 static size_t diag_skip_chars(const char *text, size_t len, size_t from, int n) {
   size_t i = from;
-  for (int k = 0; k < n && i < len; k++) {
-    i++;
-    while (i < len && diag_is_cont(text[i])) i++;
-  }
+  for (int k = 0; k < n && i < len; k++) i = diag_next_char(text, len, i);
   return i;
 }
 
-/* Echo line `lno` and put a caret under columns [col, endcol). Columns
- * count characters; tabs are copied so carets stay aligned. */
+/* Echo line `lno` and put a caret under columns [col, endcol). Tabs are
+ * copied so carets stay aligned. */
 static void diag_echo(DiagBuf *b, DiagCursor *cur, int lno, const char *line, size_t len, int col,
                       int endcol) {
   bool long_line = diag_skip_chars(line, len, 0, DIAG_ECHO_MAX) < len;
@@ -185,11 +178,8 @@ static void diag_echo(DiagBuf *b, DiagCursor *cur, int lno, const char *line, si
   diag_puts(b, to < len ? "...\n" : "\n");
   diag_puts(b, first > 1 ? "     " : "  ");
   int c = first;
-  for (size_t i = from; i < len && c < col; i++) {
-    if (diag_is_cont(line[i])) continue; /* continuation byte: same character */
+  for (size_t i = from; i < len && c < col; i = diag_next_char(line, len, i), c++)
     diag_putc(b, line[i] == '\t' ? '\t' : ' ');
-    c++;
-  }
   diag_putc(b, '^');
   if (long_line && endcol > first + DIAG_ECHO_MAX) endcol = first + DIAG_ECHO_MAX;
   for (c = col + 1; c < endcol; c++) diag_putc(b, '~');

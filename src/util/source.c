@@ -73,3 +73,36 @@ const char *source_line(const Source *s, int line, size_t *len) {
   *len = e - b;
   return s->text + b;
 }
+
+int source_utf8(const unsigned char *p, const unsigned char *lim, unsigned *cp) {
+  unsigned c = p[0], v, min;
+  int n;
+  if (c < 0x80) {
+    *cp = c;
+    return 1;
+  }
+  if (c >= 0xC2 && c <= 0xDF) {
+    n = 2, v = c & 0x1F, min = 0x80;
+  } else if (c >= 0xE0 && c <= 0xEF) {
+    n = 3, v = c & 0x0F, min = 0x800;
+  } else if (c >= 0xF0 && c <= 0xF4) {
+    n = 4, v = c & 0x07, min = 0x10000;
+  } else {
+    return 0;
+  }
+  if (lim - p < n) return 0;
+  for (int i = 1; i < n; i++) {
+    if ((p[i] & 0xC0) != 0x80) return 0;
+    v = (v << 6) | (p[i] & 0x3F);
+  }
+  if (v < min || v > 0x10FFFF || (v >= 0xD800 && v <= 0xDFFF)) return 0;
+  *cp = v;
+  return n;
+}
+
+int source_char_len(const char *p, const char *lim) {
+  if ((unsigned char)*p < 0x80) return 1;
+  unsigned cp;
+  int n = source_utf8((const unsigned char *)p, (const unsigned char *)lim, &cp);
+  return n > 0 ? n : 1;
+}

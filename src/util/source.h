@@ -34,6 +34,15 @@ Source *source_from_memory(Arena *a, const char *name, const char *text, size_t 
 /* Bytes of line `line` (1-based) without its newline; *len receives the length. */
 const char *source_line(const Source *s, int line, size_t *len);
 
+/* Strict UTF-8 decoding of the character at p (p < lim): its byte length,
+ * or 0 for a bad lead byte, a truncated sequence, an overlong form, a
+ * surrogate or a value above U+10FFFF. */
+int source_utf8(const unsigned char *p, const unsigned char *lim, unsigned *cp);
+/* Bytes of the character at p (p < lim): the length of a valid UTF-8
+ * sequence, else 1, so that every byte of invalid UTF-8 is one column.
+ * The lexer's positions and the caret lines both count with this. */
+int source_char_len(const char *p, const char *lim);
+
 static inline Span span_join(Span a, Span b) {
   Span s = {a.begin, b.end};
   return s;

@@ -31,6 +31,8 @@ import nrrd  # noqa: E402
 from polyfield import qdec  # noqa: E402
 
 SANITIZER_RE = re.compile(r"ERROR: (Address|Leak|Memory|Thread)Sanitizer|runtime error: ")
+# valgrind -q prints nothing but errors and leaks, each line as ==PID== ...
+VALGRIND_RE = re.compile(r"^==\d+== \S", re.M)
 COMPILE_TIMEOUT = 300
 RUN_TIMEOUT = 120
 RTOL = {"float": 1e-5, "double": 1e-12}
@@ -107,7 +109,7 @@ class T:
     """The context of one test (one program in one variant)."""
 
     def __init__(self, name, program, workdir, variant, srcdir, builddir, diderotc,
-                 perturb=False, fake=False, layout_flags=(), env=None):
+                 perturb=False, fake=False, layout_flags=(), env=None, run_args=(), wrap=()):
         self.name = name
         self.program = program            # path of the .diderot source
         self.dir = workdir
@@ -126,6 +128,10 @@ class T:
         self.layout_flags = list(layout_flags)
         # extra environment of diderotc (run_e2e.py's cuda mode: CFLAGS_DIDEROT)
         self.env = dict(env or {})
+        # run_e2e.py's omp mode: more arguments of the program's executable
+        # (-n K); its valgrind mode: a command that runs every executable
+        self.run_args = list(run_args)
+        self.wrap = list(wrap)
         self.failures = []
         self.exe = None
 
@@ -203,9 +209,11 @@ class T:
         """Run the executable in the work directory. expect_rc: an exit status,
         'nonzero', or None (anything that is not a crash)."""
         argv = [exe or self.exe or self.path("prog")] + [arg_text(a) for a in args]
+        if exe is None:
+            argv += self.run_args   # (the program's own executable only)
         if self.fake:
             return Proc(argv, 0 if expect_rc in (0, None) else 1, "", "")
-        r = run_killable(argv, self.dir, timeout)
+        r = run_killable(self.wrap + argv, self.dir, timeout * (10 if self.wrap else 1))
         if isinstance(r, str):
             raise Abort(r)
         rc, out, err = r
@@ -219,6 +227,8 @@ class T:
             raise Abort(None)
         if SANITIZER_RE.search(err):
             self.failures += ["%s: sanitizer report" % shown] + excerpt(err)
+        if self.wrap and VALGRIND_RE.search(err):
+            self.failures += ["%s: valgrind report" % shown] + excerpt(err, 30)
         if expect_rc == "nonzero":
             if rc == 0:
                 self.fail("%s: exit status 0, expected failure" % shown)

@@ -37,6 +37,23 @@ Tests (all names start with e2e/, so that tests/run.py -k can select them):
                      overrides it. Programs the CUDA target refuses are skipped
                      with its "not yet supported" message.
 
+  e2e/omp/NAME[VARIANT]
+                     omp mode: the program runs as above (sequential target),
+                     then built with --target=omp and run with -n 1, 2 and 4
+                     worker threads; every run must pass the companion's
+                     checks and write output files byte-identical to the
+                     sequential run's (the runtime merges per-chunk results in
+                     chunk order, reductions included: see rt/diderot_world.h).
+                     --omp=subset (the default: OMP_SUBSET, first variant),
+                     all, or none; DIDEROT_E2E_OMP overrides it.
+
+  e2e/valgrind/NAME[VARIANT]
+                     valgrind mode: the program (and any executable the
+                     companion runs) under `valgrind -q --leak-check=full`:
+                     no memory errors, no leaks. --valgrind=subset (default:
+                     VALGRIND_SUBSET) or none (DIDEROT_E2E_VALGRIND); skipped
+                     when valgrind is not installed.
+
 A program whose compilation fails with "not yet supported" is skipped with
 that reason. --perturb shifts every expected value (and the last expected
 size of every layout check) so that every program test that runs must fail:
@@ -85,6 +102,18 @@ LAYOUT_SUBSET = ["probe_1d", "probe_2d", "probe_3d", "vector_3d", "inside_2d", "
                  "layout_grid", "layout_collection", "life", "collatz_v1"]
 
 
+# OpenMP mode: programs with grids and collections, new and die, global
+# updates and reductions, sequences and print; each is built twice more.
+OMP_SUBSET = ["life", "life_seq", "primes", "collatz_v1", "probe_3d", "composite_2d",
+              "layout_collection", "sequences", "print_format", "bad_input"]
+OMP_THREADS = [1, 2, 4]
+# valgrind mode: images and fields, dynamic sequences, the error paths of bad
+# inputs, and the library API (its C client runs under valgrind too).
+VALGRIND_SUBSET = ["probe_2d", "sequences", "bad_input", "library_api"]
+VALGRIND = ["valgrind", "-q", "--leak-check=full", "--show-leak-kinds=definite,indirect,possible",
+            "--errors-for-leak-kinds=definite,indirect,possible"]
+
+
 def layout_variants(program, full):
     """The extra flags of each layout run of a program: every strand layout
     and, for programs with images, every brick size, paired up so that
@@ -131,6 +160,16 @@ def collect(args):
             name = "e2e/cuda/%s[%s]" % (stem, variant)
             tests.append((name, lambda n=name, m=mod, v=variant, s=stem:
                           run_cuda(n, m, v, os.path.join(progdir, s + ".diderot"), args)))
+        if args.omp == "all" or (args.omp == "subset" and stem in OMP_SUBSET):
+            variant = getattr(mod, "VARIANTS", ["float"])[0]
+            name = "e2e/omp/%s[%s]" % (stem, variant)
+            tests.append((name, lambda n=name, m=mod, v=variant, s=stem:
+                          run_omp(n, m, v, os.path.join(progdir, s + ".diderot"), args)))
+        if args.valgrind == "subset" and stem in VALGRIND_SUBSET:
+            variant = getattr(mod, "VARIANTS", ["float"])[0]
+            name = "e2e/valgrind/%s[%s]" % (stem, variant)
+            tests.append((name, lambda n=name, m=mod, v=variant, s=stem:
+                          run_valgrind(n, m, v, os.path.join(progdir, s + ".diderot"), args)))
         if args.layouts == "all" or (args.layouts == "subset" and stem in LAYOUT_SUBSET):
             variant = getattr(mod, "VARIANTS", ["float"])[0]
             name = "e2e/layouts/%s[%s]" % (stem, variant)
@@ -150,7 +189,7 @@ def run_selftest(name, fn, args):
 
 
 def run_program(name, mod, variant, program, args, layout_flags=(), tag="", keep=False,
-                env=None):
+                env=None, run_args=(), wrap=()):
     for exe in getattr(mod, "REQUIRES", []):
         if shutil.which(exe) is None:
             return Outcome(name, "skip", ["needs %s" % exe])
@@ -162,7 +201,8 @@ def run_program(name, mod, variant, program, args, layout_flags=(), tag="", keep
     shutil.rmtree(workdir, ignore_errors=True)
     os.makedirs(workdir)
     t = e2elib.T(name, program, workdir, variant, args.srcdir, args.builddir, diderotc,
-                 perturb=args.perturb, fake=args.fake, layout_flags=layout_flags, env=env)
+                 perturb=args.perturb, fake=args.fake, layout_flags=layout_flags, env=env,
+                 run_args=run_args, wrap=wrap)
     status, details = "pass", []
     try:
         mod.run(t)
@@ -225,6 +265,52 @@ def run_layouts(name, mod, variant, program, args):
         for d in dirs:
             shutil.rmtree(d, ignore_errors=True)
     return Outcome(name, "pass")
+
+
+def run_omp(name, mod, variant, program, args):
+    """The omp mode: the sequential run, then --target=omp at each of
+    OMP_THREADS workers; every run passes the companion's checks and writes
+    the sequential run's bytes (OMP_RTOL in a companion allows a relative
+    difference instead, for a program whose results may legitimately
+    depend on the thread count)."""
+    base = run_program(name, mod, variant, program, args, tag="-seq", keep=True)
+    if base.status != "pass":
+        return Outcome(name, base.status, ["sequential: " + (base.details[0] if base.details
+                                                            else "")] + base.details[1:])
+    problems, dirs = [], [base.workdir]
+    want = output_files(base.workdir)
+    for k in OMP_THREADS:
+        label = "--target=omp --nworkers %d" % k
+        o = run_program(name, mod, variant, program, args, layout_flags=["--target=omp"],
+                        tag="-omp%d" % k, keep=True, run_args=["--nworkers", str(k)])
+        dirs.append(o.workdir)
+        if o.status != "pass":
+            problems += ["%s: %s" % (label, o.details[0] if o.details else o.status)] + \
+                ["  " + d for d in o.details[1:]]
+            continue
+        got = output_files(o.workdir)
+        if got != want:
+            problems.append("%s: output files %s, the sequential run wrote %s" % (label, got, want))
+            continue
+        for f in want:
+            why = same_outputs(os.path.join(base.workdir, f), os.path.join(o.workdir, f),
+                               getattr(mod, "OMP_RTOL", None))
+            if why:
+                problems.append("%s: %s %s from the sequential run's" % (label, f, why))
+    if problems:
+        return Outcome(name, "fail", problems + ["(work directories %s-*)" % dirs[0][:-4]])
+    if not args.keep:
+        for d in dirs:
+            shutil.rmtree(d, ignore_errors=True)
+    return Outcome(name, "pass")
+
+
+def run_valgrind(name, mod, variant, program, args):
+    """The valgrind mode: the companion's run with every executable under
+    valgrind (T.exec fails on any valgrind report)."""
+    if shutil.which("valgrind") is None:
+        return Outcome(name, "skip", ["needs valgrind (not installed)"])
+    return run_program(name, mod, variant, program, args, tag="-valgrind", wrap=VALGRIND)
 
 
 # CUDA mode: the program's CUDA device code in host emulation
@@ -313,12 +399,20 @@ def main(argv):
                     help="cuda mode: every program again as CUDA in host emulation, compared "
                     "with the C target (first variant; programs the CUDA target refuses "
                     "are skipped)")
+    ap.add_argument("--omp", choices=["subset", "all", "none"], default="subset",
+                    help="omp mode: programs re-run with --target=omp at -n 1, 2, 4, compared "
+                    "byte for byte with the sequential run (default: OMP_SUBSET)")
+    ap.add_argument("--valgrind", choices=["subset", "none"], default="subset",
+                    help="valgrind mode: VALGRIND_SUBSET under valgrind (no errors, no leaks)")
     args = ap.parse_args(argv)
+    args.omp = os.environ.get("DIDEROT_E2E_OMP", args.omp)
+    args.valgrind = os.environ.get("DIDEROT_E2E_VALGRIND", args.valgrind)
     args.cuda = os.environ.get("DIDEROT_E2E_CUDA", args.cuda)
     args.layouts = os.environ.get("DIDEROT_E2E_LAYOUTS", args.layouts)
     if args.fake or args.perturb:
         args.layouts = "none"
         args.cuda = "none"   # those modes check the checks, not the layouts
+        args.omp = args.valgrind = "none"
     args.srcdir = os.path.abspath(args.srcdir)
     args.builddir = os.path.abspath(args.builddir)
 

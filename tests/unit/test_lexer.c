@@ -675,6 +675,22 @@ static void test_bad_input(void) {
     snprintf(want, sizeof want, "error: invalid UTF-8 byte 0x%02x in source", bad[i].first);
     CHECK_MSG(strstr(msgs, want), "case %zu: %s", i, msgs);
   }
+  /* Every byte of invalid UTF-8 is one column (tests/programs/README.md),
+   * so the columns after it stay those an editor shows. */
+  lex_open(&L, "a\xe0\x80\xaf" "b \x80\x80 c", 10, DIALECT_V2);
+  CHECK(lex_next(&L).kind == TOK_ID);
+  Token tb = lex_next(&L), tc = lex_next(&L);
+  CHECK_MSG(tb.kind == TOK_ID && span_is(tb.span, 1, 5, 1, 6), "b at %d:%d", tb.span.begin.line,
+            tb.span.begin.col);
+  CHECK_MSG(tc.kind == TOK_ID && span_is(tc.span, 1, 10, 1, 11), "c at %d:%d", tc.span.begin.line,
+            tc.span.begin.col);
+  CHECK(lex_close(&L, msgs, sizeof msgs) == 5);
+  CHECK_MSG(strstr(msgs, "1:2: error: invalid UTF-8 byte 0xe0") &&
+                strstr(msgs, "1:3: error: invalid UTF-8 byte 0x80") &&
+                strstr(msgs, "1:4: error: invalid UTF-8 byte 0xaf") &&
+                strstr(msgs, "1:7: error: invalid UTF-8 byte 0x80") &&
+                strstr(msgs, "1:8: error: invalid UTF-8 byte 0x80"),
+            "%s", msgs);
   /* A valid but unknown character is one error for the whole character. */
   lex_open(&L, "a\xe2\x88\x99" "b", 5, DIALECT_V2); /* U+2219 ∙ BULLET OPERATOR */
   CHECK(lex_next(&L).kind == TOK_ID);

@@ -250,9 +250,39 @@ static void test_usage(void) {
   free(buf);
 }
 
+/* Program inputs named like the short form of a standard option (`h`,
+ * `n` with the parallel target's -n/--nworkers) take that short form; the
+ * standard option keeps its long form (§7.2's names come from the program). */
+static void test_shadowing(void) {
+  DrtStdOptions so;
+  DrtOption t2[DRT_CLI_MAX_STD + 2];
+  unsigned n = drt_cli_std_options(t2, &so, DRT_CLI_PARALLEL);
+  int32_t h = 0, nn = 0;
+  t2[n++] = (DrtOption){"h", DRT_OPT_INT, 1, "height", "10", false, &h, NULL};
+  t2[n++] = (DrtOption){"n", DRT_OPT_INT, 1, "count", "5", false, &nn, NULL};
+  DrtCli cli = {"prog", NULL, t2, n};
+  char *o = NULL, *e = NULL;
+  size_t no = 0, ne = 0;
+  FILE *out = open_memstream(&o, &no), *err = open_memstream(&e, &ne);
+  const char *argv[] = {"prog", "-h", "7", "-n", "250", "--nworkers", "4"};
+  CHECK(drt_cli_parse(&cli, 7, argv, out, err) == DRT_CLI_OK);
+  CHECK(h == 7 && nn == 250 && so.nworkers == 4);
+  const char *help[] = {"prog", "--help"};
+  CHECK(drt_cli_parse(&cli, 2, help, out, err) == DRT_CLI_HELP);
+  fclose(out);
+  fclose(err);
+  CHECK_MSG(o && strstr(o, "Usage: prog [--help] ") && strstr(o, "\n  --help\n") &&
+                strstr(o, "\n  --nworkers <N>\n") && strstr(o, "\n  -h <int>\n") &&
+                strstr(o, "\n  -n <int>\n") && !strstr(o, "-n <N>"),
+            "usage with shadowed short names: %s", o ? o : "");
+  free(o);
+  free(e);
+}
+
 int main(void) {
   test_good();
   test_bad();
   test_usage();
+  test_shadowing();
   return unit_finish("rt_cli");
 }

@@ -1,8 +1,10 @@
 """bad_input: the executable given a missing file, files that are not NRRD,
 a corrupt header, truncated data, the wrong dimension, shape (components),
 sample type or sizes (the proxy fixes type and sizes, §8.2), for an image
-with a proxy (-img) and one without (-vol). Each run must exit non-zero
-without crashing, print a short message (no usage dump) that names the
+with a proxy (-img) and one without (-vol); and a dynamic sequence of
+2-vectors (-seq, §8.7) given a file of the wrong shape (3 components, a
+1-D file, 3 axes), a missing, a non-NRRD or a truncated file. Each run must
+exit non-zero without crashing, print a short message (no usage dump) that names the
 input or the file, and leave no output file (not even a partial or
 temporary one). A good run first shows that the same command line works
 (and computes ctmr-exact values of linear images)."""
@@ -26,6 +28,7 @@ G3 = Grid.centered([6, 6, 7], [Q(1, 2), Q(1, 2), Q(1, 2)])
 def good_files(t):
     G2.write(t.path("good.nrrd"), P2, "float")
     GV.write(t.path("vol.nrrd"), PV, "float")
+    t.write_nrrd("seq.nrrd", nrrd.Nrrd("float", [2, 2], [1, 2, 3, 4]))
 
 
 def bad_files(t):
@@ -54,6 +57,14 @@ def bad_files(t):
     add("vol-vector", "vol", nrrd.dumps(GV.sample([PV, PV, PV], "float")))
     add("vol-missing", "vol")
     add("vol-truncated", "vol", nrrd.dumps(GV.sample(PV, "float"))[:-100])
+    # a vec2[] sequence must be 2-D with axis 0 of size 2 (§8.7)
+    add("seq-3comp", "seq", nrrd.dumps(nrrd.Nrrd("float", [3, 2], [1, 2, 3, 4, 5, 6])))
+    add("seq-1d", "seq", nrrd.dumps(nrrd.Nrrd("float", [4], [1, 2, 3, 4])))
+    add("seq-3d", "seq", nrrd.dumps(nrrd.Nrrd("float", [2, 2, 2], list(range(8)))))
+    add("seq-missing", "seq")
+    # (plain text of numbers is a valid NRRD to Teem, words are not)
+    add("seq-not-nrrd", "seq", b"one two\nthree\n")
+    add("seq-truncated", "seq", nrrd.dumps(nrrd.Nrrd("float", [2, 40], list(range(80))))[:-60])
     return cases
 
 
@@ -62,14 +73,15 @@ def run(t):
     cases = bad_files(t)
     exp = [float(P2([0, 0]) + i * PV([Q(1, 4), Q(1, 2)])) for i in range(3)]
     t.compile()
-    t.exec(["-img", "good.nrrd", "-vol", "vol.nrrd", "-o", "out.nrrd"])
+    t.exec(["-img", "good.nrrd", "-vol", "vol.nrrd", "-seq", "seq.nrrd", "-o", "out.nrrd"])
     n = t.layout("out.nrrd", "float", [3], ["space"])
     t.close("v", n.data, exp)
     for name, (which, f) in cases.items():
-        files = {"img": "good.nrrd", "vol": "vol.nrrd"}
+        files = {"img": "good.nrrd", "vol": "vol.nrrd", "seq": "seq.nrrd"}
         files[which] = f
         before = t.files()
-        p = t.exec(["-img", files["img"], "-vol", files["vol"], "-o", "bad-out.nrrd"],
+        p = t.exec(["-img", files["img"], "-vol", files["vol"], "-seq", files["seq"],
+                    "-o", "bad-out.nrrd"],
                    expect_rc="nonzero")
         what = "%s (-%s %s)" % (name, which, f)
         after = t.files()
