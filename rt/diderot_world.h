@@ -125,7 +125,20 @@ typedef struct DrtProgram {
   DrtGlobalBlock begin_step;   /* NULL; e.g. rebuild the spatial index */
   void (*free_state)(void *self); /* NULL; frees heap parts of a state */
   const DrtStateLayout *layout;   /* NULL: array-of-structs of state_size */
+  /* NULL when the program has no dynamic sequences in globals or state;
+   * else marks (drt_seq_mark) the sequences reachable from the globals and
+   * the alive strands' states, between steps (see drt_seq_alloc). */
+  DrtGlobalBlock seq_roots;
 } DrtProgram;
+
+/* Dynamic sequences. The buffers of T[] values (immutable, shared by
+ * copies) come from the world: drt_seq_alloc (any thread; NULL when out of
+ * memory). At the end of a super-step, once enough was allocated, the
+ * world calls prog.seq_roots, which marks with drt_seq_mark (true the first
+ * time a buffer is marked) every buffer reachable from the globals and the
+ * alive strands; the others are freed. drt_world_free frees them all. */
+void *drt_seq_alloc(DrtWorld *w, size_t bytes);
+bool drt_seq_mark(DrtWorld *w, const void *data);
 
 /* A new world in stage POST_NEW (NULL when out of memory). `globals` is
  * the generated program's globals, handed to methods and blocks. */

@@ -12,4 +12,16 @@ const char *drt_type_name(int type);
 /* Load FILE into a new Nrrd (NULL and an error on failure). */
 Nrrd *drt_load_nrrd(DrtErrors *e, const char *what, const char *file);
 
+/* The world's heap of dynamic sequences (rt_seqheap.c): allocation from
+ * any thread; between steps begin, mark every live buffer (mark returns
+ * true the first time, so nested sequences are traversed once), sweep. */
+typedef struct DrtSeqHeap DrtSeqHeap;
+DrtSeqHeap *drt_seqheap_new(void);
+void drt_seqheap_free(DrtSeqHeap *h);
+void *drt_seqheap_alloc(DrtSeqHeap *h, size_t bytes);
+bool drt_seqheap_due(const DrtSeqHeap *h);
+bool drt_seqheap_begin(DrtSeqHeap *h);
+bool drt_seqheap_mark(DrtSeqHeap *h, const void *p);
+void drt_seqheap_sweep(DrtSeqHeap *h);
+
 #endif

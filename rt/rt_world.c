@@ -1,6 +1,7 @@
 /* rt_world.c -- the world and the bulk-synchronous scheduler (LANGUAGE.md
  * §6.3, §7.3); the design is described in diderot_world.h. */
 #include "diderot_world.h"
+#include "rt_internal.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -43,6 +44,7 @@ struct DrtWorld {
   DrtNewBuf *bufs;         /* one per chunk */
   uint32_t nbufs;
   bool in_step;
+  DrtSeqHeap *seqs;        /* buffers of dynamic sequences (rt_seqheap.c) */
 };
 
 /* ---- memory ---------------------------------------------------------------- */
@@ -118,12 +120,18 @@ DrtWorld *drt_world_new(const DrtProgram *prog, void *globals) {
   w->chunk = DRT_DEFAULT_CHUNK;
   w->stage = DRT_STAGE_POST_NEW;
   w->lay = prog->layout;
+  w->seqs = drt_seqheap_new();
+  if (!w->seqs) {
+    free(w);
+    return NULL;
+  }
   if (w->lay) {
     if (w->lay->chunk) w->chunk = w->lay->chunk;
     w->tmp = drt_alloc_aligned(w->align, w->ssz);
     if (!w->tmp || !w->lay->bytes || !w->lay->get || !w->lay->put || !w->lay->pad ||
         (w->lay->pad & (w->lay->pad - 1))) {
       free(w->tmp);
+      drt_seqheap_free(w->seqs);
       free(w);
       return NULL;
     }
@@ -163,8 +171,22 @@ void drt_world_free(DrtWorld *w) {
   free(w->status);
   free(w->fresh);
   free(w->tmp);
+  drt_seqheap_free(w->seqs);
   drt_errors_free(&w->err);
   free(w);
+}
+
+void *drt_seq_alloc(DrtWorld *w, size_t bytes) {
+  return w ? drt_seqheap_alloc(w->seqs, bytes) : malloc(bytes ? bytes : 1);
+}
+
+bool drt_seq_mark(DrtWorld *w, const void *data) { return drt_seqheap_mark(w->seqs, data); }
+
+/* Between steps: free the sequences no global or alive strand holds. */
+static void drt_collect_seqs(DrtWorld *w) {
+  if (!w->prog.seq_roots || !drt_seqheap_due(w->seqs) || !drt_seqheap_begin(w->seqs)) return;
+  w->prog.seq_roots(w, w->globals);
+  drt_seqheap_sweep(w->seqs);
 }
 
 DrtErrors *drt_world_errors(DrtWorld *w) { return &w->err; }
@@ -490,6 +512,7 @@ static bool drt_step(DrtWorld *w) {
     w->prog.global_update(w, w->globals);
     drt_append_new(w, 1);
   }
+  drt_collect_seqs(w);
   return true;
 }
 

@@ -150,6 +150,7 @@ static bool cc_compile_cuda(Arena *a, const CcRequest *req, const char *inc, con
   argv_add(&h, "-fwrapv");
   if (req->debug) argv_add(&h, "-g"), argv_add(&h, "-O0");
   else argv_split(&h, flags ? flags : "-O3 -march=native");
+  argv_split(&h, getenv("CFLAGS_DIDEROT_EXTRA")); /* e.g. sanitizers (cc.h) */
   if (pic) argv_add(&h, "-fPIC");
   argv_add(&h, arena_printf(a, "-I%s", inc));
   for (int i = 0; i < req->ndefines; i++) argv_add(&h, arena_printf(a, "-D%s", req->defines[i]));
@@ -170,6 +171,7 @@ static bool cc_compile_cuda(Arena *a, const CcRequest *req, const char *inc, con
     /* the C target's flags: same contractions, so bitwise comparable */
     if (req->debug) argv_add(&d, "-g"), argv_add(&d, "-O0");
     else argv_split(&d, flags ? flags : "-O3 -march=native");
+    argv_split(&d, getenv("CFLAGS_DIDEROT_EXTRA"));
     if (pic) argv_add(&d, "-fPIC");
   } else {
     argv_split(&d, nvcc);
@@ -218,6 +220,7 @@ static bool cc_compile_cuda(Arena *a, const CcRequest *req, const char *inc, con
       argv_add(&l, "-nostdlib");
     } else {
       argv_split(&l, emu ? cxx : nvcc);
+      if (emu) argv_split(&l, getenv("CFLAGS_DIDEROT_EXTRA"));
       if (req->kind == CC_SHARED) argv_add(&l, "-shared");
     }
     argv_add(&l, "-o");
@@ -255,6 +258,7 @@ bool cc_compile(Arena *a, const CcRequest *req, const char **why) {
   argv_add(&av, "-fwrapv");
   if (req->debug) argv_add(&av, "-g"), argv_add(&av, "-O0");
   else argv_split(&av, flags ? flags : "-O3 -march=native");
+  argv_split(&av, getenv("CFLAGS_DIDEROT_EXTRA")); /* e.g. sanitizers (cc.h) */
   if (req->openmp) argv_add(&av, "-fopenmp");
   if (req->kind != CC_EXEC) argv_add(&av, "-fPIC");
   argv_add(&av, arena_printf(a, "-I%s", inc));

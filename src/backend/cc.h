@@ -2,7 +2,10 @@
  *
  * The compiler is $CC (default: the one found at configure time), with
  * $CFLAGS_DIDEROT (default "-O3 -march=native") plus -std=gnu11 (vector
- * extensions) and -fwrapv (int overflow wraps, §6.6). The runtime's
+ * extensions) and -fwrapv (int overflow wraps, §6.6), then
+ * $CFLAGS_DIDEROT_EXTRA, which test modes that replace CFLAGS_DIDEROT keep
+ * (scripts/check-asan.sh puts the sanitizers there: the runtime library
+ * is then built with them, so every program must be). The runtime's
  * headers and libdiderot-rt.a are looked up in order:
  *   1. $DIDEROT_RT_DIR: the library in DIR or DIR/lib, headers in
  *      DIR/include/diderot, DIR/rt or the source tree this diderotc was

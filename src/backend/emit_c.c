@@ -283,14 +283,17 @@ void emit_prelude(EmitCtx *e, EmitBuf *out) {
                 "D_FN dint d_mirror_index(dint i, dint n) {\n"
                 "  if (n == 1) return 0;\n  dint p = 2 * n, r = i % p;\n"
                 "  if (r < 0) r += p;\n  return r < n ? r : p - 1 - r;\n}\n"
-                "/* dynamic sequences: immutable heap arrays (inline: no unused warnings) */\n"
-                "static inline void *d_seq_alloc(size_t n, size_t esz) {\n"
-                "  void *p = malloc(n ? n * esz : 1);\n"
+                "/* dynamic sequences: immutable arrays in the world's sequence heap,\n"
+                " * collected between super-steps (diderot_world.h); D_SEQ_RT is the\n"
+                " * DrtWorld in scope (inline: no unused warnings) */\n"
+                "#ifndef D_SEQ_RT\n#define D_SEQ_RT (wrld->rt)\n#endif\n"
+                "static inline void *d_seq_alloc(DrtWorld *rt, size_t n, size_t esz) {\n"
+                "  void *p = drt_seq_alloc(rt, n * esz);\n"
                 "  if (!p) { fputs(\"out of memory\\n\", stderr); exit(1); }\n"
                 "  return p;\n}\n"
-                "static inline void *d_seq_join(const void *a, size_t na, const void *b, size_t nb,"
-                " size_t esz) {\n"
-                "  char *p = (char *)d_seq_alloc(na + nb, esz);\n"
+                "static inline void *d_seq_join(DrtWorld *rt, const void *a, size_t na, const void *b,"
+                " size_t nb, size_t esz) {\n"
+                "  char *p = (char *)d_seq_alloc(rt, na + nb, esz);\n"
                 "  if (na) memcpy(p, a, na * esz);\n  if (nb) memcpy(p + na * esz, b, nb * esz);\n"
                 "  return p;\n}\n\n");
 }
@@ -450,6 +453,7 @@ bool emit_c_functions(Arena *a, IrModule *m, IrCFG *const *cfgs, int ncfgs,
   EmitBuf pre, fns;
   emit_buf_init(&pre, a);
   emit_buf_init(&fns, a);
+  emit_buf_puts(&pre, "#define D_SEQ_RT NULL /* no world: drt_seq_alloc mallocs */\n");
   emit_prelude(&e, &pre);
   for (int i = 0; i < ncfgs; i++) {
     IrCFG *cfg = cfgs[i];

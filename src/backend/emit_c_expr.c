@@ -199,7 +199,7 @@ static void emit_strand_reduce(EmitCtx *e, EmitBuf *out, const IrInstr *in, cons
   if (red == IR_REDUCE_COLLECT) {
     const char *el = emit_type(e, in->dst->ty->elem);
     OUT("  { uint32_t n_ = 0, ns_ = drt_world_nslots(wrld->rt);\n"
-        "    %s = (%s){0, d_seq_alloc(ns_, sizeof(%s))};\n"
+        "    %s = (%s){0, d_seq_alloc(D_SEQ_RT, ns_, sizeof(%s))};\n"
         "    for (uint32_t i_ = 0; i_ < ns_; i_++)\n"
         "      if (drt_world_in_set(wrld->rt, i_, %d)) %s.v[n_++] = %s;\n"
         "    %s.len = n_; }\n",
@@ -349,12 +349,12 @@ static void emit_op(EmitCtx *e, EmitBuf *out, IrInstr *in) {
       la = "1"; pa = arena_printf(e->a, "&%s", A(e, in, 0));
       lb = seq_len(e, in->args[1]->ty, A(e, in, 1)); pb = arena_printf(e->a, "%s.v", A(e, in, 1));
     }
-    OUT("  %s.len = (uint32_t)(%s) + (uint32_t)(%s);\n  %s.v = d_seq_join(%s, %s, %s, %s, sizeof(%s));\n",
+    OUT("  %s.len = (uint32_t)(%s) + (uint32_t)(%s);\n  %s.v = d_seq_join(D_SEQ_RT, %s, %s, %s, %s, sizeof(%s));\n",
         d, la, lb, d, pa, la, pb, lb, el);
     return;
   }
   case IR_OP_RANGE:
-    OUT("  %s.len = %s < %s ? 0 : (uint32_t)(%s - %s + 1);\n  %s.v = d_seq_alloc(%s.len, sizeof(dint));\n"
+    OUT("  %s.len = %s < %s ? 0 : (uint32_t)(%s - %s + 1);\n  %s.v = d_seq_alloc(D_SEQ_RT, %s.len, sizeof(dint));\n"
         "  for (uint32_t i_ = 0; i_ < %s.len; i_++) %s.v[i_] = %s + (dint)i_;\n",
         d, A(e, in, 1), A(e, in, 0), A(e, in, 1), A(e, in, 0), d, d, d, d, A(e, in, 0));
     return;

@@ -165,7 +165,10 @@ static void emit_helpers(EmitCtx *e, EmitBuf *out) {
       "  memset(&s, 0, sizeof s);\n"
       "  bool bad = nin ? drt_sequence_load_nrrd(drt_world_errors(wrld->rt), &spec, nin, &s)\n"
       "                 : drt_sequence_load_file(drt_world_errors(wrld->rt), &spec, file, &s);\n"
-      "  *len = bad ? 0 : (uint32_t)s.len;\n  *data = bad ? d_seq_alloc(0, 1) : s.data;\n}\n\n",
+      "  /* into the world's sequence heap (collected between steps) */\n"
+      "  size_t bytes_ = bad ? 0 : s.len * ncomp * (size_t)nrrdTypeSize[type];\n"
+      "  *len = bad ? 0 : (uint32_t)s.len;\n  *data = d_seq_alloc(wrld->rt, bytes_, 1);\n"
+      "  if (bytes_) memcpy(*data, s.data, bytes_);\n  free(s.data);\n}\n\n",
       emit_image_relayout_call(e, "img", "dim", "ncomp")
           ? arena_printf(e->a, "  %s;\n", emit_image_relayout_call(e, "img", "dim", "ncomp"))
           : "");
@@ -194,7 +197,7 @@ static void emit_value_assign(EmitCtx *e, EmitBuf *out, const char *lhs, const I
     return;
   case IR_TY_SEQ:
     if (t->len == IR_SEQ_DYNAMIC) {
-      OUT("  %s.len = %d;\n  %s.v = d_seq_alloc(%d, sizeof(%s));\n", lhs, v->n, lhs, v->n,
+      OUT("  %s.len = %d;\n  %s.v = d_seq_alloc(wrld->rt, %d, sizeof(%s));\n", lhs, v->n, lhs, v->n,
           emit_type(e, t->elem));
     }
     for (int i = 0; i < v->n; i++)
@@ -379,6 +382,69 @@ static void emit_outputs(EmitCtx *e, EmitBuf *out) {
   }
 }
 
+/* ---- dynamic sequences: the roots of the sequence heap ---------------------------------------- */
+
+/* Whether values of t hold dynamic sequences. */
+static bool has_dseq(const IrType *t) {
+  return t->kind == IR_TY_SEQ && (t->len == IR_SEQ_DYNAMIC || has_dseq(t->elem));
+}
+
+/* drt_seq_mark every buffer of the value x (C lvalue text) of type t; the
+ * elements of a sequence of sequences only when it is marked first. */
+static void emit_seq_mark(EmitCtx *e, EmitBuf *out, const IrType *t, const char *x, int depth) {
+  if (!has_dseq(t)) return;
+  int ind = 2 * depth + 4;
+  const char *k = arena_printf(e->a, "k%d_", depth);
+  const char *el = arena_printf(e->a, "%s.v[%s]", x, k);
+  if (t->len == IR_SEQ_DYNAMIC && !has_dseq(t->elem)) {
+    OUT("%*sdrt_seq_mark(rt, %s.v);\n", ind, "", x);
+    return;
+  }
+  if (t->len == IR_SEQ_DYNAMIC)
+    OUT("%*sif (drt_seq_mark(rt, %s.v))\n%*s  for (uint32_t %s = 0; %s < %s.len; %s++) {\n", ind, "",
+        x, ind, "", k, k, x, k);
+  else
+    OUT("%*s{\n%*s  for (int %s = 0; %s < %d; %s++) {\n", ind, "", ind, "", k, k, t->len, k);
+  emit_seq_mark(e, out, t->elem, el, depth + 2);
+  OUT("%*s  }\n", ind, "");
+  if (t->len != IR_SEQ_DYNAMIC) OUT("%*s}\n", ind, "");
+}
+
+/* d_seq_roots (DrtProgram.seq_roots): the sequences of the globals and of
+ * the alive strands' states, between steps. false when there are none. */
+static bool emit_seq_roots(EmitCtx *e, EmitBuf *out) {
+  IrModule *m = e->m;
+  bool any = false;
+  for (int i = 0; i < m->nglobals; i++) any |= has_dseq(m->globals[i]->ty);
+  for (int i = 0; i < m->nstate; i++) any |= has_dseq(m->state[i]->ty);
+  if (!any) return false;
+  OUT("/* the live dynamic sequences between steps (rt/diderot_world.h) */\n"
+      "static void d_seq_roots(DrtWorld *rt, void *wrld_) {\n  d_world *wrld = wrld_;\n"
+      "  (void)wrld;\n");
+  for (int i = 0; i < m->nglobals; i++)
+    if (has_dseq(m->globals[i]->ty))
+      emit_seq_mark(e, out, m->globals[i]->ty,
+                    arena_printf(e->a, "wrld->%s", emit_global_field(e, m->globals[i])), -1);
+  bool state = false;
+  for (int i = 0; i < m->nstate; i++) state |= has_dseq(m->state[i]->ty);
+  if (state) {
+    emit_layout_store_decl(e, out, "rt");
+    OUT("  uint32_t ns_ = drt_world_nslots(rt);\n  for (uint32_t i = 0; i < ns_; i++) {\n"
+        "    if (!drt_world_output_includes(rt, i, true)) continue; /* alive */\n");
+    for (int i = 0; i < m->nstate; i++) {
+      IrStateVar *sv = m->state[i];
+      if (!has_dseq(sv->ty)) continue;
+      OUT("    {\n      %s v_;\n", emit_type(e, sv->ty));
+      emit_state_read(e, out, sv, "d_in", "i", "v_", "      ");
+      emit_seq_mark(e, out, sv->ty, "v_", 1);
+      OUT("    }\n");
+    }
+    OUT("  }\n");
+  }
+  OUT("}\n\n");
+  return true;
+}
+
 /* ---- world management ------------------------------------------------------------------------ */
 
 static void emit_world_fns(EmitCtx *e, EmitBuf *out) {
@@ -387,14 +453,15 @@ static void emit_world_fns(EmitCtx *e, EmitBuf *out) {
   bool shared = false;
   for (int i = 0; i < m->nstate; i++) shared |= m->state[i]->shared;
   bool sphere = emit_sphere_used(e);
+  bool roots = emit_seq_roots(e, out);
   OUT("static const DrtProgram d_program = {\n  D_STATE_WORDS * sizeof(dreal), sizeof(dreal), %s,\n"
-      "  %s, %s, %s, %s, %s, %s, NULL, &d_layout\n};\n\n",
+      "  %s, %s, %s, %s, %s, %s, NULL, &d_layout, %s\n};\n\n",
       shared ? "true" : "false", has ? "d_strand_start" : "NULL",
       ir_module_find_cfg(m, IR_CFG_UPDATE) ? "d_strand_update" : "NULL",
       ir_module_find_cfg(m, IR_CFG_STABILIZE) ? "d_strand_stabilize" : "NULL",
       ir_module_find_cfg(m, IR_CFG_GLOBAL_START) ? "d_global_start" : "NULL",
       ir_module_find_cfg(m, IR_CFG_GLOBAL_UPDATE) ? "d_global_update" : "NULL",
-      sphere ? "d_sphere_begin_step" : "NULL");
+      sphere ? "d_sphere_begin_step" : "NULL", roots ? "d_seq_roots" : "NULL");
   OUT("static d_world *d_world_new(void) {\n  d_world *wrld = calloc(1, sizeof *wrld);\n"
       "  if (!wrld) return NULL;\n  wrld->rt = drt_world_new(&d_program, wrld);\n"
       "  if (!wrld->rt) { free(wrld); return NULL; }\n  wrld->print = stdout;\n");

@@ -654,8 +654,8 @@ static int lane_memo(Gen *g, const EinExpr *e, const LaneCand *c, int n) {
 }
 
 /* The sum e (in scalar mode) with lanes over a summed index: everything
- * but the factors of that index alone in vector mode, then vdot with
- * those factors (vsum without them). */
+ * but a factor of that index alone in vector mode, then vdot with that
+ * factor (vsum without one). */
 static bool try_lane_sum(Gen *g, const EinExpr *e, Ev *out) {
   LaneCand c[MAX_LANE_CANDS];
   int n = 0;
@@ -670,10 +670,10 @@ static bool try_lane_sum(Gen *g, const EinExpr *e, Ev *out) {
     return false;
   uint64_t vb = ein_var_bit(v), path = c[ci].path, pulled = 0;
   bool whole = false;
-  if (body->tag == EIN_MUL) {
-    for (int i = 0; i < body->nkids && i < 64; i++)
+  if (body->tag == EIN_MUL) { /* one factor: the others stay in V, and vdot ends it */
+    for (int i = 0; i < body->nkids && i < 64 && !pulled; i++)
       if ((body->kids[i]->fv & vb) && (body->kids[i]->fv & path) == vb)
-        pulled |= (uint64_t)1 << i;
+        pulled = (uint64_t)1 << i;
   } else {
     whole = (body->fv & vb) && (body->fv & path) == vb;
   }

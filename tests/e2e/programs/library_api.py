@@ -53,6 +53,7 @@ def image(f):
 def run_tool(t, argv, env=None, what=None):
     """Run a build tool in the work directory; (rc, out, err) or Abort."""
     e = dict(os.environ, DIDEROT_RT_DIR=t.builddir)
+    e.update(t.env)   # (run_e2e.py's modes: CFLAGS_DIDEROT)
     e.update(env or {})
     r = e2elib.run_killable(argv, t.dir, e2elib.COMPILE_TIMEOUT, e)
     if isinstance(r, str):
@@ -126,6 +127,8 @@ def run(t):
     cc = os.environ.get("CC") or "cc"
     cflags = ["-std=c11", "-Wall", "-Wextra", "-Werror", "-DREAL=" + t.real,
               "-I" + t.dir]
+    # (scripts/check-asan.sh: the runtime has the sanitizers, so the client too)
+    cflags += os.environ.get("CFLAGS_DIDEROT_EXTRA", "").split()
     libs = ["-lteem", "-lm"]
 
     # 1. the default library: lib.h + lib.o (+ lib.json)
