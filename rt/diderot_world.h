@@ -103,7 +103,11 @@ typedef void (*DrtParallelFor)(uint32_t nchunks, void (*body)(void *arg, uint32_
  * slot i, get() gathers slot i (moves, growth, free_state). Methods and
  * reductions then receive the store itself as `self`. chunk_range, when
  * given, maps a parallel chunk to its strands [*lo, *hi) (the strand →
- * chunk layout), and `chunk` is the chunk size (a multiple of pad). */
+ * chunk layout), and `chunk` is the chunk size (a multiple of pad).
+ * `packed_stride` is nonzero when the layout is the identity on packed
+ * records (AoS: slot i is the packed record at store + i·packed_stride
+ * bytes, whatever cap is): creation then writes states in place and
+ * growth copies bytes, with no get/put per strand. */
 typedef struct DrtStateLayout {
   uint32_t pad;
   uint32_t chunk;
@@ -111,6 +115,7 @@ typedef struct DrtStateLayout {
   void (*get)(const void *store, uint32_t cap, uint32_t i, void *packed);
   void (*put)(void *store, uint32_t cap, uint32_t i, const void *packed);
   void (*chunk_range)(uint32_t c, uint32_t chunk, uint32_t n, uint32_t *lo, uint32_t *hi);
+  size_t packed_stride;
 } DrtStateLayout;
 
 typedef struct DrtProgram {

@@ -25,68 +25,62 @@ static size_t tensor_size(unsigned rank, const unsigned *shape) {
   return n;
 }
 
-/* Print the row-major tensor at v: the first index is the outermost
- * bracket. Returns the number of reals printed. */
-static size_t tensor_f(FILE *f, const float *v, unsigned rank, const unsigned *shape) {
+/* A real array of either precision: exactly one of the pointers is set,
+ * so one walker serves float and double. */
+typedef struct Reals {
+  const float *f;
+  const double *d;
+} Reals;
+
+/* Print the row-major tensor starting at v[at]: the first index is the
+ * outermost bracket. Returns the number of reals printed. */
+static size_t tensor(FILE *f, Reals v, size_t at, unsigned rank, const unsigned *shape) {
   if (rank == 0) {
-    drt_print_float(f, *v);
+    if (v.f)
+      drt_print_float(f, v.f[at]);
+    else
+      drt_print_double(f, v.d[at]);
     return 1;
   }
   size_t used = 0;
   fputc('[', f);
   for (unsigned i = 0; i < shape[0]; i++) {
     if (i) fputc(',', f);
-    used += tensor_f(f, v + used, rank - 1, shape + 1);
+    used += tensor(f, v, at + used, rank - 1, shape + 1);
   }
   fputc(']', f);
   return used;
 }
 
-static size_t tensor_d(FILE *f, const double *v, unsigned rank, const unsigned *shape) {
-  if (rank == 0) {
-    drt_print_double(f, *v);
-    return 1;
-  }
-  size_t used = 0;
-  fputc('[', f);
-  for (unsigned i = 0; i < shape[0]; i++) {
+/* A sequence of n tensors of shape[0..rank) stored one after another. */
+static void seq(FILE *f, Reals v, size_t n, unsigned rank, const unsigned *shape) {
+  size_t step = tensor_size(rank, shape);
+  fputc('{', f);
+  for (size_t i = 0; i < n; i++) {
     if (i) fputc(',', f);
-    used += tensor_d(f, v + used, rank - 1, shape + 1);
+    tensor(f, v, i * step, rank, shape);
   }
-  fputc(']', f);
-  return used;
+  fputc('}', f);
 }
 
 void drt_print_tensor_float(FILE *f, const float *v, unsigned rank,
                             const unsigned *shape) {
-  tensor_f(f, v, rank, shape);
+  tensor(f, (Reals){v, NULL}, 0, rank, shape);
 }
 
 void drt_print_tensor_double(FILE *f, const double *v, unsigned rank,
                              const unsigned *shape) {
-  tensor_d(f, v, rank, shape);
+  tensor(f, (Reals){NULL, v}, 0, rank, shape);
 }
 
 void drt_print_seq_float(FILE *f, const float *v, size_t n, unsigned rank,
                          const unsigned *shape) {
-  size_t step = tensor_size(rank, shape);
-  fputc('{', f);
-  for (size_t i = 0; i < n; i++) {
-    if (i) fputc(',', f);
-    tensor_f(f, v + i * step, rank, shape);
-  }
-  fputc('}', f);
+  seq(f, (Reals){v, NULL}, n, rank, shape);
 }
 
 void drt_print_seq_double(FILE *f, const double *v, size_t n, unsigned rank,
                           const unsigned *shape) {
-  size_t step = tensor_size(rank, shape);
-  fputc('{', f);
-  for (size_t i = 0; i < n; i++) {
-    if (i) fputc(',', f);
-    tensor_d(f, v + i * step, rank, shape);
-  }
-  fputc('}', f);
+  seq(f, (Reals){NULL, v}, n, rank, shape);
 }
 
 void drt_print_seq_int32(FILE *f, const int32_t *v, size_t n) {

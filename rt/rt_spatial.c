@@ -606,36 +606,27 @@ static bool query(Query *q, const double c[3], double r) {
   return false;
 }
 
-bool drt_spatial_sphere_f(const DrtSpatial *sp, const float *center, float r,
-                          uint32_t exclude, DrtStrandList *out) {
-  if (sp->npoints == 0) return false;
-  if (sp->type != nrrdTypeFloat || !center) return true;
-  Query q;
-  q.sp = sp;
-  q.r2f = r * r;
-  q.exclude = exclude;
-  q.out = out;
-  q.oom = false;
-  /* element by element: a loop here becomes a memcpy call */
-  q.cf[0] = center[0];
-  q.cf[1] = sp->dim > 1 ? center[1] : 0;
-  q.cf[2] = sp->dim > 2 ? center[2] : 0;
-  double c[3] = {q.cf[0], q.cf[1], q.cf[2]};
-  return query(&q, c, r);
-}
+/* The two precisions differ only in the fields of Query they fill. The
+ * centre is copied element by element (a loop here becomes a memcpy
+ * call); query() gets it widened to double, which is exact. */
+#define SPHERE_FN(NAME, REAL, NRRD_TYPE, CQ, R2)                                \
+  bool NAME(const DrtSpatial *sp, const REAL *center, REAL r, uint32_t exclude, \
+            DrtStrandList *out) {                                              \
+    if (sp->npoints == 0) return false;                                        \
+    if (sp->type != NRRD_TYPE || !center) return true;                         \
+    Query q;                                                                   \
+    q.sp = sp;                                                                 \
+    q.R2 = r * r;                                                              \
+    q.exclude = exclude;                                                       \
+    q.out = out;                                                               \
+    q.oom = false;                                                             \
+    q.CQ[0] = center[0];                                                       \
+    q.CQ[1] = sp->dim > 1 ? center[1] : 0;                                     \
+    q.CQ[2] = sp->dim > 2 ? center[2] : 0;                                     \
+    double c[3] = {q.CQ[0], q.CQ[1], q.CQ[2]};                                 \
+    return query(&q, c, r);                                                    \
+  }
 
-bool drt_spatial_sphere_d(const DrtSpatial *sp, const double *center,
-                          double r, uint32_t exclude, DrtStrandList *out) {
-  if (sp->npoints == 0) return false;
-  if (sp->type != nrrdTypeDouble || !center) return true;
-  Query q;
-  q.sp = sp;
-  q.r2d = r * r;
-  q.exclude = exclude;
-  q.out = out;
-  q.oom = false;
-  q.cd[0] = center[0];
-  q.cd[1] = sp->dim > 1 ? center[1] : 0;
-  q.cd[2] = sp->dim > 2 ? center[2] : 0;
-  return query(&q, q.cd, r);
-}
+SPHERE_FN(drt_spatial_sphere_f, float, nrrdTypeFloat, cf, r2f)
+SPHERE_FN(drt_spatial_sphere_d, double, nrrdTypeDouble, cd, r2d)
+#undef SPHERE_FN

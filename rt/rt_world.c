@@ -84,13 +84,17 @@ static bool drt_reserve(DrtWorld *w, uint32_t need) {
   if (!fr) goto oom;
   w->fresh = fr;
   if (w->lay) {
-    /* the capacity is a stride of the layout: every slot moves */
+    /* the capacity is a stride of the layout: every slot moves (as bytes
+     * when slots do not depend on it) */
     unsigned char *q = drt_alloc_aligned(64, w->lay->bytes(cap));
     if (!q) goto oom;
-    for (uint32_t i = 0; i < w->n; i++) {
-      w->lay->get(w->state, w->cap, i, w->tmp);
-      w->lay->put(q, cap, i, w->tmp);
-    }
+    if (w->lay->packed_stride && w->n)
+      memcpy(q, w->state, (size_t)w->n * w->lay->packed_stride);
+    else
+      for (uint32_t i = 0; i < w->n; i++) {
+        w->lay->get(w->state, w->cap, i, w->tmp);
+        w->lay->put(q, cap, i, w->tmp);
+      }
     free(w->state);
     w->state = q;
   } else if (!drt_grow_aligned(&w->state, w->align, (size_t)w->n * w->ssz,
@@ -259,8 +263,18 @@ bool drt_world_set_grid(DrtWorld *w, unsigned naxes, const size_t *sizes) {
   }
   w->grid = true;
   w->naxes = naxes;
-  for (unsigned i = 0; i < naxes; i++) w->sizes[i] = sizes[i];
-  return false;
+  size_t total = 1;
+  for (unsigned i = 0; i < naxes; i++) {
+    w->sizes[i] = sizes[i];
+    total = total && sizes[i] > (UINT32_MAX - 1) / total ? UINT32_MAX : total * sizes[i];
+  }
+  /* the whole grid at once: growth by doubling would move every strand
+   * ~log2(n) times (through get/put with a layout) */
+  if (total >= UINT32_MAX) {
+    drt_error(&w->err, "too many strands");
+    return true;
+  }
+  return !drt_reserve(w, (uint32_t)total);
 }
 
 /* Layouts: scatter the packed record of the last created strand. */
@@ -273,7 +287,7 @@ static void drt_commit_pending(DrtWorld *w) {
 void *drt_world_create_strand(DrtWorld *w) {
   if (w->lay) drt_commit_pending(w);
   if (w->n == UINT32_MAX - 1 || !drt_reserve(w, w->n + 1)) return NULL;
-  if (w->lay) {
+  if (w->lay && !w->lay->packed_stride) {
     uint32_t i = w->n++;
     memset(w->tmp, 0, w->ssz);
     w->status[i] = DRT_ACTIVE;
@@ -283,8 +297,11 @@ void *drt_world_create_strand(DrtWorld *w) {
     return w->tmp;
   }
   uint32_t i = w->n++;
-  unsigned char *s = w->state + (size_t)i * w->ssz;
-  memset(s, 0, w->ssz);
+  /* AoS (no layout, or one that is the identity on packed records): the
+   * state is initialised in place */
+  size_t sz = w->lay ? w->lay->packed_stride : w->ssz;
+  unsigned char *s = w->state + (size_t)i * sz;
+  memset(s, 0, sz);
   w->status[i] = DRT_ACTIVE;
   w->fresh[i] = 1;
   w->nactive++;

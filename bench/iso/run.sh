@@ -9,25 +9,13 @@
 # (default: build); work files go to $BENCH_WORK (default: BUILD/bench-iso).
 set -e
 here=$(cd "$(dirname "$0")" && pwd)
-root=$(cd "$here/../.." && pwd)
-build=$(cd "${1:-build}" && pwd)
-runs=${2:-5}
-res=${3:-1000}
-work=${BENCH_WORK:-$build/bench-iso}
-cc=${CC:-cc}
-mkdir -p "$work"
-cd "$work"
-export DIDEROT_RT_DIR="$build"
-echo "machine: $(nproc) CPUs, $(sed -n 's/^model name[^:]*: //p' /proc/cpuinfo | head -1); load average $(cut -d' ' -f1-3 /proc/loadavg)"
-echo "date: $(date -u '+%Y-%m-%d %H:%M UTC'); diderotc C flags: ${CFLAGS_DIDEROT:--O3 -march=native}"
+. "$here/../lib.sh"
+bench_setup iso 5 1000 "$@"
+bench_machine "load average $(bench_load)"
+echo "date: $(bench_date); diderotc C flags: $(bench_cflags)"
 
 $cc -O2 -o compare "$root/bench/probe/compare.c" -lm
-t0=$(date +%s.%N)
-"$build/diderotc" --exec "$root/examples/isocontour/isocontour.diderot" -o iso
-t1=$(date +%s.%N)
-"$build/diderotc" --exec --target=omp "$root/examples/isocontour/isocontour.diderot" -o iso_omp
-t2=$(date +%s.%N)
-printf "compile (diderotc + cc): seq %.2f s, omp %.2f s\n" "$(echo "$t1 - $t0" | bc)" "$(echo "$t2 - $t1" | bc)"
+bench_seq_omp "$root/examples/isocontour/isocontour.diderot" iso
 
 img="-img $root/examples/data/ddro-100.nrrd"
 for r in 80 "$res"; do
@@ -43,4 +31,4 @@ python3 "$root/bench/timeit.py" "$runs" \
   "iso omp 1 thread ${res}x${res}" -- ./iso_omp -n 1 $img -res "$res" -t -o omp$res.nrrd --- \
   "iso omp 2 threads ${res}x${res}" -- ./iso_omp -n 2 $img -res "$res" -t -o omp$res.nrrd --- \
   "iso omp 2 threads ${res}x${res}, OMP_WAIT_POLICY=passive" -- OMP_WAIT_POLICY=passive ./iso_omp -n 2 $img -res "$res" -t -o omp$res.nrrd
-echo "load average after: $(cut -d' ' -f1-3 /proc/loadavg)"
+echo "load average after: $(bench_load)"

@@ -13,26 +13,19 @@
 # (default: BUILD/bench-layouts).
 set -e
 here=$(cd "$(dirname "$0")" && pwd)
-top=$(cd "$here/../.." && pwd)
-build=$(cd "${1:-build}" && pwd)
-runs=${2:-3}
-res=${3:-64}
-work=${BENCH_WORK:-$build/bench-layouts}
-cc=${CC:-cc}
-mkdir -p "$work"
-cd "$work"
-export DIDEROT_RT_DIR="$build"
+. "$here/../lib.sh"
+bench_setup layouts 3 64 "$@"
 
-echo "machine: $(nproc) CPUs, $(sed -n 's/^model name[^:]*: //p' /proc/cpuinfo | head -1); $(uname -sr); $($cc --version | head -1)"
-echo "date: $(date -u '+%Y-%m-%d %H:%M UTC')"
+bench_machine "$(uname -sr); $($cc --version | head -1)"
+echo "date: $(bench_date)"
 
-$cc -O2 -o gen_vol "$top/bench/probe/gen_vol.c" -lm
+$cc -O2 -o gen_vol "$root/bench/probe/gen_vol.c" -lm
 [ -f vol.nrrd ] || ./gen_vol vol.nrrd 128
-cp "$top/bench/probe/probe_bspln3.diderot" probe.diderot
+cp "$root/bench/probe/probe_bspln3.diderot" probe.diderot
 # mip.diderot names its proxy image ../data/blobs.nrrd
 mkdir -p mip data
-cp "$top/examples/mip/mip.diderot" mip/mip.diderot
-cp "$top/examples/data/blobs.nrrd" data/blobs.nrrd
+cp "$root/examples/mip/mip.diderot" mip/mip.diderot
+cp "$root/examples/data/blobs.nrrd" data/blobs.nrrd
 
 dc="$build/diderotc"
 timing=""
@@ -69,4 +62,4 @@ done
 echo
 echo "all outputs byte-identical to aos/linear"
 echo
-eval "python3 \"$top/bench/timeit.py\" $runs ${timing%---}"
+eval "python3 \"$root/bench/timeit.py\" $runs ${timing%---}"

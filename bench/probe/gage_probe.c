@@ -13,28 +13,7 @@
 
 #include <teem/gage.h>
 
-static double now(void) {
-  struct timespec ts;
-  clock_gettime(CLOCK_MONOTONIC, &ts);
-  return ts.tv_sec + 1e-9 * ts.tv_nsec;
-}
-
-static int save(const char *dir, const char *name, const float *d, int comp, const char *kind,
-                int n) {
-  char path[1024];
-  snprintf(path, sizeof path, "%s/%s.nrrd", dir, name);
-  FILE *f = fopen(path, "wb");
-  if (!f) return perror(path), 1;
-  if (comp == 1)
-    fprintf(f, "NRRD0004\ntype: float\ndimension: 3\nsizes: %d %d %d\n", n, n, n);
-  else
-    fprintf(f, "NRRD0004\ntype: float\ndimension: 4\nsizes: %d %d %d %d\nkinds: %s space space space\n",
-            comp, n, n, n, kind);
-  fprintf(f, "endian: little\nencoding: raw\n\n");
-  size_t cnt = (size_t)comp * n * n * n;
-  int bad = fwrite(d, sizeof(float), cnt, f) != cnt;
-  return (fclose(f) != 0) | bad;
-}
+#include "bp_common.h"
 
 static int fail(const char *what) {
   char *err = biffGetDone(GAGE);
@@ -44,19 +23,14 @@ static int fail(const char *what) {
 }
 
 int main(int argc, char **argv) {
-  if (argc != 4 && argc != 7) {
-    fprintf(stderr, "usage: gage_probe bspln3|ctmr VOL.nrrd OUTDIR [n lo step]\n");
-    return 2;
-  }
-  int hess = strcmp(argv[1], "bspln3") == 0;
-  if (!hess && strcmp(argv[1], "ctmr") != 0) return fprintf(stderr, "gage_probe: unknown kernel\n"), 2;
-  int n = argc == 7 ? atoi(argv[4]) : 100;
-  float lo = argc == 7 ? (float)atof(argv[5]) : -0.96875f;
-  float step = argc == 7 ? (float)atof(argv[6]) : 0.01953125f;
-  if (n < 1 || n > 2000) return fprintf(stderr, "gage_probe: bad n\n"), 2;
+  BpArgs args;
+  int st = bp_args(argc, argv, "gage_probe", &args);
+  if (st) return st;
+  const int hess = args.hess, n = args.n;
+  const float lo = args.lo, step = args.step;
 
   Nrrd *nin = nrrdNew();
-  if (nrrdLoad(nin, argv[2], NULL)) {
+  if (nrrdLoad(nin, args.vol, NULL)) {
     char *err = biffGetDone(NRRD);
     fprintf(stderr, "gage_probe: %s", err);
     free(err);
@@ -79,13 +53,11 @@ int main(int argc, char **argv) {
   const double *ag = gageAnswerPointer(ctx, pvl, gageSclGradVec);
   const double *ah = hess ? gageAnswerPointer(ctx, pvl, gageSclHessian) : NULL;
 
-  size_t np = (size_t)n * n * n;
-  /* calloc: points outside the volume (reported) keep zeros */
-  float *ov = calloc(np, sizeof(float)), *og = calloc(3 * np, sizeof(float));
-  float *oh = hess ? calloc(9 * np, sizeof(float)) : NULL;
-  if (!ov || !og || (hess && !oh)) return fprintf(stderr, "gage_probe: out of memory\n"), 1;
+  BpOut o;
+  if (bp_out_alloc(&args, &o)) return 1;
+  float *ov = o.v, *og = o.g, *oh = o.h;
   int outside = 0;
-  double w0 = now();
+  double w0 = bp_now();
   clock_t c0 = clock();
   for (int k = 0; k < n; k++)
     for (int j = 0; j < n; j++)
@@ -102,12 +74,7 @@ int main(int argc, char **argv) {
         if (hess)
           for (int a = 0; a < 9; a++) oh[9 * id + a] = (float)ah[a];
       }
-  double cpu = (double)(clock() - c0) / CLOCKS_PER_SEC, wall = now() - w0;
-  printf("probe wall=%f cpu=%f\n", wall, cpu);
-  if (outside) fprintf(stderr, "gage_probe: %d points outside the volume\n", outside);
-  int bad = save(argv[3], "v", ov, 1, NULL, n) || save(argv[3], "g", og, 3, "3-vector", n) ||
-            (hess && save(argv[3], "h", oh, 9, "3D-matrix", n));
-  free(ov), free(og), free(oh);
+  int bad = bp_finish(&args, &o, w0, c0, outside);
   gageContextNix(ctx);
   nrrdNuke(nin);
   return bad;

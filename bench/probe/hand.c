@@ -14,6 +14,8 @@
 #include <string.h>
 #include <time.h>
 
+#include "bp_common.h"
+
 typedef struct {
   int size[3];
   double dir[3][3]; /* dir[a] = world step of index axis a */
@@ -45,23 +47,6 @@ static int vol_load(const char *path, Vol *v) {
   fclose(f);
   if (r != nv) return fprintf(stderr, "%s: short data\n", path), 1;
   return 0;
-}
-
-static int save(const char *dir, const char *name, const float *d, int comp, const char *kind,
-                int n) {
-  char path[1024];
-  snprintf(path, sizeof path, "%s/%s.nrrd", dir, name);
-  FILE *f = fopen(path, "wb");
-  if (!f) return perror(path), 1;
-  if (comp == 1)
-    fprintf(f, "NRRD0004\ntype: float\ndimension: 3\nsizes: %d %d %d\n", n, n, n);
-  else
-    fprintf(f, "NRRD0004\ntype: float\ndimension: 4\nsizes: %d %d %d %d\nkinds: %s space space space\n",
-            comp, n, n, n, kind);
-  fprintf(f, "endian: little\nencoding: raw\n\n");
-  size_t cnt = (size_t)comp * n * n * n;
-  int bad = fwrite(d, sizeof(float), cnt, f) != cnt;
-  return (fclose(f) != 0) | bad;
 }
 
 /* Kernel weights for the 4 samples at offsets -1..2 from floor(p), t =
@@ -193,25 +178,12 @@ static inline __attribute__((always_inline)) int probe_all(const Job *jb, const 
 static int probe_bspln3(const Job *jb) { return probe_all(jb, 1); }
 static int probe_ctmr(const Job *jb) { return probe_all(jb, 0); }
 
-static double now(void) {
-  struct timespec ts;
-  clock_gettime(CLOCK_MONOTONIC, &ts);
-  return ts.tv_sec + 1e-9 * ts.tv_nsec;
-}
-
 int main(int argc, char **argv) {
-  if (argc != 4 && argc != 7) {
-    fprintf(stderr, "usage: hand bspln3|ctmr VOL.nrrd OUTDIR [n lo step]\n");
-    return 2;
-  }
-  int hess = strcmp(argv[1], "bspln3") == 0;
-  if (!hess && strcmp(argv[1], "ctmr") != 0) return fprintf(stderr, "hand: unknown kernel\n"), 2;
-  int n = argc == 7 ? atoi(argv[4]) : 100;
-  float lo = argc == 7 ? (float)atof(argv[5]) : -0.96875f;
-  float step = argc == 7 ? (float)atof(argv[6]) : 0.01953125f;
-  if (n < 1 || n > 2000) return fprintf(stderr, "hand: bad n\n"), 2;
+  BpArgs args;
+  int st = bp_args(argc, argv, "hand", &args);
+  if (st) return st;
   Vol vol;
-  if (vol_load(argv[2], &vol)) return 1;
+  if (vol_load(args.vol, &vol)) return 1;
 
   /* world-to-index: p = M (x - org), M = inverse of the direction matrix D
    * (columns dir[a]); world derivatives are M^T g and M^T H M. */
@@ -228,23 +200,16 @@ int main(int argc, char **argv) {
   for (int r = 0; r < 3; r++)
     for (int c = 0; c < 3; c++) M[r][c] = (float)Md[r][c];
 
-  size_t np = (size_t)n * n * n;
-  /* calloc: points outside the volume (reported) keep zeros */
-  float *ov = calloc(np, sizeof(float)), *og = calloc(3 * np, sizeof(float));
-  float *oh = hess ? calloc(9 * np, sizeof(float)) : NULL;
-  if (!ov || !og || (hess && !oh)) return fprintf(stderr, "hand: out of memory\n"), 1;
-  Job jb = {n, {vol.size[0], vol.size[1], vol.size[2]}, lo, step, {{0}}, {org[0], org[1], org[2]},
-            vol.data, ov, og, oh};
+  BpOut o;
+  if (bp_out_alloc(&args, &o)) return 1;
+  Job jb = {args.n, {vol.size[0], vol.size[1], vol.size[2]}, args.lo, args.step, {{0}},
+            {org[0], org[1], org[2]}, vol.data, o.v, o.g, o.h};
   memcpy(jb.M, M, sizeof M);
 
-  double w0 = now();
+  double w0 = bp_now();
   clock_t c0 = clock();
-  int outside = hess ? probe_bspln3(&jb) : probe_ctmr(&jb);
-  double cpu = (double)(clock() - c0) / CLOCKS_PER_SEC, wall = now() - w0;
-  printf("probe wall=%f cpu=%f\n", wall, cpu);
-  if (outside) fprintf(stderr, "hand: %d points outside the volume\n", outside);
-  int bad = save(argv[3], "v", ov, 1, NULL, n) || save(argv[3], "g", og, 3, "3-vector", n) ||
-            (hess && save(argv[3], "h", oh, 9, "3D-matrix", n));
-  free(ov), free(og), free(oh), free(vol.data);
+  int outside = args.hess ? probe_bspln3(&jb) : probe_ctmr(&jb);
+  int bad = bp_finish(&args, &o, w0, c0, outside);
+  free(vol.data);
   return bad;
 }

@@ -10,18 +10,12 @@
 # BUILD/bench-probe). Needs cc, python3, libteem-dev and teem-apps.
 set -e
 here=$(cd "$(dirname "$0")" && pwd)
-build=$(cd "${1:-build}" && pwd)
-runs=${2:-5}
-res=${3:-100}
-work=${BENCH_WORK:-$build/bench-probe}
-cc=${CC:-cc}
-mkdir -p "$work"
-cd "$work"
-export DIDEROT_RT_DIR="$build"
+. "$here/../lib.sh"
+bench_setup probe 5 100 "$@"
 
-echo "machine: $(nproc) CPUs, $(sed -n 's/^model name[^:]*: //p' /proc/cpuinfo | head -1); $(uname -sr); $($cc --version | head -1)"
-echo "date: $(date -u '+%Y-%m-%d %H:%M UTC')"
-echo "diderotc C flags: ${CFLAGS_DIDEROT:--O3 -march=native}"
+bench_machine "$(uname -sr); $($cc --version | head -1)"
+echo "date: $(bench_date)"
+echo "diderotc C flags: $(bench_cflags)"
 
 $cc -O2 -o gen_vol "$here/gen_vol.c" -lm
 $cc -O2 -o compare "$here/compare.c" -lm

@@ -8,25 +8,13 @@
 # (default: build); work files go to $BENCH_WORK (default: BUILD/bench-vr).
 set -e
 here=$(cd "$(dirname "$0")" && pwd)
-root=$(cd "$here/../.." && pwd)
-build=$(cd "${1:-build}" && pwd)
-runs=${2:-5}
-res=${3:-512}
-work=${BENCH_WORK:-$build/bench-vr}
-cc=${CC:-cc}
-mkdir -p "$work"
-cd "$work"
-export DIDEROT_RT_DIR="$build"
-echo "machine: $(nproc) CPUs, $(sed -n 's/^model name[^:]*: //p' /proc/cpuinfo | head -1); load average $(cut -d' ' -f1-3 /proc/loadavg)"
-echo "date: $(date -u '+%Y-%m-%d %H:%M UTC'); diderotc C flags: ${CFLAGS_DIDEROT:--O3 -march=native}"
+. "$here/../lib.sh"
+bench_setup vr 5 512 "$@"
+bench_machine "load average $(bench_load)"
+echo "date: $(bench_date); diderotc C flags: $(bench_cflags)"
 
 $cc -O2 -o compare "$root/bench/probe/compare.c" -lm
-t0=$(date +%s.%N)
-"$build/diderotc" --exec "$root/examples/mip/mip.diderot" -o mip
-t1=$(date +%s.%N)
-"$build/diderotc" --exec --target=omp "$root/examples/mip/mip.diderot" -o mip_omp
-t2=$(date +%s.%N)
-printf "compile (diderotc + cc): seq %.2f s, omp %.2f s\n" "$(echo "$t1 - $t0" | bc)" "$(echo "$t2 - $t1" | bc)"
+bench_seq_omp "$root/examples/mip/mip.diderot" mip
 
 vol="$root/examples/data/blobs.nrrd"
 args="-vol $vol -imgResU $res -imgResV $res"
@@ -40,4 +28,4 @@ python3 "$root/bench/timeit.py" "$runs" \
   "mip omp 1 thread" -- ./mip_omp -n 1 $args -t -o omp.nrrd --- \
   "mip omp 2 threads" -- ./mip_omp -n 2 $args -t -o omp.nrrd --- \
   "mip omp 2 threads, OMP_WAIT_POLICY=passive" -- OMP_WAIT_POLICY=passive ./mip_omp -n 2 $args -t -o omp.nrrd
-echo "load average after: $(cut -d' ' -f1-3 /proc/loadavg)"
+echo "load average after: $(bench_load)"

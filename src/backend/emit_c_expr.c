@@ -231,6 +231,24 @@ static void emit_new(EmitCtx *e, EmitBuf *out, const IrInstr *in) {
   OUT("); }\n");
 }
 
+/* The address of a LowIR image load. An offset iadd(v, k) with a literal k
+ * (mid_to_low's per-tap offsets: one base per probe plus constants) is
+ * printed as data + (int64_t)v + k: the constant folds into the addressing
+ * mode, where the 32-bit sum would cost an add and a sign extension per
+ * load (the build uses -fwrapv). */
+static const char *load_addr(EmitCtx *e, const IrInstr *in) {
+  const IrVar *o = in->nargs > 1 ? in->args[1] : NULL;
+  const IrInstr *od = o ? o->def : NULL;
+  if (od && od->kind == IR_I_OP && od->op == IR_OP_IADD && od->nargs == 2 && od->args[1]->def) {
+    const IrInstr *k = od->args[1]->def;
+    if (k->kind == IR_I_LIT && k->lit.kind == IR_LIT_INT && k->lit.i >= INT32_MIN && k->lit.i <= INT32_MAX)
+      return arena_printf(e->a, "((const dreal *)%s->data + (int64_t)%s %c %" PRId64 ")", A(e, in, 0),
+                          emit_var(e, od->args[0]), k->lit.i < 0 ? '-' : '+',
+                          k->lit.i < 0 ? -k->lit.i : k->lit.i);
+  }
+  return arena_printf(e->a, "((const dreal *)%s->data + %s)", A(e, in, 0), A(e, in, 1));
+}
+
 static void emit_op(EmitCtx *e, EmitBuf *out, IrInstr *in) {
   const char *d = in->dst ? emit_var(e, in->dst) : NULL;
   const IrType *dt = in->dst ? in->dst->ty : NULL;
@@ -520,12 +538,12 @@ static void emit_op(EmitCtx *e, EmitBuf *out, IrInstr *in) {
     OUT(";\n");
     return;
   }
-  case IR_LOP_LOAD: OUT("  %s = ((const dreal *)%s->data)[%s];\n", d, A(e, in, 0), A(e, in, 1)); return;
+  case IR_LOP_LOAD: OUT("  %s = *%s;\n", d, load_addr(e, in)); return;
   case IR_LOP_VLOAD:
     if (e->opt->scalar)
-      OUT("  memcpy(%s.v, (const dreal *)%s->data + %s, %d * sizeof(dreal));\n", d, A(e, in, 0), A(e, in, 1), w);
+      OUT("  memcpy(%s.v, %s, %d * sizeof(dreal));\n", d, load_addr(e, in), w);
     else
-      OUT("  memcpy(&%s, (const dreal *)%s->data + %s, %d * sizeof(dreal));\n", d, A(e, in, 0), A(e, in, 1), w);
+      OUT("  memcpy(&%s, %s, %d * sizeof(dreal));\n", d, load_addr(e, in), w);
     return;
   case IR_LOP_IMG_TRANSFORM:
   case IR_LOP_IMG_TRANSLATE: {

@@ -395,9 +395,15 @@ void emit_layout_output_copy(EmitCtx *e, EmitBuf *out, const IrStateVar *sv, con
                              lyt_leaf(ix, ix_var(ix, "d_K", 0, IX_INF), ix_const(ix, ncomp)));
   L->st[ST_OUTPUT].layout = lyt_to_string(ix, L->output);
   emit_layout_store_decl(e, out, "rt");
-  OUT("  int64_t d_k = 0; /* output layout %s */\n"
+  /* a grid, or a collection whose slots are all written (stable, or alive
+   * for a snapshot): no per-strand test, and the C compiler unswitches */
+  OUT("  const bool all_ = drt_world_is_grid(rt) ||\n"
+      "      drt_world_nstable(rt) + (snap ? drt_world_nactive(rt) : 0) == ns_;\n"
+      "  dreal *out_ = nout->data; /* a local: stores through it cannot change it */\n"
+      "  (void)out_;\n"
+      "  int64_t d_k = 0; /* output layout %s */\n"
       "  for (uint32_t i = 0; i < ns_; i++) {\n"
-      "    if (!drt_world_output_includes(rt, i, snap)) continue;\n"
+      "    if (!all_ && !drt_world_output_includes(rt, i, snap)) continue;\n"
       "    const int64_t d_j = i;\n",
       lyt_to_string(ix, o));
   if (L->realw[sv->index]) {
@@ -405,7 +411,7 @@ void emit_layout_output_copy(EmitCtx *e, EmitBuf *out, const IrStateVar *sv, con
       const IxExpr *crd[2] = {ix_const(ix, c), k};
       LytError err;
       const IxExpr *oi = lyt_emit_fwd(ix, o, crd, 2, &err);
-      OUT("    ((dreal *)nout->data)[%s] = d_in[%s];\n",
+      OUT("    out_[%s] = d_in[%s];\n",
           ix_print(e, ST_OUTPUT, oi ? ix_lower(ix, ix_simplify(ix, oi)) : NULL),
           word_index(e, 'o', L->off[sv->index] + c));
     }
@@ -535,9 +541,18 @@ void emit_layout_glue(EmitCtx *e, EmitBuf *out) {
       "  /* %s */\n  const int64_t d_c = c;\n  int64_t l_ = %s;\n  (void)chunk;\n"
       "  *lo = l_ > n ? n : (uint32_t)l_;\n  *hi = l_ + %d > n ? n : (uint32_t)(l_ + %d);\n}\n",
       L->st[ST_CHUNK].layout, ix_print(e, ST_CHUNK, first), L->chunk, L->chunk);
+  /* AoS with the packed record's word order is the identity on records
+   * (strand i, word w at F·i + w, whatever the capacity): the runtime then
+   * creates states in place and grows the store by copying bytes */
+  const IxExpr *iw[2] = {L->i, wv};
+  const IxExpr *sf = lyt_emit_fwd(ix, L->state, iw, 2, &err);
+  const IxExpr *pf = lyt_emit_fwd(ix, L->packed, &wv, 1, &err);
+  const IxExpr *ds = sf ? ix_simplify(ix, ix_sub(ix, sf, ix_add(ix, ix_mulk(ix, L->i, L->F), wv))) : NULL;
+  const IxExpr *dp = pf ? ix_simplify(ix, ix_sub(ix, pf, wv)) : NULL;
+  bool ident = ds && dp && ix_is_const(ds) && ds->k == 0 && ix_is_const(dp) && dp->k == 0;
   OUT("static const DrtStateLayout d_layout = {%d, %d, d_lay_bytes, d_lay_get, d_lay_put, "
-      "d_lay_chunk};\n\n",
-      L->W, L->chunk);
+      "d_lay_chunk, %s};\n\n",
+      L->W, L->chunk, ident ? "D_STATE_WORDS * sizeof(dreal)" : "0");
   /* images */
   if (e->opt->image_brick) {
     collect_images(e);

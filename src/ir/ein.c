@@ -497,9 +497,9 @@ static const EinIdx *map_list(EinContext *c, int n, const EinIdx *idx, int m, co
   return v;
 }
 
-/* The largest variable occurring anywhere in e (free, bound or binding);
- * -1 if none. Only needed when the 63 tracked variables are exhausted. */
-static int max_var(const EinExpr *e) {
+/* The fv bit set only tracks the first 63 variables, so a fresh variable
+ * past everything in sight needs this full walk. */
+int ein_max_var(const EinExpr *e) {
   int m = -1;
   for (int i = 0; i < e->nidx; i++)
     if (ein_idx_is_var(e->idx[i]) && e->idx[i] > m) m = e->idx[i];
@@ -508,7 +508,7 @@ static int max_var(const EinExpr *e) {
   for (int i = 0; i < e->nbind; i++)
     if (e->bind[i].var > m) m = e->bind[i].var;
   for (int i = 0; i < e->nkids; i++) {
-    int k = max_var(e->kids[i]);
+    int k = ein_max_var(e->kids[i]);
     if (k > m) m = k;
   }
   return m;
@@ -570,7 +570,7 @@ static const EinExpr *subst_rec(EinContext *c, const EinExpr *e, int n, const in
       int w = ein_fresh_var(avoid);
       if (w < 0) {
         if (big < 0) {
-          big = max_var(e);
+          big = ein_max_var(e);
           for (int q = 0; q < m; q++) {
             if (f2[q] > big) big = f2[q];
             if (ein_idx_is_var(t2[q]) && t2[q] > big) big = t2[q];

@@ -205,6 +205,9 @@ int ein_fresh_var(uint64_t avoid);
 static inline uint64_t ein_var_bit(int v) {
   return v < EIN_VAR_LIMIT ? (uint64_t)1 << v : (uint64_t)1 << EIN_VAR_LIMIT;
 }
+/* The largest variable occurring anywhere in e (free, bound or binding,
+ * including those past EIN_VAR_LIMIT); -1 if none. */
+int ein_max_var(const EinExpr *e);
 /* Value of a constant node as a double. */
 double ein_const_value(const EinExpr *e);
 

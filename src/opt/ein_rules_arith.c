@@ -37,14 +37,13 @@ const EinExpr *ein_rule_eps_const(EinNorm *n, const EinExpr *e) {
   return ein_n_int(n, inv % 2 ? -1 : 1);
 }
 
-/* ---- products ---- */
-
-/* a*(b*c) → a*b*c */
-const EinExpr *ein_rule_mul_flatten(EinNorm *n, const EinExpr *e) {
+/* The children of e (a MUL or ADD) with those of the same operator spliced
+ * in: a∘(b∘c) → a∘b∘c. NULL when no child has e's operator. */
+static const EinExpr *flatten(EinNorm *n, const EinExpr *e) {
   int cnt = 0;
   bool nested = false;
   for (int i = 0; i < e->nkids; i++) {
-    if (e->kids[i]->tag == EIN_MUL) {
+    if (e->kids[i]->tag == e->tag) {
       nested = true;
       cnt += e->kids[i]->nkids;
     } else {
@@ -56,13 +55,18 @@ const EinExpr *ein_rule_mul_flatten(EinNorm *n, const EinExpr *e) {
   int k = 0;
   for (int i = 0; i < e->nkids; i++) {
     const EinExpr *f = e->kids[i];
-    if (f->tag == EIN_MUL)
+    if (f->tag == e->tag)
       for (int j = 0; j < f->nkids; j++) kids[k++] = f->kids[j];
     else
       kids[k++] = f;
   }
-  return ein_mul(n->c, k, kids);
+  return e->tag == EIN_MUL ? ein_mul(n->c, k, kids) : ein_add(n->c, k, kids);
 }
+
+/* ---- products ---- */
+
+/* a*(b*c) → a*b*c */
+const EinExpr *ein_rule_mul_flatten(EinNorm *n, const EinExpr *e) { return flatten(n, e); }
 
 /* 0*e → 0 */
 const EinExpr *ein_rule_mul_zero(EinNorm *n, const EinExpr *e) {
@@ -116,29 +120,8 @@ const EinExpr *ein_rule_mul_neg(EinNorm *n, const EinExpr *e) {
 
 /* ---- sums and differences ---- */
 
-const EinExpr *ein_rule_add_flatten(EinNorm *n, const EinExpr *e) {
-  int cnt = 0;
-  bool nested = false;
-  for (int i = 0; i < e->nkids; i++) {
-    if (e->kids[i]->tag == EIN_ADD) {
-      nested = true;
-      cnt += e->kids[i]->nkids;
-    } else {
-      cnt++;
-    }
-  }
-  if (!nested) return NULL;
-  const EinExpr **kids = ein_n_kids(n, cnt);
-  int k = 0;
-  for (int i = 0; i < e->nkids; i++) {
-    const EinExpr *f = e->kids[i];
-    if (f->tag == EIN_ADD)
-      for (int j = 0; j < f->nkids; j++) kids[k++] = f->kids[j];
-    else
-      kids[k++] = f;
-  }
-  return ein_add(n->c, k, kids);
-}
+/* a+(b+c) → a+b+c */
+const EinExpr *ein_rule_add_flatten(EinNorm *n, const EinExpr *e) { return flatten(n, e); }
 
 /* e + 0 → e */
 const EinExpr *ein_rule_add_zero(EinNorm *n, const EinExpr *e) {

@@ -37,31 +37,19 @@ static const EinExpr *probe_push(EinNorm *n, const EinExpr *e, EinTag tag) {
   return f->tag == tag ? probe_kids(n, f, e->param) : NULL;
 }
 
-const EinExpr *ein_rule_probe_neg(EinNorm *n, const EinExpr *e) {
-  return probe_push(n, e, EIN_NEG);
-}
-const EinExpr *ein_rule_probe_add(EinNorm *n, const EinExpr *e) {
-  return probe_push(n, e, EIN_ADD);
-}
-const EinExpr *ein_rule_probe_sub(EinNorm *n, const EinExpr *e) {
-  return probe_push(n, e, EIN_SUB);
-}
-const EinExpr *ein_rule_probe_mul(EinNorm *n, const EinExpr *e) {
-  return probe_push(n, e, EIN_MUL);
-}
-const EinExpr *ein_rule_probe_div(EinNorm *n, const EinExpr *e) {
-  return probe_push(n, e, EIN_DIV);
-}
-const EinExpr *ein_rule_probe_fun(EinNorm *n, const EinExpr *e) {
-  return probe_push(n, e, EIN_FUN);
-}
-const EinExpr *ein_rule_probe_pow(EinNorm *n, const EinExpr *e) {
-  return probe_push(n, e, EIN_POW);
-}
+/* The rules that only push the probe below one operator. */
+#define PROBE_PUSH_RULE(fn, tag) \
+  const EinExpr *ein_rule_##fn(EinNorm *n, const EinExpr *e) { return probe_push(n, e, tag); }
+PROBE_PUSH_RULE(probe_neg, EIN_NEG)
+PROBE_PUSH_RULE(probe_add, EIN_ADD)
+PROBE_PUSH_RULE(probe_sub, EIN_SUB)
+PROBE_PUSH_RULE(probe_mul, EIN_MUL)
+PROBE_PUSH_RULE(probe_div, EIN_DIV)
+PROBE_PUSH_RULE(probe_fun, EIN_FUN)
+PROBE_PUSH_RULE(probe_pow, EIN_POW)
 /* (Σ_j e)@x → Σ_j (e@x): the position is a parameter, so nothing is captured. */
-const EinExpr *ein_rule_probe_sum(EinNorm *n, const EinExpr *e) {
-  return probe_push(n, e, EIN_SUM);
-}
+PROBE_PUSH_RULE(probe_sum, EIN_SUM)
+#undef PROBE_PUSH_RULE
 
 /* ---- differentiation ---- */
 

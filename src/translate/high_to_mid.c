@@ -544,21 +544,6 @@ typedef struct Rewrite {
   int fresh;
 } Rewrite;
 
-static int max_var(const EinExpr *e) {
-  int m = -1;
-  for (int i = 0; i < e->nidx; i++)
-    if (ein_idx_is_var(e->idx[i]) && e->idx[i] > m) m = e->idx[i];
-  for (int i = 0; i < e->nidx2; i++)
-    if (ein_idx_is_var(e->idx2[i]) && e->idx2[i] > m) m = e->idx2[i];
-  for (int i = 0; i < e->nbind; i++)
-    if (e->bind[i].var > m) m = e->bind[i].var;
-  for (int i = 0; i < e->nkids; i++) {
-    int k = max_var(e->kids[i]);
-    if (k > m) m = k;
-  }
-  return m;
-}
-
 /* (∂_{j_1}..∂_{j_k} X_α)@P for the position field X, or NULL when e is
  * not such a probe: P_α, δ_{α,j_1} (1 when d = 1) or 0. */
 static const EinExpr *position_probe(Rewrite *rw, const EinExpr *e) {
@@ -683,7 +668,7 @@ static IrVar *translate_ein(Tr *t, const IrInstr *in) {
   for (int i = 0; i < nargs; i++)
     tmap[i] = args[i].kind == MA_TENSOR ? plist_add(t, &pl, op->params[i], args[i].var) : -1;
   ProbeSet ps = {0, 0, NULL};
-  Rewrite rw = {t, op, args, tmap, &pl, &ps, max_var(op->body) + 1};
+  Rewrite rw = {t, op, args, tmap, &pl, &ps, ein_max_var(op->body) + 1};
   if (rw.fresh < op->nsigma) rw.fresh = op->nsigma;
   const EinExpr *body = rewrite(&rw, op->body);
   if (!body) return NULL;
