@@ -5,9 +5,9 @@ usage: python3 timeit.py RUNS LABEL -- CMD... [--- LABEL -- CMD...]...
 Runs the commands round-robin RUNS times (so that load from other jobs
 spreads over all of them) and prints one Markdown table row per command:
 label, best and median wall time, best CPU time (user + system of the
-process and its threads), and the best `usr=` time that diderotc-generated
-executables print with -t (clock(): the CPU time of the run, all threads),
-or "—". Environment settings may precede a command as NAME=VALUE words.
+process and its threads), and the best CPU time of the run that
+diderotc-generated executables print with -t (`cpu=`: all threads; `usr=`
+is the run's wall time, and was clock() before -t printed `cpu=`), or "—". Environment settings may precede a command as NAME=VALUE words.
 """
 
 import os
@@ -46,7 +46,7 @@ def run(env, cmd):
     r1 = resource.getrusage(resource.RUSAGE_CHILDREN)
     if p.returncode != 0:
         sys.exit("failed (%d): %s\n%s%s" % (p.returncode, " ".join(cmd), p.stdout, p.stderr[-2000:]))
-    m = re.search(r"usr=([0-9.]+)", p.stdout)
+    m = re.search(r"cpu=([0-9.]+)", p.stdout) or re.search(r"usr=([0-9.]+)", p.stdout)
     cpu = (r1.ru_utime - r0.ru_utime) + (r1.ru_stime - r0.ru_stime)
     return wall, cpu, float(m.group(1)) if m else None
 
@@ -57,7 +57,7 @@ def main():
     for _ in range(runs):
         for label, env, cmd in cmds:
             res[label].append(run(env, cmd))
-    print("| command | best wall s | median wall s | best CPU s | best -t usr s |")
+    print("| command | best wall s | median wall s | best CPU s | best -t cpu s |")
     print("|---|---|---|---|---|")
     for label, _, _ in cmds:
         r = res[label]

@@ -354,7 +354,7 @@ unsigned drt_cli_std_options(DrtOption *tab, DrtStdOptions *so,
                          "runtime messages on stderr", NULL, false,
                          &so->verbose, NULL};
   tab[n++] = (DrtOption){"t,timing", DRT_OPT_FLAG, 0,
-                         "print the run time (usr=<seconds>) after the run",
+                         "print the run's wall and CPU time (usr=<s> cpu=<s>)",
                          NULL, false, &so->timing, NULL};
   so->nworkers = 0;
   so->snapshot = 0;

@@ -286,7 +286,7 @@ static void drt_commit_pending(DrtWorld *w) {
 
 void *drt_world_create_strand(DrtWorld *w) {
   if (w->lay) drt_commit_pending(w);
-  if (w->n == UINT32_MAX - 1 || !drt_reserve(w, w->n + 1)) return NULL;
+  if (w->n >= w->cap && (w->n == UINT32_MAX - 1 || !drt_reserve(w, w->n + 1))) return NULL;
   if (w->lay && !w->lay->packed_stride) {
     uint32_t i = w->n++;
     memset(w->tmp, 0, w->ssz);

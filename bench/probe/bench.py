@@ -90,9 +90,11 @@ def run(argv, env):
 
 def loop_times(how, out):
     """{phase: (wall, cpu)} from a program's report; wall None if unknown."""
-    if how == "usr":  # the executables' -t: clock(), CPU time of the run
-        m = re.search(r"usr=([0-9.]+)", out)
-        return {"run": (None, float(m.group(1)))}
+    if how == "usr":  # the executables' -t: usr= wall time of the run, cpu= its CPU time
+        m = re.search(r"usr=([0-9.]+)(?: cpu=([0-9.]+))?", out)
+        if m.group(2) is None:  # executables built before -t printed cpu=: usr= was clock()
+            return {"run": (None, float(m.group(1)))}
+        return {"run": (float(m.group(1)), float(m.group(2)))}
     nums = dict()
     for name, w, c in re.findall(r"(\w+) wall=([0-9.]+) cpu=([0-9.]+)", out):
         nums[name] = (float(w), float(c))

@@ -220,7 +220,14 @@ static bool cc_compile_cuda(Arena *a, const CcRequest *req, const char *inc, con
       argv_add(&l, "-nostdlib");
     } else {
       argv_split(&l, emu ? cxx : nvcc);
-      if (emu) argv_split(&l, getenv("CFLAGS_DIDEROT_EXTRA"));
+      const char *extra = getenv("CFLAGS_DIDEROT_EXTRA");
+      if (emu) argv_split(&l, extra);
+      /* nvcc cannot hand -fsanitize to the host compiler when it links:
+       * name the sanitizers' runtimes (the runtime library has them) */
+      if (!emu && extra && strstr(extra, "-fsanitize=")) {
+        if (strstr(extra, "address")) argv_add(&l, "-lasan");
+        if (strstr(extra, "undefined")) argv_add(&l, "-lubsan");
+      }
       if (req->kind == CC_SHARED) argv_add(&l, "-shared");
     }
     argv_add(&l, "-o");

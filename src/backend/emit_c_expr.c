@@ -249,6 +249,14 @@ static const char *load_addr(EmitCtx *e, const IrInstr *in) {
   return arena_printf(e->a, "((const dreal *)%s->data + %s)", A(e, in, 0), A(e, in, 1));
 }
 
+/* A load's offset variable may now be read nowhere: mark it used. */
+static const char *load_off_use(EmitCtx *e, const IrInstr *in) {
+  const IrInstr *od = in->nargs > 1 && in->args[1] ? in->args[1]->def : NULL;
+  return od && od->kind == IR_I_OP && od->op == IR_OP_IADD
+             ? arena_printf(e->a, " (void)%s;", A(e, in, 1))
+             : "";
+}
+
 static void emit_op(EmitCtx *e, EmitBuf *out, IrInstr *in) {
   const char *d = in->dst ? emit_var(e, in->dst) : NULL;
   const IrType *dt = in->dst ? in->dst->ty : NULL;
@@ -538,12 +546,12 @@ static void emit_op(EmitCtx *e, EmitBuf *out, IrInstr *in) {
     OUT(";\n");
     return;
   }
-  case IR_LOP_LOAD: OUT("  %s = *%s;\n", d, load_addr(e, in)); return;
+  case IR_LOP_LOAD: OUT("  %s = *%s;%s\n", d, load_addr(e, in), load_off_use(e, in)); return;
   case IR_LOP_VLOAD:
     if (e->opt->scalar)
-      OUT("  memcpy(%s.v, %s, %d * sizeof(dreal));\n", d, load_addr(e, in), w);
+      OUT("  memcpy(%s.v, %s, %d * sizeof(dreal));%s\n", d, load_addr(e, in), w, load_off_use(e, in));
     else
-      OUT("  memcpy(&%s, %s, %d * sizeof(dreal));\n", d, load_addr(e, in), w);
+      OUT("  memcpy(&%s, %s, %d * sizeof(dreal));%s\n", d, load_addr(e, in), w, load_off_use(e, in));
     return;
   case IR_LOP_IMG_TRANSFORM:
   case IR_LOP_IMG_TRANSLATE: {

@@ -80,6 +80,30 @@ static int driver_check_options(const DriverOptions *o) {
   return 0;
 }
 
+/* --exec: an input `x` is the option -x, and the executable's later
+ * options shadow the short names of earlier ones (rt_cli.c): inputs take
+ * -h, -l, -n, ... from the standard options (which keep --help, --limit,
+ * --nworkers, ...), but the output file option -o (one output) and the
+ * snapshot prefix -sp (one output, --snapshot) come after the inputs and
+ * have no other spelling that an input could keep, so an input named o or
+ * sp could never be set. False (and errors) when one is. */
+static bool driver_check_exec_inputs(DiagCtx *diag, const Program *prog, const DriverOptions *o) {
+  int nout = 0;
+  for (const Decl *d = prog->strand ? prog->strand->state.head : NULL; d; d = d->next)
+    nout += d->is_output;
+  bool ok = true;
+  for (const Decl *d = prog->globals.head; d && nout == 1; d = d->next) {
+    if (d->kind != D_INPUT || !d->name) continue;
+    const char *what = !strcmp(d->name, "o")                 ? "output file"
+                       : o->snapshot && !strcmp(d->name, "sp") ? "snapshot prefix"
+                                                               : NULL;
+    if (!what) continue;
+    diag_report(diag, ERR_INPUT_OPTION_CLASH, d->name_span, d->name, d->name, what);
+    ok = false;
+  }
+  return ok;
+}
+
 /* Whether internal control `name` (-H) was given. */
 static bool driver_internal(const DriverOptions *o, const char *name) {
   for (int i = 0; i < o->ninternal; i++)
@@ -404,6 +428,7 @@ int main(int argc, char **argv) {
       .proxy_dir = driver_dirname(arena, opts.file),
   };
   bool ok = typecheck_program(arena, diag, prog, &tc);
+  if (ok && opts.exec) ok = driver_check_exec_inputs(diag, prog, &opts);
   diag_flush(diag);
   if (!ok || diag_error_count(diag)) {
     status = EXIT_PROGRAM_ERROR;

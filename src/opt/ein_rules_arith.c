@@ -63,6 +63,25 @@ static const EinExpr *flatten(EinNorm *n, const EinExpr *e) {
   return e->tag == EIN_MUL ? ein_mul(n->c, k, kids) : ein_add(n->c, k, kids);
 }
 
+/* The children of e (a MUL or ADD) with its constant children folded into
+ * one (their product or sum), placed first: (*out)[0] is that constant,
+ * (*out)[1..m) the others in order. Returns m. */
+static int gather_consts(EinNorm *n, const EinExpr *e, const EinExpr ***out) {
+  bool mul = e->tag == EIN_MUL;
+  EinConst k = ein_k_int(mul ? 1 : 0);
+  const EinExpr **kids = ein_n_kids(n, e->nkids);
+  int m = 1;
+  for (int i = 0; i < e->nkids; i++) {
+    if (e->kids[i]->tag == EIN_CONST)
+      k = mul ? ein_k_mul(k, e->kids[i]->c) : ein_k_add(k, e->kids[i]->c);
+    else
+      kids[m++] = e->kids[i];
+  }
+  kids[0] = ein_const(n->c, k);
+  *out = kids;
+  return m;
+}
+
 /* ---- products ---- */
 
 /* a*(b*c) → a*b*c */
@@ -86,16 +105,8 @@ const EinExpr *ein_rule_mul_const(EinNorm *n, const EinExpr *e) {
       if (ein_n_is_one(e->kids[i])) has_one = true;
     }
   if (nconst == 0 || (nconst == 1 && first == 0 && !has_one)) return NULL;
-  EinConst k = ein_k_int(1);
-  const EinExpr **kids = ein_n_kids(n, e->nkids);
-  int m = 1;
-  for (int i = 0; i < e->nkids; i++) {
-    if (e->kids[i]->tag == EIN_CONST)
-      k = ein_k_mul(k, e->kids[i]->c);
-    else
-      kids[m++] = e->kids[i];
-  }
-  kids[0] = ein_const(n->c, k);
+  const EinExpr **kids;
+  int m = gather_consts(n, e, &kids);
   if (ein_n_is_one(kids[0])) return ein_mul(n->c, m - 1, kids + 1);
   return ein_mul(n->c, m, kids);
 }
@@ -145,16 +156,8 @@ const EinExpr *ein_rule_add_const(EinNorm *n, const EinExpr *e) {
       if (first < 0) first = i;
     }
   if (nconst == 0 || (nconst == 1 && first == 0)) return NULL;
-  EinConst k = ein_k_int(0);
-  const EinExpr **kids = ein_n_kids(n, e->nkids);
-  int m = 1;
-  for (int i = 0; i < e->nkids; i++) {
-    if (e->kids[i]->tag == EIN_CONST)
-      k = ein_k_add(k, e->kids[i]->c);
-    else
-      kids[m++] = e->kids[i];
-  }
-  kids[0] = ein_const(n->c, k);
+  const EinExpr **kids;
+  int m = gather_consts(n, e, &kids);
   return ein_add(n->c, m, kids);
 }
 

@@ -47,6 +47,11 @@ Tests (all names start with e2e/, so that tests/run.py -k can select them):
                      --omp=subset (the default: OMP_SUBSET, first variant),
                      all, or none; DIDEROT_E2E_OMP overrides it.
 
+  e2e/scalar/NAME[VARIANT]
+                     scalar mode: SCALAR_SUBSET built with --scalar (structs
+                     instead of vector extensions) must pass the companion's
+                     checks; --scalar=subset (default) or none.
+
   e2e/valgrind/NAME[VARIANT]
                      valgrind mode: the program (and any executable the
                      companion runs) under `valgrind -q --leak-check=full`:
@@ -107,6 +112,9 @@ LAYOUT_SUBSET = ["probe_1d", "probe_2d", "probe_3d", "vector_3d", "inside_2d", "
 OMP_SUBSET = ["life", "life_seq", "primes", "collatz_v1", "probe_3d", "composite_2d",
               "layout_collection", "sequences", "print_format", "bad_input"]
 OMP_THREADS = [1, 2, 4]
+# scalar mode: vector-heavy programs built with --scalar (no vector
+# extensions) must pass their oracles too.
+SCALAR_SUBSET = ["probe_3d", "vector_3d", "matrix_2d", "composite_3d", "tensor_ops", "eigen"]
 # valgrind mode: images and fields, dynamic sequences, the error paths of bad
 # inputs, and the library API (its C client runs under valgrind too).
 VALGRIND_SUBSET = ["probe_2d", "sequences", "bad_input", "library_api"]
@@ -165,6 +173,12 @@ def collect(args):
             name = "e2e/omp/%s[%s]" % (stem, variant)
             tests.append((name, lambda n=name, m=mod, v=variant, s=stem:
                           run_omp(n, m, v, os.path.join(progdir, s + ".diderot"), args)))
+        if args.scalar == "subset" and stem in SCALAR_SUBSET:
+            variant = getattr(mod, "VARIANTS", ["float"])[0]
+            name = "e2e/scalar/%s[%s]" % (stem, variant)
+            tests.append((name, lambda n=name, m=mod, v=variant, s=stem:
+                          run_program(n, m, v, os.path.join(progdir, s + ".diderot"), args,
+                                      layout_flags=["--scalar"], tag="-scalar")))
         if args.valgrind == "subset" and stem in VALGRIND_SUBSET:
             variant = getattr(mod, "VARIANTS", ["float"])[0]
             name = "e2e/valgrind/%s[%s]" % (stem, variant)
@@ -406,6 +420,8 @@ def main(argv):
     ap.add_argument("--omp", choices=["subset", "all", "none"], default="subset",
                     help="omp mode: programs re-run with --target=omp at -n 1, 2, 4, compared "
                     "byte for byte with the sequential run (default: OMP_SUBSET)")
+    ap.add_argument("--scalar", choices=["subset", "none"], default="subset",
+                    help="scalar mode: SCALAR_SUBSET built with --scalar, checked by the oracles")
     ap.add_argument("--valgrind", choices=["subset", "none"], default="subset",
                     help="valgrind mode: VALGRIND_SUBSET under valgrind (no errors, no leaks)")
     args = ap.parse_args(argv)
@@ -419,7 +435,7 @@ def main(argv):
     if args.fake or args.perturb:
         args.layouts = "none"
         args.cuda = "none"   # those modes check the checks, not the layouts
-        args.omp = args.valgrind = "none"
+        args.omp = args.valgrind = args.scalar = "none"
     args.srcdir = os.path.abspath(args.srcdir)
     args.builddir = os.path.abspath(args.builddir)
 
