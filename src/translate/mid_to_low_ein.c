@@ -520,8 +520,12 @@ static bool try_dot(Gen *g, const EinExpr *body, int k, int lo, int hi, Ev *out)
   }
   Ev acc = ev_s(nk == 2 ? m2l_op2(g->L, IR_LOP_VDOT, rows[0], rows[1])
                         : m2l_op1(g->L, IR_LOP_VSUM, rows[0]));
+  /* The factors taken out of the Σ over lanes (try_lane_sum) are not
+   * ours: gen skips them in body, and so must this direct walk. */
+  bool lanes = body == g->lbody;
   for (int i = 0; i < nf; i++)
-    if (i != which[0] && (nk < 2 || i != which[1]))
+    if (i != which[0] && (nk < 2 || i != which[1]) &&
+        !(lanes && i < 64 && (g->lpulled >> i & 1)))
       acc = ev_bin(g, B_MUL, acc, gen(g, f[i]));
   *out = acc;
   return true;

@@ -810,6 +810,14 @@ static void test_differential(void) {
   diff_test("A•(B•v)", comp(op_matvec(3), 1, op_matvec(3)), 3);
   diff_test("det(A•B)", comp(op_det3(), 0, op_matmat(3)), 2);
   diff_test("normalize(u - v)", comp(op_normalize_t(3), 0, op_sub_t(3)), 3);
+  /* examples/mip: camU = normalize(n × up), camV = camU × n */
+  diff_test("normalize(a×b)", comp(op_normalize_t(3), 0, op_cross3()), 3);
+  diff_test("normalize(a×b)×c", comp(op_cross3(), 0, comp(op_normalize_t(3), 0, op_cross3())), 3);
+  diff_test("normalize(normalize(a)×b)×normalize(a)",
+            comp(comp(op_cross3(), 0, comp(comp(op_normalize_t(3), 0, op_cross3()), 0,
+                                           op_normalize_t(3))),
+                 2, op_normalize_t(3)),
+            3);
   diff_test("s(u×v)", comp(op_scale_t(3), 1, op_cross3()), 3);
   diff_test("(u⊗v)•w", comp(op_matvec(3), 0, op_outer(3, 3)), 3);
 

@@ -264,6 +264,15 @@ static void d_vecmat(const double *const *x, double *o) { /* v 3, M 3x2 */
     o[j] = x[0][0] * x[1][j] + x[0][1] * x[1][2 + j] + x[0][2] * x[1][4 + j];
 }
 
+/* (a•c)(b•d) and (a•c)(b•d) - (a•d)(b•c), a b c d of size 3 */
+static void d_dotdot(const double *const *x, double *o) {
+  const double *a = x[0], *b = x[1], *c = x[2], *d = x[3];
+#define DOT3(p, q) (p[0] * q[0] + p[1] * q[1] + p[2] * q[2])
+  o[0] = DOT3(a, c) * DOT3(b, d);
+  o[1] = DOT3(a, c) * DOT3(b, d) - DOT3(a, d) * DOT3(b, c);
+#undef DOT3
+}
+
 static int build_cases(EinContext *c, EinCase *cs) {
   int n = 0;
   EinParam p3 = tp(1, 3, 0, 0), p33 = tp(2, 3, 3, 0), p4 = tp(1, 4, 0, 0), ps = tp(0, 0, 0, 0);
@@ -410,6 +419,24 @@ static int build_cases(EinContext *c, EinCase *cs) {
                       ein_op_new(c, 2, (EinParam[]){p3, tp(2, 3, 2, 0)}, 1, (int[]){2},
                                  SUM(c, 1, 0, 2, MUL(c, T1(c, 0, IV(1)), T2(c, 1, IV(1), IV(0))))),
                       d_vecmat, false};
+  /* Σ_{i,j} a_i c_i b_j d_j, as normalization leaves (a•c)(b•d) or the
+   * ε-ε form of (a×b)•(c×d): the Σ over lanes takes one factor of the
+   * lane index out, and the inner vdot over the other index must not
+   * multiply it in again (a regression: a_i counted twice). */
+  {
+    EinBinder b[2] = {{1, 0, 2}, {2, 0, 2}};
+    const EinExpr *k1[4] = {T1(c, 0, IV(1)), T1(c, 2, IV(1)), T1(c, 1, IV(2)), T1(c, 3, IV(2))};
+    const EinExpr *k2[4] = {T1(c, 0, IV(1)), T1(c, 3, IV(1)), T1(c, 1, IV(2)), T1(c, 2, IV(2))};
+    const EinExpr *s1 = ein_sum(c, 2, b, ein_mul(c, 4, k1));
+    const EinExpr *s2 = ein_sum(c, 2, b, ein_mul(c, 4, k2));
+    const EinExpr *comps[2] = {
+        s1, ein_sub(c, s1, s2)}; /* component σ0 = 0: s1; σ0 = 1: s1 - s2 */
+    const EinExpr *body = ADD(c, MUL(c, ein_delta(c, IV(0), IC(0)), comps[0]),
+                              MUL(c, ein_delta(c, IV(0), IC(1)), comps[1]));
+    cs[n++] = (EinCase){"dotdot",
+                        ein_op_new(c, 4, (EinParam[]){p3, p3, p3, p3}, 1, (int[]){2}, body),
+                        d_dotdot, false};
+  }
   return n;
 }
 
