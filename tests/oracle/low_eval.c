@@ -152,6 +152,129 @@ static double real_fun(int op, double x) {
   }
 }
 
+/* ---- matrices and sequences (independent of the runtime's closed forms) ---- */
+
+/* The components of a real, vector or tensor value (NULL otherwise). */
+static const double *comps_of(const LowVal *v, int *n) {
+  if (v->kind == LOWV_REAL) {
+    *n = 1;
+    return &v->r;
+  }
+  if (v->kind == LOWV_VEC || v->kind == LOWV_TENSOR) {
+    *n = v->n;
+    return v->v;
+  }
+  return NULL;
+}
+
+/* A value of x's kind and shape with components c. */
+static LowVal like(Arena *a, const LowVal *x, const double *c) {
+  if (x->kind == LOWV_REAL)
+    return low_val_real(c[0]);
+  if (x->kind == LOWV_VEC) {
+    LowVal v = val_vec(a, x->n);
+    memcpy(v.v, c, sizeof(double) * (size_t)x->n);
+    return v;
+  }
+  return low_val_tensor(a, x->order, x->dims, c);
+}
+
+/* Inverse of an n×n matrix (n = 2, 3) by cofactors: inv = adj(m) / det. */
+static void mat_inverse(int n, const double *m, double *r) {
+  if (n == 2) {
+    double det = m[0] * m[3] - m[1] * m[2];
+    r[0] = m[3] / det, r[1] = -m[1] / det, r[2] = -m[2] / det, r[3] = m[0] / det;
+    return;
+  }
+  double c[9];
+  for (int i = 0; i < 3; i++)
+    for (int j = 0; j < 3; j++) {
+      int i1 = (i + 1) % 3, i2 = (i + 2) % 3, j1 = (j + 1) % 3, j2 = (j + 2) % 3;
+      c[i * 3 + j] = m[i1 * 3 + j1] * m[i2 * 3 + j2] - m[i1 * 3 + j2] * m[i2 * 3 + j1];
+    }
+  double det = m[0] * c[0] + m[1] * c[1] + m[2] * c[2];
+  for (int i = 0; i < 3; i++)
+    for (int j = 0; j < 3; j++)
+      r[i * 3 + j] = c[j * 3 + i] / det; /* the adjugate is the transposed cofactors */
+}
+
+/* Eigen-decomposition of the symmetric n×n matrix whose upper triangle is
+ * m, by cyclic Jacobi rotations: eigenvalues in descending order, the unit
+ * eigenvectors as rows of vecs, each with its largest component positive
+ * (a deterministic sign, so runs compare). */
+static void sym_eigen(int n, const double *m, double *vals, double *vecs) {
+  double a[9], v[9];
+  for (int i = 0; i < n; i++)
+    for (int j = 0; j < n; j++) {
+      a[i * n + j] = i <= j ? m[i * n + j] : m[j * n + i];
+      v[i * n + j] = i == j;
+    }
+  for (int sweep = 0; sweep < 60; sweep++) {
+    double off = 0, scale = 0;
+    for (int i = 0; i < n; i++)
+      for (int j = 0; j < n; j++)
+        *(i == j ? &scale : &off) += a[i * n + j] * a[i * n + j];
+    if (off <= 1e-300 || off <= 1e-32 * scale)
+      break;
+    for (int p = 0; p < n; p++)
+      for (int q = p + 1; q < n; q++) {
+        double apq = a[p * n + q];
+        if (apq == 0)
+          continue;
+        double theta = (a[q * n + q] - a[p * n + p]) / (2 * apq);
+        double t = (theta >= 0 ? 1 : -1) / (fabs(theta) + sqrt(theta * theta + 1));
+        double c = 1 / sqrt(t * t + 1), s = t * c;
+        for (int k = 0; k < n; k++) { /* A <- A J (columns p, q) */
+          double akp = a[k * n + p], akq = a[k * n + q];
+          a[k * n + p] = c * akp - s * akq;
+          a[k * n + q] = s * akp + c * akq;
+        }
+        for (int k = 0; k < n; k++) { /* A <- J^T A (rows p, q) */
+          double apk = a[p * n + k], aqk = a[q * n + k];
+          a[p * n + k] = c * apk - s * aqk;
+          a[q * n + k] = s * apk + c * aqk;
+        }
+        for (int k = 0; k < n; k++) { /* V <- V J: eigenvectors in columns */
+          double vkp = v[k * n + p], vkq = v[k * n + q];
+          v[k * n + p] = c * vkp - s * vkq;
+          v[k * n + q] = s * vkp + c * vkq;
+        }
+      }
+  }
+  int ord[3] = {0, 1, 2};
+  for (int i = 0; i < n; i++) /* selection sort, descending */
+    for (int j = i + 1; j < n; j++)
+      if (a[ord[j] * n + ord[j]] > a[ord[i] * n + ord[i]]) {
+        int t = ord[i];
+        ord[i] = ord[j];
+        ord[j] = t;
+      }
+  for (int r = 0; r < n; r++) {
+    int k = ord[r], big = 0;
+    vals[r] = a[k * n + k];
+    double norm = 0;
+    for (int i = 0; i < n; i++) {
+      norm += v[i * n + k] * v[i * n + k];
+      if (fabs(v[i * n + k]) > fabs(v[big * n + k]))
+        big = i;
+    }
+    double sg = v[big * n + k] < 0 ? -1 : 1;
+    for (int i = 0; i < n; i++)
+      vecs[r * n + i] = sg * v[i * n + k] / sqrt(norm);
+  }
+}
+
+static LowVal seq_new(Arena *a, int n) {
+  LowVal v;
+  memset(&v, 0, sizeof v);
+  v.kind = LOWV_SEQ;
+  v.n = n;
+  v.elems = ARENA_NEW_ARRAY(a, LowVal, n > 0 ? n : 1);
+  return v;
+}
+
+static double num_of(const LowVal *v) { return v->kind == LOWV_INT ? (double)v->i : v->r; }
+
 static int eval_op(Ev *e, const IrInstr *in, LowVal *out) {
   const IrOpInfo *info = ir_op_info(IR_LOW, in->op);
   const char *name = info ? info->name : "?";
@@ -545,6 +668,128 @@ static int eval_op(Ev *e, const IrInstr *in, LowVal *out) {
                        : in->op == IR_LOP_MIRROR_INDEX ? map_mirror(A->i, B->i)
                                                        : map_wrap(A->i, B->i));
     return 0;
+  case IR_OP_POWI:
+    if (need(e, A, LOWV_REAL, name) || need(e, B, LOWV_INT, name))
+      return -1;
+    *out = low_val_real(pow(A->r, (double)B->i));
+    return 0;
+  case IR_OP_CLAMP: {
+    /* clamp(lo, hi, x): lo and hi are reals (broadcast) or x's shape */
+    int nl = 0, nh = 0, nx = 0;
+    const double *lo = comps_of(A, &nl), *hi = comps_of(B, &nh), *x = comps_of(args[2], &nx);
+    if (!lo || !hi || !x || (nl != 1 && nl != nx) || (nh != 1 && nh != nx))
+      return fail(e, "%s: operands", name);
+    double r[64];
+    if (nx > 64)
+      return fail(e, "%s: too many components", name);
+    for (int i = 0; i < nx; i++) {
+      double l = lo[nl == 1 ? 0 : i], h = hi[nh == 1 ? 0 : i];
+      r[i] = x[i] < l ? l : (x[i] > h ? h : x[i]);
+    }
+    *out = like(e->a, args[2], r);
+    return 0;
+  }
+  case IR_OP_INV:
+  case IR_OP_EVALS:
+  case IR_OP_EVECS: {
+    int nc;
+    const double *m = comps_of(A, &nc);
+    if (m && A->kind == LOWV_REAL && in->op == IR_OP_INV) {
+      *out = low_val_real(1 / A->r);
+      return 0;
+    }
+    int d = nc == 4 ? 2 : 3;
+    if (!m || A->kind != LOWV_TENSOR || (nc != 4 && nc != 9))
+      return fail(e, "%s: a 2x2 or 3x3 matrix expected", name);
+    double r[9], vals[3];
+    if (in->op == IR_OP_INV) {
+      mat_inverse(d, m, r);
+      *out = like(e->a, A, r);
+      return 0;
+    }
+    sym_eigen(d, m, vals, r);
+    /* real[d] and vecd[d] are sequences */
+    *out = seq_new(e->a, d);
+    for (int i = 0; i < d; i++)
+      out->elems[i] = in->op == IR_OP_EVALS ? low_val_real(vals[i]) : low_val_tensor(e->a, 1, &d, r + i * d);
+    return 0;
+  }
+  case IR_OP_SEQ_APPEND:
+  case IR_OP_SEQ_PREPEND:
+  case IR_OP_SEQ_CONCAT: {
+    const LowVal *first = A, *second = B;
+    int n1 = 1, n2 = 1;
+    if (in->op != IR_OP_SEQ_PREPEND) {
+      if (need(e, A, LOWV_SEQ, name))
+        return -1;
+      n1 = A->n;
+    }
+    if (in->op != IR_OP_SEQ_APPEND) {
+      if (need(e, B, LOWV_SEQ, name))
+        return -1;
+      n2 = B->n;
+    }
+    *out = seq_new(e->a, n1 + n2);
+    for (int i = 0; i < n1; i++)
+      out->elems[i] = in->op == IR_OP_SEQ_PREPEND ? *first : first->elems[i];
+    for (int i = 0; i < n2; i++)
+      out->elems[n1 + i] = in->op == IR_OP_SEQ_APPEND ? *second : second->elems[i];
+    return 0;
+  }
+  case IR_OP_RANGE: {
+    if (need(e, A, LOWV_INT, name) || need(e, B, LOWV_INT, name))
+      return -1;
+    if (B->i - A->i > 1000000)
+      return fail(e, "%s: too long", name);
+    int len = B->i < A->i ? 0 : (int)(B->i - A->i + 1);
+    *out = seq_new(e->a, len);
+    for (int i = 0; i < len; i++)
+      out->elems[i] = low_val_int(A->i + i);
+    return 0;
+  }
+  case IR_OP_RED_ALL:
+  case IR_OP_RED_EXISTS: {
+    if (need(e, A, LOWV_SEQ, name))
+      return -1;
+    bool all = in->op == IR_OP_RED_ALL, r = all;
+    for (int i = 0; i < A->n; i++) {
+      if (need(e, &A->elems[i], LOWV_BOOL, name))
+        return -1;
+      r = all ? r && A->elems[i].b : r || A->elems[i].b;
+    }
+    *out = val_bool(r);
+    return 0;
+  }
+  case IR_OP_RED_SUM:
+  case IR_OP_RED_PRODUCT:
+  case IR_OP_RED_MIN:
+  case IR_OP_RED_MAX:
+  case IR_OP_RED_MEAN: {
+    if (need(e, A, LOWV_SEQ, name))
+      return -1;
+    bool isint = in->dst && in->dst->ty && in->dst->ty->kind == IR_TY_INT;
+    int64_t ir = in->op == IR_OP_RED_PRODUCT ? 1 : in->op == IR_OP_RED_MIN ? INT64_MAX
+                 : in->op == IR_OP_RED_MAX ? INT64_MIN : 0;
+    double rr = in->op == IR_OP_RED_PRODUCT ? 1 : in->op == IR_OP_RED_MIN ? INFINITY
+                : in->op == IR_OP_RED_MAX ? -INFINITY : 0;
+    for (int i = 0; i < A->n; i++) {
+      const LowVal *x = &A->elems[i];
+      if (!is_num(x) || (x->kind == LOWV_INT) != isint)
+        return fail(e, "%s: elements", name);
+      double xr = num_of(x);
+      switch (in->op) {
+      case IR_OP_RED_PRODUCT: ir *= x->i, rr *= xr; break;
+      case IR_OP_RED_MIN: ir = x->i < ir ? x->i : ir, rr = fmin(rr, xr); break;
+      case IR_OP_RED_MAX: ir = x->i > ir ? x->i : ir, rr = fmax(rr, xr); break;
+      default: ir += x->i, rr += xr; break;
+      }
+    }
+    if (in->op == IR_OP_RED_MEAN)
+      *out = low_val_real(rr / A->n);
+    else
+      *out = isint ? low_val_int(ir) : low_val_real(rr);
+    return 0;
+  }
   default: break;
   }
   return fail(e, "operator '%s' is not interpreted", name);
