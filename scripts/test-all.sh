@@ -30,5 +30,10 @@ summaries=$(grep -cE '^[0-9]+ passed, [0-9]+ failed' "$logdir/normal.log" "$logd
 [ "$summaries" -eq 2 ] || { echo "test-all: a suite did not report its summary"; status=1; }
 line=$(sum "$logdir/normal.log" "$logdir/asan.log")
 rm -rf "$logdir"
+# `make ... | tee` hides make's status: judge by the counts as well
+case "$line" in
+  *" 0 failed,"*) ;;
+  *) status=1 ;;
+esac
 echo "$line"
 exit $status
