@@ -25,7 +25,11 @@
  *                     vsum, vslice, vindex, vsplat, vcons) code; outer
  *                     indices and Σ are unrolled (constants folded, so δ, ε
  *                     and zero terms cost nothing), a Σ over the last index
- *                     of two tensor rows is one vdot; abs and sign become
+ *                     of two tensor rows is one vdot; nested Σ of products
+ *                     (convolutions) run with the lanes on one summed
+ *                     index, preferably image axis 0 of a voxel
+ *                     neighbourhood: vertical vector arithmetic, then one
+ *                     vdot/vsum (mid_to_low_ein.c); abs and sign become
  *                     select over comparisons.
  *   kernel_eval     → horner(vsplat(f), c0, ..., cD) of type vec<2s>: lane
  *                     k holds the coefficients, as polynomials in f, of the
@@ -44,7 +48,9 @@
  *                     clamp_index / mirror_index / wrap_index(i, N_a) (the
  *                     maps of LANGUAGE.md §4.7) per axis before addressing.
  *                     The result is a tensor[2s,...,2s, σ] whose rows run
- *                     over σ's last index, or over the taps of axis d−1.
+ *                     over σ's last index, or over the taps of axis d−1;
+ *                     vectors of taps along axis 0 are formed on demand
+ *                     (vcons of loads at consecutive offsets is a vload).
  *   world_to_index  → img_transform / img_translate, vdot, vadd.
  *   tfloor, tfract  → floor per component, vsub; real_to_int → floor_to_int.
  *   inside_image    → comparisons of each component with s−1 and N_a − s.
