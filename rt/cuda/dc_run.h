@@ -29,6 +29,7 @@
 #ifndef DIDEROT_CUDA_RUN_H
 #define DIDEROT_CUDA_RUN_H
 
+
 typedef struct DcWorld {
   DrtWorld *rt;
   DrtErrors *err;
@@ -44,6 +45,12 @@ typedef struct DcWorld {
   d_dglobals *dglobals;
   DcImages images;
   DcScratch scratch;
+  DcStore in;                              /* start-of-step copy (D_READS_IN) */
+  unsigned char *status_save, *fresh_save; /* for a rerun (sphere pool) */
+  uint32_t *pool, poolcap;                 /* sphere results of a step */
+#if D_SPHERE_DIM
+  DcSphere sphere;
+#endif
 } DcWorld;
 
 /* ---- kernels ------------------------------------------------------------------------- */
@@ -226,6 +233,80 @@ static bool dc_download(DcWorld *cw, uint32_t steps) {
 
 /* ---- the steps ----------------------------------------------------------------------------- */
 
+/* Before a kernel over the strands: the start-of-step copy of the store
+ * (other strands' state is read from it) and, with sphere queries, the
+ * index over it and copies of status/fresh so that the kernel can run
+ * again when the result pool was too small. *a gets the pointers. */
+static bool dc_snapshot(DcWorld *cw, DcStep *a) {
+  a->in = cw->st.w;
+  if (!D_READS_IN) return true;
+  if (cw->in.cap != cw->cap) {
+    dc_store_free(&cw->in);
+    cudaFree(cw->status_save);
+    cudaFree(cw->fresh_save);
+    cw->status_save = cw->fresh_save = NULL;
+    if (!dc_store_alloc(cw, &cw->in, cw->cap) ||
+        (D_SPHERE_DIM && (!dc_alloc(cw, (void **)&cw->status_save, cw->cap) ||
+                          !dc_alloc(cw, (void **)&cw->fresh_save, cw->cap))))
+      return false;
+  }
+  if (!dc_ok(cw->err, cudaMemcpy(cw->in.w, cw->st.w, d_store_words(cw->cap) * sizeof(dreal),
+                                 cudaMemcpyDeviceToDevice), "copy"))
+    return false;
+  a->in = cw->in.w;
+#if D_SPHERE_DIM
+  if (cw->n && (!dc_ok(cw->err, cudaMemcpy(cw->status_save, cw->status, cw->n, cudaMemcpyDeviceToDevice), "copy") ||
+                !dc_ok(cw->err, cudaMemcpy(cw->fresh_save, cw->fresh, cw->n, cudaMemcpyDeviceToDevice), "copy")))
+    return false;
+  d_dglobals g;
+  memset(&g, 0, sizeof g);
+  cw->getg(cw->hostw, &g);
+  cw->sphere.brute = D_BRUTE_SPHERE;
+  if (!dc_sphere_build(cw->err, &cw->sphere, &a->grid, cw->in.w, cw->cap, cw->n, cw->status,
+                       d_sphere_hint(&g)))
+    return false;
+  if (!cw->pool) {
+    /* about 16 neighbours per strand; DIDEROT_CUDA_SPHERE_POOL sets the
+     * first size (tests use 1 to run every step twice) */
+    const char *ps = getenv("DIDEROT_CUDA_SPHERE_POOL");
+    uint32_t want = cw->n < 4096 ? 65536 : 16 * cw->n;
+    if (ps && atoi(ps) > 0) want = (uint32_t)atoi(ps);
+    if (!dc_alloc(cw, (void **)&cw->pool, (size_t)want * sizeof(uint32_t))) return false;
+    cw->poolcap = want;
+  }
+  a->pool = cw->pool;
+  a->poolcap = cw->poolcap;
+#endif
+  return true;
+}
+
+/* After a kernel: true when its sphere results did not fit the pool; the
+ * start-of-step state is then restored and the pool made large enough for
+ * the kernel to run again. */
+static bool dc_rerun(DcWorld *cw, DcStep *a, uint32_t demand, bool *fail) {
+  *fail = false;
+  if (!D_SPHERE_DIM || demand <= cw->poolcap) return false;
+  size_t want = (size_t)demand + demand / 4;
+  if (want > UINT32_MAX) want = UINT32_MAX;
+  uint32_t had = cw->poolcap;
+  cudaFree(cw->pool);
+  cw->pool = NULL;
+  cw->poolcap = 0;
+  *fail = !dc_alloc(cw, (void **)&cw->pool, want * sizeof(uint32_t)) ||
+          !dc_ok(cw->err, cudaMemcpy(cw->st.w, cw->in.w, d_store_words(cw->cap) * sizeof(dreal),
+                                     cudaMemcpyDeviceToDevice), "copy") ||
+          (cw->n && (!dc_ok(cw->err, cudaMemcpy(cw->status, cw->status_save, cw->n, cudaMemcpyDeviceToDevice), "copy") ||
+                     !dc_ok(cw->err, cudaMemcpy(cw->fresh, cw->fresh_save, cw->n, cudaMemcpyDeviceToDevice), "copy")));
+  if (*fail) return false;
+  if (drt_world_verbose(cw->rt))
+    fprintf(stderr, "sphere results need %u entries (pool %u): the step runs again\n",
+            (unsigned)demand, (unsigned)had);
+  cw->poolcap = (uint32_t)want;
+  a->pool = cw->pool;
+  a->poolcap = cw->poolcap;
+  return true;
+}
+
 /* Remove dying slots of a collection (order kept), then rebuild the
  * worklist. */
 static bool dc_compact_storage(DcWorld *cw) {
@@ -331,17 +412,32 @@ static bool dc_new_reserve(DcWorld *cw) {
 static bool dc_step(DcWorld *cw) {
   if (!dc_scratch_reserve(cw->err, &cw->scratch, dc_blocks(cw->nwork, DC_RBLOCK))) return false;
   if (D_HAS_NEW && !dc_new_reserve(cw)) return false;
-  if (!dc_ok(cw->err, cudaMemset(cw->scratch.cnt, 0, sizeof(DcCounts)), "set")) return false;
-  DcStep a = {cw->work, cw->nwork, cw->status, cw->fresh, cw->scratch.cnt, cw->nkey, cw->ncap,
-              cw->chunk};
-  if (cw->nwork) {
-    DC_LAUNCH(d_k_step, dc_blocks(cw->nwork, D_BLOCK), D_BLOCK, (const d_dglobals *)cw->dglobals, cw->st,
-              cw->nst, a);
-    if (!dc_launched(cw->err, "update")) return false;
-  }
+  DcStep a;
+  memset(&a, 0, sizeof a);
+  a.work = cw->work;
+  a.nwork = cw->nwork;
+  a.status = cw->status;
+  a.fresh = cw->fresh;
+  a.cnt = cw->scratch.cnt;
+  a.nkey = cw->nkey;
+  a.ncap = cw->ncap;
+  a.chunk = cw->chunk;
+  a.nactive = cw->nactive;
+  a.nstable = cw->nstable;
+  if (!dc_snapshot(cw, &a)) return false;
   DcCounts t;
-  if (!dc_compact(cw->err, &cw->scratch, cw->work, cw->nwork, cw->status, 1u << DRT_ACTIVE, cw->work2, &t))
-    return false;
+  for (bool again = true, fail = false; again;) {
+    if (!dc_ok(cw->err, cudaMemset(cw->scratch.cnt, 0, sizeof(DcCounts)), "set")) return false;
+    if (cw->nwork) {
+      DC_LAUNCH(d_k_step, dc_blocks(cw->nwork, D_BLOCK), D_BLOCK, (const d_dglobals *)cw->dglobals,
+                cw->st, cw->nst, a);
+      if (!dc_launched(cw->err, "update")) return false;
+    }
+    if (!dc_compact(cw->err, &cw->scratch, cw->work, cw->nwork, cw->status, 1u << DRT_ACTIVE, cw->work2, &t))
+      return false;
+    again = dc_rerun(cw, &a, t.pool, &fail);
+    if (fail) return false;
+  }
   uint32_t *w = cw->work;
   cw->work = cw->work2;
   cw->work2 = w;
@@ -379,6 +475,13 @@ extern "C" void d_cuda_free(void *cw_) {
   dc_store_free(&cw->st);
   dc_store_free(&cw->st2);
   dc_store_free(&cw->nst);
+  dc_store_free(&cw->in);
+  cudaFree(cw->status_save);
+  cudaFree(cw->fresh_save);
+  cudaFree(cw->pool);
+#if D_SPHERE_DIM
+  dc_sphere_free(&cw->sphere);
+#endif
   cudaFree(cw->status);
   cudaFree(cw->status2);
   cudaFree(cw->fresh);
@@ -447,10 +550,32 @@ extern "C" uint32_t d_cuda_count(void *cw_, int which) {
 extern "C" void d_cuda_stabilize_all(void *cw_) {
   DcWorld *cw = (DcWorld *)cw_;
   if (!cw || !cw->nwork || !dc_refresh_globals(cw)) return;
-  DC_LAUNCH(d_k_stabilize_all, dc_blocks(cw->nwork, D_BLOCK), D_BLOCK,
-            (const d_dglobals *)cw->dglobals, cw->st, (const uint32_t *)cw->work, cw->nwork,
-            cw->status);
-  if (!dc_launched(cw->err, "stabilize")) return;
+  /* as on the CPU: queries and other strands' state see the current
+   * states, and each strand the counts moved by those before it */
+  DcStep a;
+  memset(&a, 0, sizeof a);
+  a.work = cw->work;
+  a.nwork = cw->nwork;
+  a.status = cw->status;
+  a.fresh = cw->fresh;
+  a.cnt = cw->scratch.cnt;
+  a.chunk = cw->chunk;
+  a.nactive = cw->nactive;
+  a.nstable = cw->nstable;
+  a.count_down = 1;
+  if (!dc_scratch_reserve(cw->err, &cw->scratch, 1) || !dc_snapshot(cw, &a)) return;
+  a.cnt = cw->scratch.cnt;
+  for (bool again = true, fail = false; again;) {
+    DcCounts t;
+    if (!dc_ok(cw->err, cudaMemset(cw->scratch.cnt, 0, sizeof(DcCounts)), "set")) return;
+    DC_LAUNCH(d_k_stabilize_all, dc_blocks(cw->nwork, D_BLOCK), D_BLOCK,
+              (const d_dglobals *)cw->dglobals, cw->st, a);
+    if (!dc_launched(cw->err, "stabilize") ||
+        !dc_ok(cw->err, cudaMemcpy(&t, cw->scratch.cnt, sizeof t, cudaMemcpyDeviceToHost), "copy"))
+      return;
+    again = dc_rerun(cw, &a, t.pool, &fail);
+    if (fail) return;
+  }
   cw->nstable += cw->nwork;
   cw->nactive = cw->nwork = 0;
 }
@@ -463,6 +588,42 @@ extern "C" void d_cuda_kill_all(void *cw_) {
   if (!dc_launched(cw->err, "die")) return;
   cw->nactive = cw->nwork = 0;
   dc_compact_storage(cw);
+}
+
+/* ---- collecting strands into a sequence (global blocks) -------------------------------- */
+
+/* out[j] = map(sel[j]) for the n selected slots. */
+template <typename T, typename MAP>
+static __global__ void dc_k_collect(MAP map, const uint32_t *sel, uint32_t n, T *out) {
+  uint32_t j = threadIdx.x + blockDim.x * blockIdx.x;
+  if (j < n) out[j] = map(sel[j]);
+}
+
+/* map(i) for the strands of `set` (DrtSet) in slot order, which is the C
+ * targets' order (creation order, dead slots compacted away), into the
+ * host array out (room for cap values). Returns how many were written;
+ * 0 with an error in cw->err on failure. */
+template <typename T, typename MAP>
+static uint32_t dc_collect(DcWorld *cw, MAP map, int set, T *out, uint32_t cap) {
+  DcCounts t;
+  if (!cw->n) return 0;
+  if (!dc_perm_reserve(cw, cw->n) ||
+      !dc_compact(cw->err, &cw->scratch, NULL, cw->n, cw->status, dc_set_mask(set), cw->perm, &t))
+    return 0;
+  if (t.kept > cap) { /* cap is the alive count: the counts and statuses disagree */
+    drt_error(cw->err, "internal: %u strands to collect, room for %u", (unsigned)t.kept,
+              (unsigned)cap);
+    return 0;
+  }
+  if (!t.kept) return 0;
+  T *dv = NULL;
+  if (!dc_alloc(cw, (void **)&dv, t.kept * sizeof(T))) return 0;
+  void (*k)(MAP, const uint32_t *, uint32_t, T *) = dc_k_collect<T, MAP>;
+  DC_LAUNCH(k, dc_blocks(t.kept, D_BLOCK), D_BLOCK, map, (const uint32_t *)cw->perm, t.kept, dv);
+  bool ok = dc_launched(cw->err, "collect") &&
+            dc_ok(cw->err, cudaMemcpy(out, dv, t.kept * sizeof(T), cudaMemcpyDeviceToHost), "copy");
+  cudaFree(dv);
+  return ok ? t.kept : 0;
 }
 
 #endif

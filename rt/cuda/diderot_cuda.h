@@ -70,8 +70,19 @@ typedef struct DcCounts {
   uint32_t kept;  /* items whose status is in the mask */
   uint32_t dying; /* items whose status is DYING or DEAD */
   uint32_t nnew;  /* strands created by `new` this step (atomic append) */
-  uint32_t pad_;
+  uint32_t pool;  /* sphere results of this step: the pool's demand */
 } DcCounts;
+
+/* The spatial index of sphere queries (dc_sphere.h), as the step kernel
+ * sees it: points sorted by cell, cell c holding [start[c], start[c+1]). */
+typedef struct DcGrid {
+  const void *pts;         /* dreal[dim] per point */
+  const uint32_t *ids;     /* the slot of each point */
+  const uint32_t *start;   /* cells + 1 offsets */
+  double org[3], inv;      /* cell coordinate: floor((x - org)·inv), clamped */
+  int32_t nc[3];           /* cells per axis */
+  uint32_t npts;           /* 0: nothing indexed */
+} DcGrid;
 
 /* What the step kernel gets besides the globals and the stores. */
 typedef struct DcStep {
@@ -82,6 +93,14 @@ typedef struct DcStep {
   unsigned long long *nkey; /* two words per new strand: its ordering key */
   uint32_t ncap;            /* room in the new-strand buffer */
   uint32_t chunk;           /* the CPU scheduler's chunk (ordering only) */
+  const void *in;           /* start-of-step copy of the store (dreal words):
+                               other strands' state, the caller's sphere centre */
+  DcGrid grid;              /* sphere queries */
+  uint32_t *pool;           /* sphere results (cnt->pool allocates) */
+  uint32_t poolcap;
+  uint32_t nactive, nstable;/* strand counts at the start of the step */
+  uint32_t count_down;      /* 1 in a global `stabilize`: counts seen by the
+                               strand at worklist position w move by w */
 } DcStep;
 
 /* `new` from strand `creator`: a slot in the new-strand buffer by an

@@ -67,17 +67,46 @@ bool emit_sphere_used(EmitCtx *e) {
 
 /* The C text of a query radius known at the start of a step (a literal or
  * a global read), or NULL. */
-static const char *radius_source(EmitCtx *e, const IrVar *r) {
+static const char *radius_source(EmitCtx *e, const IrVar *r, const char *g) {
   for (int hops = 0; r && r->def && hops < 8; hops++) {
     const IrInstr *d = r->def;
     if (d->kind == IR_I_LIT && d->lit.kind == IR_LIT_REAL) return emit_real_lit(e, d->lit.r);
     if (d->kind == IR_I_GLOBAL_GET && d->global && d->global->ty->kind == IR_TY_TENSOR &&
         d->global->ty->order == 0)
-      return arena_printf(e->a, "wrld->%s", emit_global_field(e, d->global));
+      return arena_printf(e->a, "%s%s", g, emit_global_field(e, d->global));
     if (d->kind != IR_I_COPY || d->nargs != 1) return NULL;
     r = d->args[0];
   }
   return NULL;
+}
+
+/* "  if (R > h_) h_ = R;" for every query radius R known at the start of
+ * a step (literals, and globals read through the prefix g, e.g.
+ * "wrld->"): the cell size of the index. */
+void emit_sphere_hint(EmitCtx *e, EmitBuf *out, const char *g) {
+  const char **seen = NULL;
+  int nseen = 0, capseen = 0;
+  for (int c = 0; c < e->m->ncfgs; c++) {
+    IrCFG *cfg = e->m->cfgs[c];
+    for (int b = 0; b < cfg->nblocks; b++)
+      for (int i = 0; i < cfg->blocks[b]->ninstrs; i++) {
+        IrInstr *in = cfg->blocks[b]->instrs[i];
+        if (!is_query(in) || in->nargs < 1) continue;
+        const char *src = radius_source(e, in->args[in->nargs - 1], g);
+        if (!src) continue;
+        bool dup = false;
+        for (int k = 0; k < nseen; k++) dup |= !strcmp(seen[k], src);
+        if (dup) continue;
+        if (nseen == capseen) {
+          capseen = capseen ? 2 * capseen : 8;
+          const char **ns = arena_alloc(e->a, (size_t)capseen * sizeof *ns);
+          if (nseen) memcpy(ns, seen, (size_t)nseen * sizeof *ns);
+          seen = ns;
+        }
+        seen[nseen++] = src;
+        OUT("  if ((double)%s > h_) h_ = (double)%s;\n", src, src);
+      }
+  }
 }
 
 void emit_sphere_glue(EmitCtx *e, EmitBuf *out) {
@@ -107,30 +136,7 @@ void emit_sphere_glue(EmitCtx *e, EmitBuf *out) {
   for (int k = 0; k < dim; k++)
     OUT("    p_[%s] = %s;\n", emit_interleaved_index(e, dim, k, "i"), pos_comp(e, pos->ty, "s_", k));
   OUT("  }\n  double h_ = 0;\n");
-  /* the cell size: the largest radius known at the start of the step */
-  const char **seen = NULL;
-  int nseen = 0, capseen = 0;
-  for (int c = 0; c < e->m->ncfgs; c++) {
-    IrCFG *cfg = e->m->cfgs[c];
-    for (int b = 0; b < cfg->nblocks; b++)
-      for (int i = 0; i < cfg->blocks[b]->ninstrs; i++) {
-        IrInstr *in = cfg->blocks[b]->instrs[i];
-        if (!is_query(in) || in->nargs < 1) continue;
-        const char *src = radius_source(e, in->args[in->nargs - 1]);
-        if (!src) continue;
-        bool dup = false;
-        for (int k = 0; k < nseen; k++) dup |= !strcmp(seen[k], src);
-        if (dup) continue;
-        if (nseen == capseen) {
-          capseen = capseen ? 2 * capseen : 8;
-          const char **ns = arena_alloc(e->a, (size_t)capseen * sizeof *ns);
-          if (nseen) memcpy(ns, seen, (size_t)nseen * sizeof *ns);
-          seen = ns;
-        }
-        seen[nseen++] = src;
-        OUT("  if ((double)%s > h_) h_ = (double)%s;\n", src, src);
-      }
-  }
+  emit_sphere_hint(e, out, "wrld->");
   OUT("  drt_sphere_build(wrld->sphere, rt, h_);\n}\n\n"
       "static void d_sphere_begin_step(DrtWorld *rt, void *wrld) {\n"
       "  (void)rt;\n  d_sphere_build(wrld);\n}\n\n");
@@ -141,6 +147,51 @@ void emit_sphere_glue(EmitCtx *e, EmitBuf *out) {
       "  if (!drt_sphere_current(wrld->sphere, wrld->rt)) d_sphere_build(wrld);\n"
       "  return drt_sphere_query_%s(wrld->sphere, %s, self, c, r, len);\n}\n\n",
       e->opt->double_real ? "d" : "f", omp ? "(uint32_t)omp_get_thread_num()" : "0");
+}
+
+int emit_sphere_dim(EmitCtx *e) {
+  const IrStateVar *pos = sphere_pos(e->m);
+  return pos ? pos_dim(pos->ty) : 0;
+}
+
+void emit_sphere_pos_read(EmitCtx *e, EmitBuf *out, const char *store, const char *strand,
+                          const char *dst) {
+  const IrStateVar *pos = sphere_pos(e->m);
+  int dim = pos ? pos_dim(pos->ty) : 0;
+  if (!dim) {
+    emit_fail(e, "sphere queries need a state variable 'pos' of type real, vec2 or vec3");
+    return;
+  }
+  OUT("  { %s s_;\n", emit_type(e, pos->ty));
+  emit_state_read(e, out, pos, store, strand, "s_", "    ");
+  for (int k = 0; k < dim; k++) OUT("    %s[%d] = %s;\n", dst, k, pos_comp(e, pos->ty, "s_", k));
+  OUT("  }\n");
+}
+
+bool emit_sphere_center(EmitCtx *e, EmitBuf *out, IrInstr *in, const char *store_decl,
+                        const char *store) {
+  const IrStateVar *pos = sphere_pos(e->m);
+  int dim = pos ? pos_dim(pos->ty) : 0;
+  if (!dim) {
+    emit_fail(e, "sphere queries need a state variable 'pos' of type real, vec2 or vec3");
+    return false;
+  }
+  bool at = in->op == IR_OP_SPHERE_AT;
+  if (in->nargs != (at ? 2 : 1) || (at && pos_dim(in->args[0]->ty) != dim)) {
+    emit_fail(e, "a sphere query with bad arguments");
+    return false;
+  }
+  const IrType *ct = at ? in->args[0]->ty : pos->ty;
+  const char *cx = at ? emit_var(e, in->args[0]) : "p_";
+  OUT("  { %s p_;\n", emit_type(e, pos->ty));
+  if (!at) { /* the caller's start-of-step pos, through the state layout */
+    OUT("%s", store_decl);
+    emit_state_read(e, out, pos, store, "id", "p_", "    ");
+  }
+  OUT("    const dreal c_[%d] = {", dim);
+  for (int i = 0; i < dim; i++) OUT("%s%s", i ? ", " : "", pos_comp(e, ct, cx, i));
+  OUT("};\n    (void)p_;\n");
+  return true;
 }
 
 void emit_sphere_query(EmitCtx *e, EmitBuf *out, IrInstr *in) {
@@ -155,28 +206,12 @@ void emit_sphere_query(EmitCtx *e, EmitBuf *out, IrInstr *in) {
     emit_fail(e, "a sphere query outside the strand");
     return;
   }
-  const IrStateVar *pos = sphere_pos(e->m);
-  int dim = pos ? pos_dim(pos->ty) : 0;
-  if (!dim) {
-    emit_fail(e, "sphere queries need a state variable 'pos' of type real, vec2 or vec3");
+  if (!emit_sphere_center(e, out, in,
+                          "    const dreal *d_inq = drt_world_in_store(wrld->rt);\n"
+                          "    const int64_t d_N = drt_world_capacity(wrld->rt);\n    (void)d_N;\n",
+                          "d_inq"))
     return;
-  }
-  bool at = in->op == IR_OP_SPHERE_AT;
-  if (in->nargs != (at ? 2 : 1) || (at && pos_dim(in->args[0]->ty) != dim)) {
-    emit_fail(e, "a sphere query with bad arguments");
-    return;
-  }
-  const IrType *ct = at ? in->args[0]->ty : pos->ty;
-  const char *cx = at ? emit_var(e, in->args[0]) : "p_";
-  OUT("  { %s p_;\n", emit_type(e, pos->ty));
-  if (!at) { /* the caller's start-of-step pos, through the state layout */
-    OUT("    const dreal *d_inq = drt_world_in_store(wrld->rt);\n"
-        "    const int64_t d_N = drt_world_capacity(wrld->rt);\n    (void)d_N;\n");
-    emit_state_read(e, out, pos, "d_inq", "id", "p_", "    ");
-  }
-  OUT("  const dreal c_[%d] = {", dim);
-  for (int i = 0; i < dim; i++) OUT("%s%s", i ? ", " : "", pos_comp(e, ct, cx, i));
-  OUT("};\n    uint32_t n_;\n    %s.v = (uint32_t *)d_sphere_query(wrld, id, c_, %s, &n_);\n"
-      "    %s.len = n_; (void)p_; }\n",
+  OUT("    uint32_t n_;\n    %s.v = (uint32_t *)d_sphere_query(wrld, id, c_, %s, &n_);\n"
+      "    %s.len = n_; }\n",
       d, emit_var(e, in->args[in->nargs - 1]), d);
 }

@@ -16,6 +16,10 @@
 
 static bool is_dynseq(const IrType *t) { return t->kind == IR_TY_SEQ && t->len == IR_SEQ_DYNAMIC; }
 
+/* Strand sequences in strand code are sphere results (a slot list in the
+ * step's pool), which the device handles. */
+static bool is_strand_seq(const IrType *t) { return is_dynseq(t) && t->elem->kind == IR_TY_STRAND; }
+
 static bool is_global_block(const IrCFG *cfg) {
   return cfg && (cfg->kind == IR_CFG_GLOBAL_START || cfg->kind == IR_CFG_GLOBAL_UPDATE);
 }
@@ -109,11 +113,25 @@ bool emit_cuda_host_instr(EmitCtx *e, EmitBuf *out, IrInstr *in) {
     OUT("  { extern void d_cuda_kill_all(void *);\n    d_cuda_kill_all(wrld->cuda); }\n");
     return true;
   case IR_OP_STRAND_REDUCE: {
-    if (!in->dst || !in->fn || (IrReduce)in->imm[0] == IR_REDUCE_COLLECT) {
+    if (!in->dst || !in->fn || in->nimm < 2) {
       emit_fail(e, "this strand-set reduction is not supported by the cuda target");
       return true;
     }
     const char *fn = red_name(e, in);
+    if ((IrReduce)in->imm[0] == IR_REDUCE_COLLECT) {
+      /* the map runs on the device over the set's strands in slot order
+       * (the C targets' order); the alive count bounds the length */
+      const char *el = emit_type(e, in->dst->ty->elem);
+      OUT("  { extern uint32_t d_cuda_count(void *, int);\n    extern uint32_t %s(%s);\n"
+          "    uint32_t ns_ = d_cuda_count(wrld->cuda, 0);\n"
+          "    %s = (%s){0, d_seq_alloc(D_SEQ_RT, ns_, sizeof(%s))};\n"
+          "    %s.len = %s(wrld->cuda, %s.v, ns_",
+          fn, red_params(e, in, "void *, void *, uint32_t", false), d, emit_type(e, in->dst->ty),
+          el, d, fn, d);
+      for (int i = 0; i < in->nargs; i++) OUT(", %s", emit_var(e, in->args[i]));
+      OUT("); }\n");
+      return true;
+    }
     OUT("  { extern %s %s(%s);\n    %s = %s(wrld->cuda", emit_type(e, in->dst->ty), fn,
         red_params(e, in, "void *", false), d, fn);
     for (int i = 0; i < in->nargs; i++) OUT(", %s", emit_var(e, in->args[i]));
@@ -185,7 +203,8 @@ static bool cuda_layouts(EmitCtx *e, CudaEmit *c) {
 /* ---- the device half: instructions ----------------------------------------------------- */
 
 static bool cuda_dev_instr(EmitCtx *e, EmitBuf *out, IrInstr *in) {
-  if (in->dst && (is_dynseq(in->dst->ty) || in->dst->ty->kind == IR_TY_STRING)) {
+  if (in->dst && ((is_dynseq(in->dst->ty) && !is_strand_seq(in->dst->ty)) ||
+                  in->dst->ty->kind == IR_TY_STRING)) {
     emit_fail(e, "dynamic sequences and strings are not supported on the device");
     return true;
   }
@@ -198,15 +217,48 @@ static bool cuda_dev_instr(EmitCtx *e, EmitBuf *out, IrInstr *in) {
     }
     OUT("  { dreal ns_[D_STATE_WORDS];\n    memset(ns_, 0, sizeof ns_);\n    d_strand_init(wrld, ns_");
     for (int i = 0; i < in->nargs; i++) OUT(", %s", emit_var(e, in->args[i]));
-    OUT(");\n    d_new_push(nc_, id, ns_); }\n");
+    OUT(", nc_);\n    d_new_push(nc_, id, ns_); }\n");
     return true;
-  case IR_OP_PRINT:
   case IR_OP_SPHERE:
-  case IR_OP_SPHERE_AT:
-  case IR_OP_STRAND_REDUCE:
+  case IR_OP_SPHERE_AT: {
+    const char *d = in->dst ? emit_var(e, in->dst) : NULL;
+    if (!d) return true; /* an unused query has no effect */
+    IrCfgKind k = e->cfg ? e->cfg->kind : IR_CFG_FUNC;
+    if (k == IR_CFG_STRAND_INIT) {
+      OUT("  %s.len = 0;\n  %s.v = NULL; /* no neighbours during initialisation */\n", d, d);
+      return true;
+    }
+    if (k != IR_CFG_START && k != IR_CFG_UPDATE && k != IR_CFG_STABILIZE) {
+      emit_fail(e, "a sphere query outside the strand");
+      return true;
+    }
+    if (!emit_sphere_center(e, out, in, "", "d_in")) return true;
+    OUT("    uint32_t n_;\n    %s.v = (uint32_t *)dc_sphere_query(nc_->a, id, c_, %s, &n_);\n"
+        "    %s.len = n_; }\n",
+        d, emit_var(e, in->args[in->nargs - 1]), d);
+    return true;
+  }
   case IR_OP_NUM_STRANDS:
   case IR_OP_NUM_ACTIVE:
-  case IR_OP_NUM_STABLE:
+  case IR_OP_NUM_STABLE: {
+    /* the counts at the start of the step; a global `stabilize` runs the
+     * strands one after the other on the CPU, each seeing the counts
+     * moved by the strands before it (worklist position w) */
+    IrCfgKind k = e->cfg ? e->cfg->kind : IR_CFG_FUNC;
+    if (k == IR_CFG_FUNC) {
+      emit_fail(e, "strand counts in the map of a reduction on the device");
+      return true;
+    }
+    if (!in->dst) return true;
+    const char *d = emit_var(e, in->dst);
+    if (in->op == IR_OP_NUM_STRANDS) OUT("  %s = (dint)(nc_->a->nactive + nc_->a->nstable);\n", d);
+    else
+      OUT("  %s = (dint)(nc_->a->%s %c nc_->a->count_down * nc_->w);\n", d,
+          in->op == IR_OP_NUM_ACTIVE ? "nactive" : "nstable", in->op == IR_OP_NUM_ACTIVE ? '-' : '+');
+    return true;
+  }
+  case IR_OP_PRINT:
+  case IR_OP_STRAND_REDUCE:
   case IR_OP_STABILIZE_ALL:
   case IR_OP_DIE_ALL:
   case IR_OP_LOAD_IMAGE:
@@ -245,18 +297,21 @@ static void emit_device_cfg(EmitCtx *e, EmitBuf *out, CudaEmit *c, IrCFG *cfg) {
         "static DC_DEV void %s(const d_dglobals *wrld, dreal *self", name);
     for (int p = 0; p < cfg->nparams; p++)
       OUT(", %s %s", emit_type(e, cfg->params[p]->ty), emit_var(e, cfg->params[p]));
-    OUT(") {\n  (void)wrld;\n");
+    OUT(", const d_newctx *nc_) {\n  (void)wrld; (void)nc_;\n");
     break;
   case IR_CFG_START:
   case IR_CFG_UPDATE:
   case IR_CFG_STABILIZE:
-    OUT("/* %s */\nstatic DC_DEV %s %s(const d_dglobals *wrld, DcStore st, uint32_t id%s) {\n",
-        ir_cfg_kind_name(cfg->kind), cfg->kind == IR_CFG_STABILIZE ? "void" : "DrtExit", name,
-        cfg->kind == IR_CFG_STABILIZE ? "" : ", d_newctx *nc_");
+    OUT("/* %s */\nstatic DC_DEV %s %s(const d_dglobals *wrld, DcStore st, uint32_t id, "
+        "d_newctx *nc_) {\n",
+        ir_cfg_kind_name(cfg->kind), cfg->kind == IR_CFG_STABILIZE ? "void" : "DrtExit", name);
+    /* other strands' state and the caller's sphere centre: the
+     * start-of-step copy (the store itself changes during the step) */
     OUT("  const int64_t d_N = st.cap, d_i = id;\n"
-        "  dreal *self = st.w + %s; /* strand mode of %s */\n  const dreal *d_in = st.w;\n"
-        "  (void)wrld; (void)d_N; (void)d_i; (void)self; (void)d_in;%s\n",
-        c->base, c->state_txt, cfg->kind == IR_CFG_STABILIZE ? "" : " (void)nc_;");
+        "  dreal *self = st.w + %s; /* strand mode of %s */\n"
+        "  const dreal *d_in = (const dreal *)nc_->a->in;\n"
+        "  (void)wrld; (void)d_N; (void)d_i; (void)self; (void)d_in; (void)nc_;\n",
+        c->base, c->state_txt);
     break;
   default: return;
   }
@@ -273,7 +328,7 @@ static void emit_kernels(EmitCtx *e, EmitBuf *out, CudaEmit *c) {
       "static __global__ void __launch_bounds__(D_BLOCK)\n"
       "d_k_step(const d_dglobals *wrld, DcStore st, DcStore nst, DcStep a) {\n"
       "  const uint32_t w_ = %s;\n  if (w_ >= a.nwork) return;\n"
-      "  const uint32_t id = a.work[w_];\n  d_newctx nc_ = {nst, &a, 0u, 0u};\n"
+      "  const uint32_t id = a.work[w_];\n  d_newctx nc_ = {nst, &a, 0u, 0u, w_};\n"
       "  DrtExit r_ = DRT_EXIT_CONTINUE;\n  (void)wrld; (void)nc_;\n",
       c->thread_txt, c->thread);
   if (start) OUT("  if (a.fresh[id]) r_ = d_strand_start(wrld, st, id, &nc_);\n");
@@ -282,14 +337,14 @@ static void emit_kernels(EmitCtx *e, EmitBuf *out, CudaEmit *c) {
     OUT("  if (r_ == DRT_EXIT_CONTINUE) {\n    nc_.phase = 1u;\n    r_ = d_strand_update(wrld, st, id, &nc_);\n  }\n");
   OUT("  if (r_ == DRT_EXIT_STABILIZE) {\n%s    a.status[id] = DRT_STABLE;\n"
       "  } else if (r_ == DRT_EXIT_DIE) {\n    a.status[id] = DRT_DYING;\n  }\n}\n\n",
-      stab ? "    d_strand_stabilize(wrld, st, id);\n" : "");
+      stab ? "    d_strand_stabilize(wrld, st, id, &nc_);\n" : "");
   OUT("/* Global `stabilize` (§6.3): every active strand. */\n"
       "static __global__ void __launch_bounds__(D_BLOCK)\n"
-      "d_k_stabilize_all(const d_dglobals *wrld, DcStore st, const uint32_t *work, uint32_t n,\n"
-      "                  unsigned char *status) {\n"
-      "  const uint32_t w_ = %s;\n  if (w_ >= n) return;\n  const uint32_t id = work[w_];\n"
-      "  (void)wrld; (void)st;\n%s  status[id] = DRT_STABLE;\n}\n\n",
-      c->thread, stab ? "  d_strand_stabilize(wrld, st, id);\n" : "");
+      "d_k_stabilize_all(const d_dglobals *wrld, DcStore st, DcStep a) {\n"
+      "  const uint32_t w_ = %s;\n  if (w_ >= a.nwork) return;\n  const uint32_t id = a.work[w_];\n"
+      "  d_newctx nc_ = {st, &a, 0u, 0u, w_};\n"
+      "  (void)wrld; (void)st; (void)nc_;\n%s  a.status[id] = DRT_STABLE;\n}\n\n",
+      c->thread, stab ? "  d_strand_stabilize(wrld, st, id, &nc_);\n" : "");
 }
 
 /* Device copies of the image globals. */
@@ -305,8 +360,37 @@ static void emit_globals_fix(EmitCtx *e, EmitBuf *out) {
   OUT("}\n\n");
 }
 
-/* The reductions of global blocks: a functor over strands and an entry
- * point called from the host half. */
+/* What dc_run.h needs for the start-of-step copy of the store and for
+ * sphere queries (dc_sphere.h). */
+static void emit_sphere_parts(EmitCtx *e, EmitBuf *out) {
+  int dim = emit_sphere_used(e) ? emit_sphere_dim(e) : 0;
+  bool reads_in = dim > 0;
+  for (int c = 0; c < e->m->ncfgs; c++) {
+    const IrCFG *cfg = e->m->cfgs[c];
+    if (cfg->kind != IR_CFG_START && cfg->kind != IR_CFG_UPDATE && cfg->kind != IR_CFG_STABILIZE)
+      continue;
+    for (int b = 0; b < cfg->nblocks; b++)
+      for (int i = 0; i < cfg->blocks[b]->ninstrs; i++) {
+        const IrInstr *in = cfg->blocks[b]->instrs[i];
+        reads_in |= in->kind == IR_I_STATE_GET && in->nargs == 1;
+      }
+  }
+  OUT("#define D_READS_IN %d\n#define D_BRUTE_SPHERE %d\n", reads_in ? 1 : 0,
+      e->opt->no_space_partition ? 1 : 0);
+  if (!dim) return;
+  OUT("/* the pos of slot i of a store */\n"
+      "static DC_DEV void d_sphere_pos(const dreal *d_in, int64_t d_N, uint32_t i, dreal *p) {\n"
+      "  (void)d_N;\n");
+  emit_sphere_pos_read(e, out, "d_in", "i", "p");
+  OUT("}\n/* the cell size of the index: the largest radius known at the start of a step */\n"
+      "static double d_sphere_hint(const d_dglobals *g) {\n  double h_ = 0;\n  (void)g;\n");
+  emit_sphere_hint(e, out, "g->");
+  OUT("  return h_;\n}\n");
+}
+
+/* The reductions of global blocks, and their collections of strands into
+ * sequences: a functor over strands and an entry point called from the
+ * host half. */
 static void emit_reductions(EmitCtx *e, EmitBuf *out) {
   IrModule *m = e->m;
   for (int ci = 0; ci < m->ncfgs; ci++) {
@@ -315,14 +399,28 @@ static void emit_reductions(EmitCtx *e, EmitBuf *out) {
     for (int bi = 0; bi < cfg->nblocks; bi++)
       for (int ii = 0; ii < cfg->blocks[bi]->ninstrs; ii++) {
         IrInstr *in = cfg->blocks[bi]->instrs[ii];
-        if (in->kind != IR_I_OP || in->op != IR_OP_STRAND_REDUCE || !in->fn || !in->dst) continue;
-        const char *fn = red_name(e, in), *T = emit_type(e, in->dst->ty);
+        if (in->kind != IR_I_OP || in->op != IR_OP_STRAND_REDUCE || !in->fn || !in->dst ||
+            in->nimm < 2)
+          continue;
+        bool collect = (IrReduce)in->imm[0] == IR_REDUCE_COLLECT;
+        /* T: what the map returns (a collection's element) */
+        const char *fn = red_name(e, in),
+                   *T = emit_type(e, collect ? in->dst->ty->elem : in->dst->ty);
         OUT("struct %s_map {\n  const d_dglobals *wrld;\n  DcStore st;\n", fn);
         for (int i = 0; i < in->nargs; i++) OUT("  %s a%d;\n", emit_type(e, in->args[i]->ty), i);
         OUT("  DC_DEV %s operator()(uint32_t i) const { return %s(wrld, st, i", T,
             emit_cfg_name(e, in->fn));
         for (int i = 0; i < in->nargs; i++) OUT(", a%d", i);
-        OUT("); }\n};\nextern \"C\" %s %s(%s) {\n  DcWorld *cw = (DcWorld *)cw_;\n"
+        OUT("); }\n};\n");
+        if (collect) {
+          OUT("extern \"C\" uint32_t %s(%s) {\n  DcWorld *cw = (DcWorld *)cw_;\n"
+              "  if (!cw || !dc_refresh_globals(cw)) return 0;\n  %s_map m_ = {cw->dglobals, cw->st",
+              fn, red_params(e, in, "void *cw_, void *out, uint32_t cap", true), fn);
+          for (int i = 0; i < in->nargs; i++) OUT(", a%d", i);
+          OUT("};\n  return dc_collect<%s>(cw, m_, %d, (%s *)out, cap);\n}\n\n", T, in->imm[1], T);
+          continue;
+        }
+        OUT("extern \"C\" %s %s(%s) {\n  DcWorld *cw = (DcWorld *)cw_;\n"
             "  dc_refresh_globals(cw);\n  %s_map m_ = {cw->dglobals, cw->st",
             T, fn, red_params(e, in, "void *cw_", true), fn);
         for (int i = 0; i < in->nargs; i++) OUT(", a%d", i);
@@ -371,6 +469,7 @@ bool emit_cuda_program(Arena *a, IrModule *m, const EmitOptions *opt, const char
     }
     emit_kernels(e, out, &c);
     emit_globals_fix(e, out);
+    emit_sphere_parts(e, out);
     OUT("#define D_HAS_NEW %d\n#include \"cuda/dc_run.h\"\n\n", c.has_new ? 1 : 0);
     emit_reductions(e, out);
   }
@@ -401,10 +500,12 @@ bool emit_cuda_program(Arena *a, IrModule *m, const EmitOptions *opt, const char
         put ? arena_printf(a, "st[%s]", c.word) : "pk[d_w]",
         put ? "pk[d_w]" : arena_printf(a, "st[%s]", c.word));
   OUT("/* the context of `new` in a method: the buffer and the ordering key */\n"
-      "typedef struct d_newctx { DcStore nst; const DcStep *a; unsigned phase; uint32_t k; } d_newctx;\n"
+      "typedef struct d_newctx { DcStore nst; const DcStep *a; unsigned phase; uint32_t k, w; } d_newctx;\n"
       "static DC_DEV void d_new_push(d_newctx *nc, uint32_t creator, const dreal *rec) {\n"
       "  uint32_t p = dc_new_slot(nc->a, creator, nc->phase, nc->k++);\n"
       "  if (p < nc->a->ncap) d_put(nc->nst.w, nc->nst.cap, p, rec);\n}\n\n");
+  int sdim = emit_sphere_used(e) ? emit_sphere_dim(e) : 0;
+  OUT("#define D_SPHERE_DIM %d\n%s\n", sdim, sdim ? "#include \"cuda/dc_sphere.h\"\n" : "");
   OUT("%s", emit_buf_str(&body));
   *out_text = emit_buf_str(&pre);
   return true;

@@ -6,9 +6,11 @@
  * initialisation, a global block), else that region's own span.
  *
  * Refused: in strand code (methods, `new`'s initialisation, the maps of
- * reductions): print, spatial queries and reading other strands' state,
- * strand counts, dynamic sequences and strings (host memory); in global
- * blocks: `new` and collecting strands into a sequence; strand state of a
+ * reductions): print, dynamic sequences and strings (host memory) other
+ * than the strand sequences of sphere queries, strand counts in the maps
+ * of reductions; in global
+ * blocks: `new` (the frontend rejects it there: kept so that a change of
+ * that rule cannot reach the device half unnoticed); strand state of a
  * dynamic-sequence or string type.
  */
 #include <string.h>
@@ -16,14 +18,12 @@
 #include "backend/emit_cuda.h"
 #include "frontend/ast.h"
 
-typedef enum Pred { P_PRINT, P_SPHERE, P_COUNTS, P_NEW, P_COMPREHENSION, P_DYNSEQ, P_DYNSTATE } Pred;
+typedef enum Pred { P_PRINT, P_COUNTS, P_NEW, P_DYNSEQ, P_DYNSTATE } Pred;
 
 static const char *const pred_what[] = {
     "'print' in strand code with --target=cuda",
-    "spatial queries ('sphere') and reading other strands' state with --target=cuda",
-    "strand counts ('numActive', 'numStable', 'numStrands') in strand code with --target=cuda",
+    "strand counts ('numActive', 'numStable', 'numStrands') inside a reduction over strands with --target=cuda",
     "'new' in a global block with --target=cuda",
-    "collecting strands into a sequence with --target=cuda",
     "dynamic sequences and strings in strand code with --target=cuda",
     "strand state of a dynamic-sequence or string type with --target=cuda",
 };
@@ -40,12 +40,9 @@ static bool callee_is(const Expr *e, const char *const *names, int n) {
 static bool is_dyn_type(const AstType *t) { return t && t->kind == AT_SEQ && !t->len; }
 
 static bool expr_matches(const Expr *e, Pred p) {
-  static const char *const sphere[] = {"sphere"};
   static const char *const counts[] = {"numActive", "numStable", "numStrands"};
   switch (p) {
-  case P_SPHERE: return callee_is(e, sphere, 1) || e->kind == E_SELECT;
   case P_COUNTS: return callee_is(e, counts, 3);
-  case P_COMPREHENSION: return e->kind == E_COMPREHENSION;
   case P_DYNSEQ:
     return e->kind == E_SEQ || e->kind == E_COMPREHENSION || e->kind == E_LOAD_SEQ ||
            e->kind == E_STRING;
@@ -64,11 +61,8 @@ static const Expr *find_exprs(const Expr *e, Pred p) {
 }
 
 static const Expr *find_expr(const Expr *e, Pred p) {
-  static const char *const reductions[] = {"sum", "mean", "product", "min", "max", "all", "exists"};
   if (!e) return NULL;
   if (expr_matches(e, p)) return e;
-  /* a reduction's comprehension is reduced on the device, not collected */
-  if (p == P_COMPREHENSION && callee_is(e, reductions, 7)) return NULL;
   const Expr *r;
   if ((r = find_expr(e->a, p)) || (r = find_expr(e->b, p)) || (r = find_expr(e->c, p)) ||
       (r = find_exprs(e->args.head, p)))
@@ -165,31 +159,36 @@ static bool is_dyn(const IrType *t) {
                (t->kind == IR_TY_SEQ && is_dyn(t->elem)));
 }
 
+/* Sphere results: slot lists in the device's result pool (dc_sphere.h). */
+static bool is_strand_seq(const IrType *t) {
+  return t && t->kind == IR_TY_SEQ && t->len == IR_SEQ_DYNAMIC && t->elem &&
+         t->elem->kind == IR_TY_STRAND;
+}
+
+/* Dynamic values the device cannot hold. */
+static bool is_dyn_device(const IrType *t) { return is_dyn(t) && !is_strand_seq(t); }
+
 /* What instruction `in` of a CFG of kind k needs that is refused, or -1. */
 static int refused(const IrInstr *in, IrCfgKind k, bool device) {
   if (device) {
     if (in->kind == IR_I_OP) switch (in->op) {
       case IR_OP_PRINT: return P_PRINT;
-      case IR_OP_SPHERE:
-      case IR_OP_SPHERE_AT: return P_SPHERE;
       case IR_OP_NUM_STRANDS:
       case IR_OP_NUM_ACTIVE:
-      case IR_OP_NUM_STABLE: return P_COUNTS;
+      case IR_OP_NUM_STABLE:
+        if (k == IR_CFG_FUNC) return P_COUNTS;
+        break;
       case IR_OP_LOAD_SEQ: return P_DYNSEQ;
       default: break;
       }
-    if (in->kind == IR_I_STATE_GET && in->nargs == 1 && k != IR_CFG_FUNC) return P_SPHERE;
     if (in->kind == IR_I_LIT && in->lit.kind == IR_LIT_STRING) return -1; /* print's text */
-    if ((in->dst && is_dyn(in->dst->ty))) return P_DYNSEQ;
+    if ((in->dst && is_dyn_device(in->dst->ty))) return P_DYNSEQ;
     for (int i = 0; i < in->nargs; i++)
-      if (in->args[i] && is_dyn(in->args[i]->ty)) return P_DYNSEQ;
+      if (in->args[i] && is_dyn_device(in->args[i]->ty)) return P_DYNSEQ;
     return -1;
   }
   if (in->kind != IR_I_OP) return -1;
-  if (in->op == IR_OP_NEW) return P_NEW;
-  if (in->op == IR_OP_STRAND_REDUCE && in->nimm > 0 && (IrReduce)in->imm[0] == IR_REDUCE_COLLECT)
-    return P_COMPREHENSION;
-  return -1;
+  return in->op == IR_OP_NEW ? P_NEW : -1;
 }
 
 bool cuda_check_module(IrModule *m, DiagCtx *diag, const Program *prog) {
@@ -212,20 +211,12 @@ bool cuda_check_module(IrModule *m, DiagCtx *diag, const Program *prog) {
                   k == IR_CFG_FUNC || (k == IR_CFG_STRAND_INIT && has_new);
     bool global = k == IR_CFG_GLOBAL_START || k == IR_CFG_GLOBAL_UPDATE;
     if (!device && !global) continue;
-    /* a sphere query's neighbour sequence is the query's problem, not a
-     * second one */
-    bool sphere = false;
-    for (int b = 0; b < cfg->nblocks; b++)
-      for (int i = 0; i < cfg->blocks[b]->ninstrs; i++) {
-        const IrInstr *in = cfg->blocks[b]->instrs[i];
-        sphere |= in->kind == IR_I_OP && (in->op == IR_OP_SPHERE || in->op == IR_OP_SPHERE_AT);
-      }
     for (int b = 0; b < cfg->nblocks; b++) {
       const IrBlock *blk = cfg->blocks[b];
       for (int i = 0; i < blk->nphis + blk->ninstrs; i++) {
         const IrInstr *in = i < blk->nphis ? blk->phis[i] : blk->instrs[i - blk->nphis];
         int p = refused(in, k, device);
-        if (p < 0 || (sphere && p == P_DYNSEQ)) continue;
+        if (p < 0) continue;
         report(diag, &seen, (Pred)p, locate(prog, k, (Pred)p));
         errors++;
       }
