@@ -21,7 +21,10 @@ Each of these counts as one test:
                        the `// EXPECT:` errors of F (warnings: at least the
                        expected ones; exactly with `// STRICT`), and prints
                        each message as `F:L:C: severity: text`, the source
-                       line indented by two spaces, and a caret line.
+                       line indented by two spaces, and a caret line. With
+                       `// STAGE: codegen` (reject/cuda/: refusals of a
+                       back end) the same checks on `diderotc F -o TMP/F`
+                       without --check, which must write no file;
   omp/run/NAME         the cases of run/NAME built with --target=omp and run
                        with --nworkers 1, 2 and 4: the oracle's checks, and
                        output files byte-identical to the sequential build's;
@@ -137,6 +140,7 @@ class Spec:
         self.strict = False
         self.requires = []
         self.args = []
+        self.stage = "check"      # reject: "codegen" runs past --check
         self.errors = []          # malformed directives
 
 
@@ -180,6 +184,10 @@ def parse_spec(path):
                 spec.requires += body[len("REQUIRES:"):].replace(",", " ").split()
             elif body.startswith("ARGS:"):
                 spec.args += body[len("ARGS:"):].split()
+            elif body.startswith("STAGE:"):
+                spec.stage = body[len("STAGE:"):].strip()
+                if spec.stage not in ("check", "codegen"):
+                    spec.errors.append("unknown stage in %r" % comment.strip())
     return spec
 
 
@@ -252,9 +260,9 @@ class Runner:
     def rel(self, path):
         return os.path.relpath(path, self.srcdir)
 
-    def run(self, argv, timeout):
+    def run(self, argv, timeout, env=None):
         """(returncode, stdout, stderr) or a failure description string."""
-        r = run_killable(argv, self.srcdir, timeout)
+        r = run_killable(argv, self.srcdir, timeout, env)
         if isinstance(r, str):
             return r
         p = r
@@ -409,12 +417,24 @@ class Runner:
             return done
         if not any(e.sev == "error" for e in spec.expects):
             return Outcome(name, "fail", ["a reject test needs at least one EXPECT error"])
-        r = self.run([self.diderotc, "--check"] + spec.args + [rel], self.timeout)
+        work = None
+        if spec.stage == "codegen":
+            # refusals after typechecking (a back end's); if the program
+            # got through, the C compiler runs: a longer timeout
+            work = tempfile.mkdtemp(prefix="diderot-reject-")
+            r = self.run([self.diderotc] + spec.args + ["-o", os.path.join(work, "prog"), rel],
+                         COMPILE_TIMEOUT, dict(os.environ, DIDEROT_RT_DIR=self.builddir))
+            left = sorted(os.listdir(work))
+            shutil.rmtree(work, ignore_errors=True)
+        else:
+            r = self.run([self.diderotc, "--check"] + spec.args + [rel], self.timeout)
         if isinstance(r, str):
             return Outcome(name, "fail", [r])
         rc, _, err = r
         diags, lines = parse_diags(err)
         problems = []
+        if work and left:
+            problems.append("a refused program wrote files: %s" % ", ".join(left))
         if rc == 0:
             problems.append("exit status 0, expected failure")
         missing, extra = match_expects(spec.expects, diags)
@@ -521,7 +541,7 @@ class Runner:
             return Outcome(name, "fail", problems)
         return Outcome(name, "pass")
 
-    def run_cases(self, exe, work, cases, extra, nrrdpy, problems, label):
+    def run_cases(self, exe, work, cases, extra, nrrdpy, problems, label, env=None):
         """Run every case of CASES with exe; compare with the oracle. A
         want entry is (values, sizes[, "sorted"]) or a callable check(nrrd)
         returning a list of problems; the key "*" gets check(list of the
@@ -532,7 +552,7 @@ class Runner:
             for f in os.listdir(work):
                 if f.endswith(".nrrd"):
                     os.remove(os.path.join(work, f))
-            r = run_killable([exe] + [str(a) for a in args] + extra, work, 60)
+            r = run_killable([exe] + [str(a) for a in args] + extra, work, 60, env=env)
             if isinstance(r, str) or r.returncode != 0:
                 problems.append("%scase %d %s: %s" % (label, n, args, r if isinstance(r, str) else
                                 "exit status %d: %s" % (r.returncode, tail(r.stderr.decode("utf-8", "replace")))))
@@ -688,6 +708,9 @@ class Runner:
     # CUDA_CFLAGS: no FMA contraction); CUDA_RTOL in NAME.py allows a
     # relative difference instead (reductions over strands sum in blocks).
     # A program the CUDA target refuses ("not yet supported") is skipped.
+    # Programs with sphere queries run a third time with brute-force
+    # queries and a one-entry result pool (DIDEROT_CUDA_SPHERE_POOL), so
+    # that every step overflows the pool and is run again (dc_run.h).
     CUDA_CFLAGS = "-O2 -ffp-contract=off"
 
     def cudarun(self, path):
@@ -706,7 +729,11 @@ class Runner:
         env = dict(os.environ, DIDEROT_RT_DIR=self.builddir, CFLAGS_DIDEROT=self.CUDA_CFLAGS)
         cases = scope.get("CASES", [])
         problems, outs = [], []
-        for label, flags in (("cuda", ["--target=cuda", "--cuda-emulate"]), ("C", [])):
+        variants = [("cuda", ["--target=cuda", "--cuda-emulate"], None), ("C", [], None)]
+        if re.search(r"\bsphere\s*\(", read_text(path)):
+            variants.append(("cuda-rerun", ["--target=cuda", "--cuda-emulate", "--no-space-partition"],
+                             dict(os.environ, DIDEROT_CUDA_SPHERE_POOL="1")))
+        for label, flags, run_env in variants:
             exe = os.path.join(work, "prog-" + label)
             r = run_killable([self.diderotc, "--exec"] + list(scope.get("FLAGS", [])) + flags
                              + ["-o", exe, path], self.srcdir, COMPILE_TIMEOUT, env=env)
@@ -719,9 +746,13 @@ class Runner:
                     return Outcome(name, "skip", [err.strip().splitlines()[0]])
                 return Outcome(name, "fail", ["%s: diderotc exit status %d" % (label, r.returncode)]
                                + stderr_excerpt(err))
-            outs.append(self.run_cases(exe, work, cases, [], nrrdpy, problems, "[%s] " % label))
+            outs.append(self.run_cases(exe, work, cases, [], nrrdpy, problems, "[%s] " % label,
+                                       env=run_env))
         rtol = scope.get("CUDA_RTOL")
-        for n, (g, c) in enumerate(zip(*outs)):
+        pairs = [("", n, g, c) for n, (g, c) in enumerate(zip(outs[0], outs[1]))]
+        if len(outs) > 2:
+            pairs += [("[cuda-rerun] ", n, g, c) for n, (g, c) in enumerate(zip(outs[2], outs[1]))]
+        for tagv, n, g, c in pairs:
             if g is None or c is None:
                 continue
             for f in sorted(set(g) | set(c)):
@@ -738,7 +769,7 @@ class Runner:
                         abs(x - y) <= rtol * max(1.0, abs(x)) for x, y in zip(a.data, b.data)) \
                         else "differs beyond %g" % rtol
                 if bad:
-                    problems.append("case %d: %s %s from the C target's" % (n, f, bad))
+                    problems.append("%scase %d: %s %s from the C target's" % (tagv, n, f, bad))
         if problems:
             return Outcome(name, "fail", problems + ["(work directory %s)" % work])
         shutil.rmtree(work, ignore_errors=True)
@@ -752,7 +783,7 @@ class Runner:
     CUDA_ARCHS = "sm_80,sm_90"
     # (e2e programs whose images are written by their companions cannot be
     # compiled alone: image probes come from accept programs with proxies)
-    CUDA_NVCC_SUBSET = ["run/collatz", "run/population", "run/tensors_grid", "run/field_function",
+    CUDA_NVCC_SUBSET = ["run/collatz", "run/population", "run/repel_sphere", "run/tensors_grid", "run/field_function",
                         "run/reductions", "e2e/eigen", "e2e/tensor_ops", "accept/border_control",
                         "accept/jacobian_hessian", "accept/curl_2d_3d", "accept/deep_derivatives"]
 
