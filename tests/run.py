@@ -36,6 +36,12 @@ Each of these counts as one test:
   cuda/nvcc/KIND/NAME  the CUDA build (nvcc, sm_80 and sm_90) of a subset of
                        run/ and e2e programs (CUDA_NVCC_SUBSET; all with
                        DIDEROT_NVCC_ALL=1); skipped when nvcc is missing;
+  cuda/lib/NAME        tests/cuda/NAME.diderot as a library (--target=cuda
+                       --cuda-emulate: .o and --shared; and the C target)
+                       driven by tests/cuda/NAME_client.c: its checks, the
+                       oracle NAME.py, outputs byte-identical to the C
+                       target's; cuda/nvcc/lib/NAME builds and links it with
+                       nvcc (run only where a GPU works);
   layouts/run/NAME     the cases of run/NAME again under --strand-layout=soa,
                        aosoa:4, aosoa:8 (and --image-layout=brick:4, brick:8
                        for programs with images): every output file must be
@@ -59,6 +65,7 @@ anything failed. Python 3 standard library only.
 
 import argparse
 import concurrent.futures
+import json
 import os
 import re
 import shutil
@@ -541,11 +548,14 @@ class Runner:
             return Outcome(name, "fail", problems)
         return Outcome(name, "pass")
 
-    def run_cases(self, exe, work, cases, extra, nrrdpy, problems, label, env=None):
+    def run_cases(self, exe, work, cases, extra, nrrdpy, problems, label, env=None,
+                  with_stdout=False):
         """Run every case of CASES with exe; compare with the oracle. A
         want entry is (values, sizes[, "sorted"]) or a callable check(nrrd)
         returning a list of problems; the key "*" gets check(list of the
-        .nrrd files written). Returns the output files' bytes per case."""
+        .nrrd files written), the key "<stdout>" check(the printed text).
+        Returns the output files' bytes per case (with_stdout: and the
+        printed bytes as file "<stdout>")."""
         outs = []
         for n, case in enumerate(cases):
             args, want = case
@@ -560,10 +570,14 @@ class Runner:
                 continue
             files = sorted(f for f in os.listdir(work) if f.endswith(".nrrd"))
             outs.append({f: open(os.path.join(work, f), "rb").read() for f in files})
+            if with_stdout:
+                outs[-1]["<stdout>"] = r.stdout
             for fname, spec in want.items():
                 if callable(spec):
                     try:
-                        arg = files if fname == "*" else nrrdpy.read(os.path.join(work, fname))
+                        arg = files if fname == "*" else \
+                            r.stdout.decode("utf-8", "replace") if fname == "<stdout>" else \
+                            nrrdpy.read(os.path.join(work, fname))
                         bad = spec(arg) or []
                     except Exception as e:
                         bad = ["%s" % e]
@@ -708,9 +722,11 @@ class Runner:
     # CUDA_CFLAGS: no FMA contraction); CUDA_RTOL in NAME.py allows a
     # relative difference instead (reductions over strands sum in blocks).
     # A program the CUDA target refuses ("not yet supported") is skipped.
-    # Programs with sphere queries run a third time with brute-force
-    # queries and a one-entry result pool (DIDEROT_CUDA_SPHERE_POOL), so
-    # that every step overflows the pool and is run again (dc_run.h).
+    # What the programs print must be the same too. Programs with sphere
+    # queries or prints run a third time with brute-force queries, a
+    # one-entry result pool and a one-byte print buffer
+    # (DIDEROT_CUDA_SPHERE_POOL, DIDEROT_CUDA_PRINT_BUFFER), so that every
+    # step that queries or prints overflows and runs again (dc_run.h).
     CUDA_CFLAGS = "-O2 -ffp-contract=off"
 
     def cudarun(self, path):
@@ -730,9 +746,10 @@ class Runner:
         cases = scope.get("CASES", [])
         problems, outs = [], []
         variants = [("cuda", ["--target=cuda", "--cuda-emulate"], None), ("C", [], None)]
-        if re.search(r"\bsphere\s*\(", read_text(path)):
+        if re.search(r"\b(sphere|print)\s*\(", read_text(path)):
             variants.append(("cuda-rerun", ["--target=cuda", "--cuda-emulate", "--no-space-partition"],
-                             dict(os.environ, DIDEROT_CUDA_SPHERE_POOL="1")))
+                             dict(os.environ, DIDEROT_CUDA_SPHERE_POOL="1",
+                                  DIDEROT_CUDA_PRINT_BUFFER="1")))
         for label, flags, run_env in variants:
             exe = os.path.join(work, "prog-" + label)
             r = run_killable([self.diderotc, "--exec"] + list(scope.get("FLAGS", [])) + flags
@@ -747,7 +764,7 @@ class Runner:
                 return Outcome(name, "fail", ["%s: diderotc exit status %d" % (label, r.returncode)]
                                + stderr_excerpt(err))
             outs.append(self.run_cases(exe, work, cases, [], nrrdpy, problems, "[%s] " % label,
-                                       env=run_env))
+                                       env=run_env, with_stdout=True))
         rtol = scope.get("CUDA_RTOL")
         pairs = [("", n, g, c) for n, (g, c) in enumerate(zip(outs[0], outs[1]))]
         if len(outs) > 2:
@@ -816,6 +833,156 @@ class Runner:
                            + stderr_excerpt(err))
         return Outcome(name, "pass")
 
+    # cuda/lib/NAME: tests/cuda/NAME.diderot built as a library (--json,
+    # --namespace=Lib) for the CUDA target in emulation (lib.o, and --shared)
+    # and for the C target, all with CUDA_CFLAGS; tests/cuda/NAME_client.c is
+    # compiled against each header with -Wall -Wextra -Werror, linked with
+    # cc (-lstdc++ for the CUDA builds, as doc/user-guide.md says) and run
+    # in an empty directory: its own checks (lines "FAIL ..."), then the
+    # .nrrd files it saves against EXPECTED of NAME.py (values within a
+    # relative 1e-5, sizes) and byte-identical across the builds.
+    def client_build(self, path, work, label, flags, libs, env):
+        """Build library `label` and its client; (exe, json) or a problem string."""
+        lib = os.path.join(work, "lib_" + label)
+        shared = "--shared" in flags
+        r = run_killable([self.diderotc, "--namespace=Lib", "--json"] + flags
+                         + ["-o", lib + (".so" if shared else ""), path], work, COMPILE_TIMEOUT, env)
+        if isinstance(r, str):
+            return r
+        err = r.stderr.decode("utf-8", "replace")
+        if r.returncode != 0:
+            return "%s: diderotc exit status %d%s" % (label, r.returncode, tail(err))
+        try:
+            with open(lib + ".json") as fh:
+                js = json.load(fh)
+        except (OSError, ValueError) as e:
+            return "%s: %s.json: %s" % (label, lib, e)
+        cflags = ["-std=c11", "-Wall", "-Wextra", "-Werror", "-DREAL=" + js.get("real-type", "?"),
+                  '-DLIBH="%s.h"' % lib] + os.environ.get("CFLAGS_DIDEROT_EXTRA", "").split()
+        objs = ["-L" + work, "-l:lib_%s.so" % label, "-Wl,-rpath," + work] if shared else [lib + ".o"]
+        exe = os.path.join(work, "client_" + label)
+        r = run_killable((os.environ.get("CC") or "cc").split() + cflags
+                         + [path[:-len(".diderot")] + "_client.c"] + objs + libs
+                         + ["-lteem", "-lm", "-o", exe], work, COMPILE_TIMEOUT, env)
+        if isinstance(r, str):
+            return r
+        if r.returncode != 0:
+            return "%s: compiling the client: exit status %d%s" % (
+                label, r.returncode, tail(r.stderr.decode("utf-8", "replace")))
+        return exe, js
+
+    def client_run(self, exe, rundir, expected, nrrdpy, label, problems):
+        """Run a client in rundir; its output files (bytes by name) or None."""
+        os.makedirs(rundir)
+        r = run_killable([exe], rundir, 60)
+        if isinstance(r, str):
+            problems.append("%s: %s" % (label, r))
+            return None
+        out = r.stdout.decode("utf-8", "replace")
+        problems += ["%s client: %s" % (label, l) for l in out.splitlines() if l.startswith("FAIL")]
+        if r.returncode != 0 or SANITIZER_RE.search(r.stderr.decode("utf-8", "replace")):
+            problems.append("%s client: exit status %d%s" % (label, r.returncode,
+                                                             tail(r.stderr.decode("utf-8", "replace"))))
+            return None
+        for fname, (values, sizes) in sorted(expected.items()):
+            try:
+                got = nrrdpy.read(os.path.join(rundir, fname))
+            except Exception as e:
+                problems.append("%s: %s: %s" % (label, fname, e))
+                continue
+            if list(got.sizes) != list(sizes):
+                problems.append("%s: %s: sizes %s, expected %s" % (label, fname, got.sizes, sizes))
+            data = list(got.data)
+            if len(data) != len(values):
+                problems.append("%s: %s: %d values, expected %d" % (label, fname, len(data), len(values)))
+                continue
+            for i, (g, w) in enumerate(zip(data, values)):
+                if not abs(g - w) <= 1e-5 * max(1.0, abs(w)):
+                    problems.append("%s: %s[%d] = %r, expected %r" % (label, fname, i, g, w))
+                    break
+        return {f: open(os.path.join(rundir, f), "rb").read()
+                for f in sorted(os.listdir(rundir)) if f.endswith(".nrrd")}
+
+    def cudalib(self, path):
+        stem = os.path.basename(path)[:-len(".diderot")]
+        name = "cuda/lib/" + stem
+        sys.path.insert(0, os.path.join(self.srcdir, "tests", "oracle"))
+        import nrrd as nrrdpy
+        scope = {}
+        try:
+            exec(compile(read_text(path[:-len(".diderot")] + ".py"), path, "exec"), scope)
+        except Exception as e:
+            return Outcome(name, "fail", ["oracle: %s" % e])
+        work = os.path.join(self.builddir, "tests", "cudalib", stem)
+        shutil.rmtree(work, ignore_errors=True)
+        os.makedirs(work)
+        env = dict(os.environ, DIDEROT_RT_DIR=self.builddir, CFLAGS_DIDEROT=self.CUDA_CFLAGS)
+        emu = ["--target=cuda", "--cuda-emulate"]
+        problems, outs, jsons = [], {}, {}
+        for label, flags, libs in (("cuda", emu, ["-lstdc++"]), ("cuda_so", emu + ["--shared"], []),
+                                   ("c", [], [])):
+            b = self.client_build(path, work, label, flags, libs, env)
+            if isinstance(b, str):
+                problems.append(b)
+                continue
+            exe, jsons[label] = b
+            outs[label] = self.client_run(exe, os.path.join(work, "run_" + label),
+                                          scope.get("EXPECTED", {}), nrrdpy, label, problems)
+        for label in ("cuda", "cuda_so"):
+            if outs.get(label) is not None and outs.get("c") is not None:
+                diff = sorted(f for f in set(outs[label]) | set(outs["c"])
+                              if outs[label].get(f) != outs["c"].get(f))
+                if diff:
+                    problems.append("%s: output files differ from the C target's: %s"
+                                    % (label, ", ".join(diff)))
+        if "cuda" in jsons and "c" in jsons:
+            if jsons["cuda"].get("target") != "cuda":
+                problems.append("the CUDA library's JSON says target %r" % jsons["cuda"].get("target"))
+            for key in ("inputs", "outputs", "real-type", "namespace"):
+                if jsons["cuda"].get(key) != jsons["c"].get(key):
+                    problems.append("the JSON %s of the CUDA and C libraries differ" % key)
+        if problems:
+            return Outcome(name, "fail", problems + ["(work directory %s)" % work])
+        shutil.rmtree(work, ignore_errors=True)
+        return Outcome(name, "pass")
+
+    # cuda/nvcc/lib/NAME: the library of cuda/lib/NAME built by nvcc (no
+    # emulation, CUDA_ARCHS) and its client linked with -lcudart -lstdc++;
+    # run against the oracle only where a GPU works. Skipped without nvcc.
+    def nvcc_lib(self, path):
+        stem = os.path.basename(path)[:-len(".diderot")]
+        name = "cuda/nvcc/lib/" + stem
+        nvcc = os.environ.get("DIDEROT_NVCC") or shutil.which("nvcc") or \
+            ("/usr/local/cuda/bin/nvcc" if os.access("/usr/local/cuda/bin/nvcc", os.X_OK) else None)
+        if not nvcc:
+            return Outcome(name, "skip", ["needs nvcc (the CUDA toolkit)"])
+        sys.path.insert(0, os.path.join(self.srcdir, "tests", "oracle"))
+        import nrrd as nrrdpy
+        scope = {}
+        try:
+            exec(compile(read_text(path[:-len(".diderot")] + ".py"), path, "exec"), scope)
+        except Exception as e:
+            return Outcome(name, "fail", ["oracle: %s" % e])
+        work = os.path.join(self.builddir, "tests", "nvcc", "lib-" + stem)
+        shutil.rmtree(work, ignore_errors=True)
+        os.makedirs(work)
+        env = dict(os.environ, DIDEROT_RT_DIR=self.builddir, DIDEROT_NVCC=nvcc,
+                   DIDEROT_CUDA_ARCH=self.CUDA_ARCHS)
+        cudalib = os.path.join(os.path.dirname(os.path.dirname(os.path.realpath(nvcc))), "lib64")
+        b = self.client_build(path, work, "nvcc", ["--target=cuda"],
+                              ["-L" + cudalib, "-Wl,-rpath," + cudalib, "-lcudart", "-lstdc++"], env)
+        if isinstance(b, str):
+            return Outcome(name, "fail", [b])
+        note = ["built and linked; not run: needs a working GPU (nvidia-smi)"]
+        if self.have_gpu():
+            problems, note = [], []
+            self.client_run(b[0], os.path.join(work, "run"), scope.get("EXPECTED", {}), nrrdpy,
+                            "nvcc", problems)
+            if problems:
+                return Outcome(name, "fail", problems + ["(work directory %s)" % work])
+        shutil.rmtree(work, ignore_errors=True)
+        return Outcome(name, "pass", note)
+
     def collect(self):
         tests = []
         unit_dir = os.path.join(self.builddir, "tests", "unit")
@@ -841,6 +1008,10 @@ class Runner:
             tests.append(("omp/run/" + os.path.basename(p)[:-len(".diderot")], self.runomp, p))
             tests.append(("layouts/run/" + os.path.basename(p)[:-len(".diderot")],
                           self.runlayouts, p))
+        for p in find_programs(os.path.join(self.srcdir, "tests", "cuda")):
+            stem = os.path.basename(p)[:-len(".diderot")]
+            tests.append(("cuda/lib/" + stem, self.cudalib, p))
+            tests.append(("cuda/nvcc/lib/" + stem, self.nvcc_lib, p))
         nvcc_all = os.environ.get("DIDEROT_NVCC_ALL") == "1"
         for kind, d in (("run", os.path.join(progs, "run")),
                         ("e2e", os.path.join(self.srcdir, "tests", "e2e", "programs")),

@@ -48,6 +48,8 @@ typedef struct DcWorld {
   DcStore in;                              /* start-of-step copy (D_READS_IN) */
   unsigned char *status_save, *fresh_save; /* for a rerun (sphere pool) */
   uint32_t *pool, poolcap;                 /* sphere results of a step */
+  unsigned char *pbuf;                     /* print records of a step */
+  uint32_t pcap;
 #if D_SPHERE_DIM
   DcSphere sphere;
 #endif
@@ -237,27 +239,48 @@ static bool dc_download(DcWorld *cw, uint32_t steps) {
  * (other strands' state is read from it) and, with sphere queries, the
  * index over it and copies of status/fresh so that the kernel can run
  * again when the result pool was too small. *a gets the pointers. */
+/* Kernels whose output buffers can overflow, and then run again. */
+#define DC_RERUNS (D_SPHERE_DIM > 0 || D_HAS_PRINT)
+
+/* The first size of a device buffer: `dflt`, or the value of the
+ * environment variable `var` (tests use tiny sizes to force reruns). */
+static uint32_t dc_buffer_size(const char *var, uint32_t dflt) {
+  const char *v = getenv(var);
+  long n = v ? atol(v) : 0;
+  return n > 0 && n < (long)UINT32_MAX ? (uint32_t)n : dflt;
+}
+
 static bool dc_snapshot(DcWorld *cw, DcStep *a) {
   a->in = cw->st.w;
-  if (!D_READS_IN) return true;
+  if (!D_READS_IN && !DC_RERUNS) return true;
   if (cw->in.cap != cw->cap) {
     dc_store_free(&cw->in);
     cudaFree(cw->status_save);
     cudaFree(cw->fresh_save);
     cw->status_save = cw->fresh_save = NULL;
     if (!dc_store_alloc(cw, &cw->in, cw->cap) ||
-        (D_SPHERE_DIM && (!dc_alloc(cw, (void **)&cw->status_save, cw->cap) ||
-                          !dc_alloc(cw, (void **)&cw->fresh_save, cw->cap))))
+        (DC_RERUNS && (!dc_alloc(cw, (void **)&cw->status_save, cw->cap) ||
+                       !dc_alloc(cw, (void **)&cw->fresh_save, cw->cap))))
       return false;
   }
   if (!dc_ok(cw->err, cudaMemcpy(cw->in.w, cw->st.w, d_store_words(cw->cap) * sizeof(dreal),
                                  cudaMemcpyDeviceToDevice), "copy"))
     return false;
   a->in = cw->in.w;
-#if D_SPHERE_DIM
-  if (cw->n && (!dc_ok(cw->err, cudaMemcpy(cw->status_save, cw->status, cw->n, cudaMemcpyDeviceToDevice), "copy") ||
-                !dc_ok(cw->err, cudaMemcpy(cw->fresh_save, cw->fresh, cw->n, cudaMemcpyDeviceToDevice), "copy")))
+  if (DC_RERUNS && cw->n &&
+      (!dc_ok(cw->err, cudaMemcpy(cw->status_save, cw->status, cw->n, cudaMemcpyDeviceToDevice), "copy") ||
+       !dc_ok(cw->err, cudaMemcpy(cw->fresh_save, cw->fresh, cw->n, cudaMemcpyDeviceToDevice), "copy")))
     return false;
+#if D_HAS_PRINT
+  if (!cw->pbuf) {
+    uint32_t want = dc_buffer_size("DIDEROT_CUDA_PRINT_BUFFER", 1u << 20);
+    if (!dc_alloc(cw, (void **)&cw->pbuf, want)) return false;
+    cw->pcap = want;
+  }
+  a->pbuf = cw->pbuf;
+  a->pcap = cw->pcap;
+#endif
+#if D_SPHERE_DIM
   d_dglobals g;
   memset(&g, 0, sizeof g);
   cw->getg(cw->hostw, &g);
@@ -266,11 +289,8 @@ static bool dc_snapshot(DcWorld *cw, DcStep *a) {
                        d_sphere_hint(&g)))
     return false;
   if (!cw->pool) {
-    /* about 16 neighbours per strand; DIDEROT_CUDA_SPHERE_POOL sets the
-     * first size (tests use 1 to run every step twice) */
-    const char *ps = getenv("DIDEROT_CUDA_SPHERE_POOL");
-    uint32_t want = cw->n < 4096 ? 65536 : 16 * cw->n;
-    if (ps && atoi(ps) > 0) want = (uint32_t)atoi(ps);
+    /* about 16 neighbours per strand */
+    uint32_t want = dc_buffer_size("DIDEROT_CUDA_SPHERE_POOL", cw->n < 4096 ? 65536 : 16 * cw->n);
     if (!dc_alloc(cw, (void **)&cw->pool, (size_t)want * sizeof(uint32_t))) return false;
     cw->poolcap = want;
   }
@@ -280,31 +300,50 @@ static bool dc_snapshot(DcWorld *cw, DcStep *a) {
   return true;
 }
 
-/* After a kernel: true when its sphere results did not fit the pool; the
- * start-of-step state is then restored and the pool made large enough for
- * the kernel to run again. */
-static bool dc_rerun(DcWorld *cw, DcStep *a, uint32_t demand, bool *fail) {
-  *fail = false;
-  if (!D_SPHERE_DIM || demand <= cw->poolcap) return false;
+/* Grow a device buffer to `demand` plus a quarter (contents dropped). */
+static bool dc_grow(DcWorld *cw, void **buf, uint32_t *cap, uint32_t demand, size_t item) {
   size_t want = (size_t)demand + demand / 4;
   if (want > UINT32_MAX) want = UINT32_MAX;
-  uint32_t had = cw->poolcap;
-  cudaFree(cw->pool);
-  cw->pool = NULL;
-  cw->poolcap = 0;
-  *fail = !dc_alloc(cw, (void **)&cw->pool, want * sizeof(uint32_t)) ||
+  cudaFree(*buf);
+  *buf = NULL;
+  *cap = 0;
+  if (!dc_alloc(cw, buf, want * item)) return false;
+  *cap = (uint32_t)want;
+  return true;
+}
+
+/* After a kernel: true when its sphere results or print records did not
+ * fit; the start-of-step state is then restored and the buffers made large
+ * enough for the kernel to run again (*fail: an error instead). */
+static bool dc_rerun(DcWorld *cw, DcStep *a, const DcCounts *t, bool *fail) {
+  *fail = false;
+  bool pool = D_SPHERE_DIM && t->pool > cw->poolcap, prn = D_HAS_PRINT && t->pbytes > cw->pcap;
+  if (!pool && !prn) return false;
+  if (drt_world_verbose(cw->rt))
+    fprintf(stderr, "%s: the kernel runs again\n",
+            pool ? "sphere results overflowed their pool" : "print output overflowed its buffer");
+  *fail = (pool && !dc_grow(cw, (void **)&cw->pool, &cw->poolcap, t->pool, sizeof(uint32_t))) ||
+          (prn && !dc_grow(cw, (void **)&cw->pbuf, &cw->pcap, t->pbytes, 1)) ||
           !dc_ok(cw->err, cudaMemcpy(cw->st.w, cw->in.w, d_store_words(cw->cap) * sizeof(dreal),
                                      cudaMemcpyDeviceToDevice), "copy") ||
           (cw->n && (!dc_ok(cw->err, cudaMemcpy(cw->status, cw->status_save, cw->n, cudaMemcpyDeviceToDevice), "copy") ||
                      !dc_ok(cw->err, cudaMemcpy(cw->fresh, cw->fresh_save, cw->n, cudaMemcpyDeviceToDevice), "copy")));
-  if (*fail) return false;
-  if (drt_world_verbose(cw->rt))
-    fprintf(stderr, "sphere results need %u entries (pool %u): the step runs again\n",
-            (unsigned)demand, (unsigned)had);
-  cw->poolcap = (uint32_t)want;
   a->pool = cw->pool;
   a->poolcap = cw->poolcap;
+  a->pbuf = cw->pbuf;
+  a->pcap = cw->pcap;
+  return !*fail;
+}
+
+/* The print output of a kernel, in the sequential target's order. */
+static bool dc_print_out(DcWorld *cw, const DcCounts *t) {
+#if D_HAS_PRINT
+  return dc_print_flush(cw->err, d_cuda_print_file(cw->hostw), cw->pbuf, t->pbytes);
+#else
+  (void)cw;
+  (void)t;
   return true;
+#endif
 }
 
 /* Remove dying slots of a collection (order kept), then rebuild the
@@ -435,9 +474,10 @@ static bool dc_step(DcWorld *cw) {
     }
     if (!dc_compact(cw->err, &cw->scratch, cw->work, cw->nwork, cw->status, 1u << DRT_ACTIVE, cw->work2, &t))
       return false;
-    again = dc_rerun(cw, &a, t.pool, &fail);
+    again = dc_rerun(cw, &a, &t, &fail);
     if (fail) return false;
   }
+  if (!dc_print_out(cw, &t)) return false;
   uint32_t *w = cw->work;
   cw->work = cw->work2;
   cw->work2 = w;
@@ -479,6 +519,7 @@ extern "C" void d_cuda_free(void *cw_) {
   cudaFree(cw->status_save);
   cudaFree(cw->fresh_save);
   cudaFree(cw->pool);
+  cudaFree(cw->pbuf);
 #if D_SPHERE_DIM
   dc_sphere_free(&cw->sphere);
 #endif
@@ -573,8 +614,8 @@ extern "C" void d_cuda_stabilize_all(void *cw_) {
     if (!dc_launched(cw->err, "stabilize") ||
         !dc_ok(cw->err, cudaMemcpy(&t, cw->scratch.cnt, sizeof t, cudaMemcpyDeviceToHost), "copy"))
       return;
-    again = dc_rerun(cw, &a, t.pool, &fail);
-    if (fail) return;
+    again = dc_rerun(cw, &a, &t, &fail);
+    if (fail || (!again && !dc_print_out(cw, &t))) return;
   }
   cw->nstable += cw->nwork;
   cw->nactive = cw->nwork = 0;

@@ -71,6 +71,8 @@ typedef struct DcCounts {
   uint32_t dying; /* items whose status is DYING or DEAD */
   uint32_t nnew;  /* strands created by `new` this step (atomic append) */
   uint32_t pool;  /* sphere results of this step: the pool's demand */
+  uint32_t pbytes;/* print records of this step: the buffer's demand */
+  uint32_t pad_;
 } DcCounts;
 
 /* The spatial index of sphere queries (dc_sphere.h), as the step kernel
@@ -101,6 +103,8 @@ typedef struct DcStep {
   uint32_t nactive, nstable;/* strand counts at the start of the step */
   uint32_t count_down;      /* 1 in a global `stabilize`: counts seen by the
                                strand at worklist position w move by w */
+  unsigned char *pbuf;      /* print records (cnt->pbytes allocates) */
+  uint32_t pcap;
 } DcStep;
 
 /* `new` from strand `creator`: a slot in the new-strand buffer by an

@@ -94,7 +94,7 @@ static const char *seq_len(EmitCtx *e, const IrType *t, const char *x) {
   return t->len == IR_SEQ_DYNAMIC ? arena_printf(e->a, "%s.len", x) : arena_printf(e->a, "%d", t->len);
 }
 
-static void emit_print(EmitCtx *e, EmitBuf *out, const IrType *t, const char *x) {
+void emit_print_value(EmitCtx *e, EmitBuf *out, const IrType *t, const char *x) {
   const char *f = "wrld->print";
   const char *fl = e->opt->double_real ? "double" : "float";
   switch (t->kind) {
@@ -127,7 +127,7 @@ static void emit_print(EmitCtx *e, EmitBuf *out, const IrType *t, const char *x)
       OUT("  fputc('{', %s);\n  for (uint32_t i_ = 0; i_ < (uint32_t)%s; i_++) {\n"
           "    if (i_) fputc(',', %s);\n", f, n, f);
       const char *el_x = arena_printf(e->a, "%s.v[i_]", x);
-      emit_print(e, out, el, el_x);
+      emit_print_value(e, out, el, el_x);
       OUT("  }\n  fputc('}', %s);\n", f);
     }
     return;
@@ -409,7 +409,7 @@ static void emit_op(EmitCtx *e, EmitBuf *out, IrInstr *in) {
     /* threads: one print statement is written as a whole (POSIX stdio lock) */
     bool lock = e->opt->target == EMIT_TARGET_OMP && in->nargs > 1;
     if (lock) OUT("  flockfile(wrld->print);\n");
-    for (int i = 0; i < in->nargs; i++) emit_print(e, out, in->args[i]->ty, A(e, in, i));
+    for (int i = 0; i < in->nargs; i++) emit_print_value(e, out, in->args[i]->ty, A(e, in, i));
     if (lock) OUT("  funlockfile(wrld->print);\n");
     return;
   }

@@ -113,6 +113,9 @@ int emit_tensor_offset(EmitCtx *e, const IrType *t, const int *idx, int n);
  * smaller) in an array of items of ncomp components each, (C,n):(1,C). */
 const char *emit_interleaved_index(EmitCtx *e, int ncomp, int comp, const char *item);
 
+/* Statements that print value x of type t to wrld->print (§6.6). */
+void emit_print_value(EmitCtx *e, EmitBuf *out, const IrType *t, const char *x);
+
 /* ---- emit_c_sphere.c ---- */
 /* Whether the module has sphere queries. */
 bool emit_sphere_used(EmitCtx *e);

@@ -84,7 +84,10 @@ void emit_cuda_host_glue(EmitCtx *e, EmitBuf *out) {
       "/* the device half (NAME.cu, rt/cuda/dc_run.h) */\n"
       "uint32_t d_cuda_run(void *wrld, void **cuda, DrtWorld *rt, const DrtProgram *prog,\n"
       "    void (*globals)(const void *, void *), size_t gsize, uint32_t max_steps);\n"
-      "void d_cuda_free(void *cuda);\n\n");
+      "void d_cuda_free(void *cuda);\n"
+      "/* where the device half's print records go (rt/cuda/dc_print.h) */\n"
+      "FILE *d_cuda_print_file(void *w_);\n"
+      "FILE *d_cuda_print_file(void *w_) { return ((d_world *)w_)->print; }\n\n");
 }
 
 const char *emit_cuda_run_call(EmitCtx *e, const char *wrld, const char *limit) {
@@ -157,6 +160,7 @@ typedef struct CudaEmit {
   const char *state_txt, *thread_txt; /* CuTe text of both layouts */
   int W;                /* capacity multiple */
   bool has_new;         /* strand methods create strands */
+  CudaPrintSites prints;/* print statements of strand code */
 } CudaEmit;
 
 static const IxExpr *simp(IxCtx *ix, const IxExpr *x) {
@@ -203,6 +207,9 @@ static bool cuda_layouts(EmitCtx *e, CudaEmit *c) {
 /* ---- the device half: instructions ----------------------------------------------------- */
 
 static bool cuda_dev_instr(EmitCtx *e, EmitBuf *out, IrInstr *in) {
+  CudaEmit *c = e->hook_data;
+  /* print's text: printed by the host from the print record's site */
+  if (in->kind == IR_I_LIT && in->lit.kind == IR_LIT_STRING) return true;
   if (in->dst && ((is_dynseq(in->dst->ty) && !is_strand_seq(in->dst->ty)) ||
                   in->dst->ty->kind == IR_TY_STRING)) {
     emit_fail(e, "dynamic sequences and strings are not supported on the device");
@@ -258,6 +265,12 @@ static bool cuda_dev_instr(EmitCtx *e, EmitBuf *out, IrInstr *in) {
     return true;
   }
   case IR_OP_PRINT:
+    if (e->cfg && e->cfg->kind == IR_CFG_FUNC) {
+      emit_fail(e, "print in the map of a reduction on the device");
+      return true;
+    }
+    emit_cuda_print_instr(e, out, in, &c->prints);
+    return true;
   case IR_OP_STRAND_REDUCE:
   case IR_OP_STABILIZE_ALL:
   case IR_OP_DIE_ALL:
@@ -297,7 +310,7 @@ static void emit_device_cfg(EmitCtx *e, EmitBuf *out, CudaEmit *c, IrCFG *cfg) {
         "static DC_DEV void %s(const d_dglobals *wrld, dreal *self", name);
     for (int p = 0; p < cfg->nparams; p++)
       OUT(", %s %s", emit_type(e, cfg->params[p]->ty), emit_var(e, cfg->params[p]));
-    OUT(", const d_newctx *nc_) {\n  (void)wrld; (void)nc_;\n");
+    OUT(", d_newctx *nc_) {\n  (void)wrld; (void)nc_;\n");
     break;
   case IR_CFG_START:
   case IR_CFG_UPDATE:
@@ -328,7 +341,7 @@ static void emit_kernels(EmitCtx *e, EmitBuf *out, CudaEmit *c) {
       "static __global__ void __launch_bounds__(D_BLOCK)\n"
       "d_k_step(const d_dglobals *wrld, DcStore st, DcStore nst, DcStep a) {\n"
       "  const uint32_t w_ = %s;\n  if (w_ >= a.nwork) return;\n"
-      "  const uint32_t id = a.work[w_];\n  d_newctx nc_ = {nst, &a, 0u, 0u, w_};\n"
+      "  const uint32_t id = a.work[w_];\n  d_newctx nc_ = {nst, &a, 0u, 0u, w_, 0u};\n"
       "  DrtExit r_ = DRT_EXIT_CONTINUE;\n  (void)wrld; (void)nc_;\n",
       c->thread_txt, c->thread);
   if (start) OUT("  if (a.fresh[id]) r_ = d_strand_start(wrld, st, id, &nc_);\n");
@@ -342,7 +355,7 @@ static void emit_kernels(EmitCtx *e, EmitBuf *out, CudaEmit *c) {
       "static __global__ void __launch_bounds__(D_BLOCK)\n"
       "d_k_stabilize_all(const d_dglobals *wrld, DcStore st, DcStep a) {\n"
       "  const uint32_t w_ = %s;\n  if (w_ >= a.nwork) return;\n  const uint32_t id = a.work[w_];\n"
-      "  d_newctx nc_ = {st, &a, 0u, 0u, w_};\n"
+      "  d_newctx nc_ = {st, &a, 0u, 0u, w_, 0u};\n"
       "  (void)wrld; (void)st; (void)nc_;\n%s  a.status[id] = DRT_STABLE;\n}\n\n",
       c->thread, stab ? "  d_strand_stabilize(wrld, st, id, &nc_);\n" : "");
 }
@@ -470,6 +483,7 @@ bool emit_cuda_program(Arena *a, IrModule *m, const EmitOptions *opt, const char
     emit_kernels(e, out, &c);
     emit_globals_fix(e, out);
     emit_sphere_parts(e, out);
+    if (c.prints.n) emit_cuda_print_decoder(e, out, &c.prints);
     OUT("#define D_HAS_NEW %d\n#include \"cuda/dc_run.h\"\n\n", c.has_new ? 1 : 0);
     emit_reductions(e, out);
   }
@@ -500,12 +514,13 @@ bool emit_cuda_program(Arena *a, IrModule *m, const EmitOptions *opt, const char
         put ? arena_printf(a, "st[%s]", c.word) : "pk[d_w]",
         put ? "pk[d_w]" : arena_printf(a, "st[%s]", c.word));
   OUT("/* the context of `new` in a method: the buffer and the ordering key */\n"
-      "typedef struct d_newctx { DcStore nst; const DcStep *a; unsigned phase; uint32_t k, w; } d_newctx;\n"
+      "typedef struct d_newctx { DcStore nst; const DcStep *a; unsigned phase; uint32_t k, w, pk; } d_newctx;\n"
       "static DC_DEV void d_new_push(d_newctx *nc, uint32_t creator, const dreal *rec) {\n"
       "  uint32_t p = dc_new_slot(nc->a, creator, nc->phase, nc->k++);\n"
       "  if (p < nc->a->ncap) d_put(nc->nst.w, nc->nst.cap, p, rec);\n}\n\n");
   int sdim = emit_sphere_used(e) ? emit_sphere_dim(e) : 0;
-  OUT("#define D_SPHERE_DIM %d\n%s\n", sdim, sdim ? "#include \"cuda/dc_sphere.h\"\n" : "");
+  OUT("#define D_SPHERE_DIM %d\n%s", sdim, sdim ? "#include \"cuda/dc_sphere.h\"\n" : "");
+  OUT("#define D_HAS_PRINT %d\n%s\n", c.prints.n > 0, c.prints.n ? "#include \"cuda/dc_print.h\"\n" : "");
   OUT("%s", emit_buf_str(&body));
   *out_text = emit_buf_str(&pre);
   return true;

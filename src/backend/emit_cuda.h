@@ -53,6 +53,19 @@ enum { CUDA_BLOCK = 128 };
 bool emit_cuda_program(Arena *a, IrModule *m, const EmitOptions *opt, const char **out,
                        char *err, size_t errlen);
 
+/* The print statements of the device half, numbered in emission order
+ * (emit_cuda_print.c). */
+typedef struct CudaPrintSites {
+  IrInstr **site;
+  int n, cap;
+} CudaPrintSites;
+
+/* A print in strand code: a record into the step's print buffer. */
+struct EmitCtx;
+void emit_cuda_print_instr(struct EmitCtx *e, EmitBuf *out, IrInstr *in, CudaPrintSites *ps);
+/* The host function d_print_record formatting the records of every site. */
+void emit_cuda_print_decoder(struct EmitCtx *e, EmitBuf *out, const CudaPrintSites *ps);
+
 /* Refuse what the CUDA target does not support yet: one ERR_NOT_YET per
  * construct, at its position in `prog` (the typed AST the module came
  * from; NULL: no positions). Returns true when the module can be

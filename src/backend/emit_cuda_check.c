@@ -6,9 +6,9 @@
  * initialisation, a global block), else that region's own span.
  *
  * Refused: in strand code (methods, `new`'s initialisation, the maps of
- * reductions): print, dynamic sequences and strings (host memory) other
- * than the strand sequences of sphere queries, strand counts in the maps
- * of reductions; in global
+ * reductions): dynamic sequences and strings (host memory) other than
+ * the strand sequences of sphere queries and print's text; print and
+ * strand counts in the maps of reductions; in global
  * blocks: `new` (the frontend rejects it there: kept so that a change of
  * that rule cannot reach the device half unnoticed); strand state of a
  * dynamic-sequence or string type.
@@ -21,7 +21,7 @@
 typedef enum Pred { P_PRINT, P_COUNTS, P_NEW, P_DYNSEQ, P_DYNSTATE } Pred;
 
 static const char *const pred_what[] = {
-    "'print' in strand code with --target=cuda",
+    "'print' inside a reduction over strands with --target=cuda",
     "strand counts ('numActive', 'numStable', 'numStrands') inside a reduction over strands with --target=cuda",
     "'new' in a global block with --target=cuda",
     "dynamic sequences and strings in strand code with --target=cuda",
@@ -172,7 +172,9 @@ static bool is_dyn_device(const IrType *t) { return is_dyn(t) && !is_strand_seq(
 static int refused(const IrInstr *in, IrCfgKind k, bool device) {
   if (device) {
     if (in->kind == IR_I_OP) switch (in->op) {
-      case IR_OP_PRINT: return P_PRINT;
+      case IR_OP_PRINT:
+        if (k == IR_CFG_FUNC) return P_PRINT;
+        break;
       case IR_OP_NUM_STRANDS:
       case IR_OP_NUM_ACTIVE:
       case IR_OP_NUM_STABLE:
@@ -183,8 +185,11 @@ static int refused(const IrInstr *in, IrCfgKind k, bool device) {
       }
     if (in->kind == IR_I_LIT && in->lit.kind == IR_LIT_STRING) return -1; /* print's text */
     if ((in->dst && is_dyn_device(in->dst->ty))) return P_DYNSEQ;
-    for (int i = 0; i < in->nargs; i++)
-      if (in->args[i] && is_dyn_device(in->args[i]->ty)) return P_DYNSEQ;
+    for (int i = 0; i < in->nargs; i++) {
+      const IrInstr *d = in->args[i] ? in->args[i]->def : NULL;
+      bool text = d && d->kind == IR_I_LIT && d->lit.kind == IR_LIT_STRING;
+      if (in->args[i] && is_dyn_device(in->args[i]->ty) && !text) return P_DYNSEQ;
+    }
     return -1;
   }
   if (in->kind != IR_I_OP) return -1;
