@@ -800,7 +800,7 @@ class Runner:
     CUDA_ARCHS = "sm_80,sm_90"
     # (e2e programs whose images are written by their companions cannot be
     # compiled alone: image probes come from accept programs with proxies)
-    CUDA_NVCC_SUBSET = ["run/collatz", "run/population", "run/repel_sphere", "run/tensors_grid", "run/field_function",
+    CUDA_NVCC_SUBSET = ["run/collatz", "run/population", "run/repel_sphere", "run/print_strands", "run/collect_strands", "run/tensors_grid", "run/field_function",
                         "run/reductions", "e2e/eigen", "e2e/tensor_ops", "accept/border_control",
                         "accept/jacobian_hessian", "accept/curl_2d_3d", "accept/deep_derivatives"]
 
@@ -1122,7 +1122,8 @@ def main(argv):
                     help="seconds per compiler command (default %d)" % TIMEOUT)
     ap.add_argument("--profile", choices=("full", "sanitize"), default="full",
                     help="sanitize: for a build with ASan+UBSan (scripts/check-asan.sh) -- "
-                         "the frontend corpus, unit tests, compile checks and run/ programs; "
+                         "the frontend corpus, unit tests, compile checks and run/ programs "
+                         "(also as emulated CUDA); "
                          "the target/layout variants and the e2e suite, which exercise the "
                          "same compiler paths on more generated code, are left to the full "
                          "profile")
@@ -1134,7 +1135,7 @@ def main(argv):
     runner = Runner(args)
     tests = [t for t in runner.collect() if args.filter in t[0]]
     if args.profile == "sanitize":
-        tests = [t for t in tests if not t[0].startswith(("cuda/", "omp/", "layouts/"))]
+        tests = [t for t in tests if not t[0].startswith(("cuda/nvcc/", "omp/", "layouts/"))]
     counts = {"pass": 0, "fail": 0, "skip": 0}
 
     def one(test):
