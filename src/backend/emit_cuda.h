@@ -28,6 +28,12 @@
  * scheduler's (creator's chunk, phase, creator, order) before they join.
  * So map-only programs give bitwise the CPU targets' outputs; reductions
  * over strand sets are block trees (a different association of sums).
+ * Other strands' state is read from a start-of-step copy of the store;
+ * sphere queries use a grid built on the device each step
+ * (rt/cuda/dc_sphere.h) and `print` writes records the host formats in
+ * the sequential order (emit_cuda_print.c, rt/cuda/dc_print.h); both
+ * fill per-step buffers, and a step that overflows one is undone from
+ * the copy and run again with a larger buffer.
  *
  * Constructs the device half cannot run are refused before code
  * generation by cuda_check_module (emit_cuda_check.c) with ERR_NOT_YET.
