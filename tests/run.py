@@ -29,6 +29,7 @@ Each of these counts as one test:
                        with --nworkers 1, 2 and 4: the oracle's checks, and
                        output files byte-identical to the sequential build's;
   cuda/run/NAME        the cases of run/NAME with --target=cuda --cuda-emulate
+  cuda/gpu/NAME        the same built by nvcc and run on the GPU (skipped without one)
                        (CUDA device code in CPU emulation): the oracle's checks
                        and outputs byte-identical to the C target's (within
                        CUDA_RTOL of NAME.py if set); skipped when the CUDA
@@ -792,6 +793,79 @@ class Runner:
         shutil.rmtree(work, ignore_errors=True)
         return Outcome(name, "pass")
 
+    # cuda/gpu/NAME: the cases of run/NAME built by nvcc (no emulation) for
+    # the GPU present and run on it: the oracle's checks, and output files
+    # equal to the C target's within CUDA_GPU_RTOL (relative; the GPU's
+    # math library and fused multiply-adds differ from the CPU's in the last
+    # bits), printed text identical. Skipped, with a visible count, where
+    # no GPU works (nvidia-smi) or the program is refused.
+    CUDA_GPU_RTOL = 1e-5
+
+    def cudagpu(self, path):
+        stem = os.path.basename(path)[:-len(".diderot")]
+        name = "cuda/gpu/" + stem
+        if not self.have_gpu():
+            return Outcome(name, "skip", ["needs a working GPU (nvidia-smi)"])
+        nvcc = os.environ.get("DIDEROT_NVCC") or shutil.which("nvcc") or \
+            ("/usr/local/cuda/bin/nvcc" if os.access("/usr/local/cuda/bin/nvcc", os.X_OK) else None)
+        if not nvcc:
+            return Outcome(name, "skip", ["needs nvcc (the CUDA toolkit)"])
+        sys.path.insert(0, os.path.join(self.srcdir, "tests", "oracle"))
+        import nrrd as nrrdpy
+        scope = {}
+        try:
+            exec(compile(read_text(path[:-len(".diderot")] + ".py"), path, "exec"), scope)
+        except Exception as e:
+            return Outcome(name, "fail", ["oracle: %s" % e])
+        cap = subprocess.run(["nvidia-smi", "--query-gpu=compute_cap", "--format=csv,noheader"],
+                             stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
+        arch = "sm_" + (cap.stdout.decode().split() or ["9.0"])[0].replace(".", "")
+        work = os.path.join(self.builddir, "tests", "gpu", stem)
+        shutil.rmtree(work, ignore_errors=True)
+        os.makedirs(work)
+        env = dict(os.environ, DIDEROT_RT_DIR=self.builddir, CFLAGS_DIDEROT=self.CUDA_CFLAGS,
+                   DIDEROT_NVCC=nvcc, DIDEROT_CUDA_ARCH=arch)
+        cases = scope.get("CASES", [])
+        problems, outs = [], []
+        for label, flags in (("gpu", ["--target=cuda"]), ("C", [])):
+            exe = os.path.join(work, "prog-" + label)
+            r = run_killable([self.diderotc, "--exec"] + list(scope.get("FLAGS", [])) + flags
+                             + ["-o", exe, path], self.srcdir, 600, env=env)
+            if isinstance(r, str):
+                return Outcome(name, "fail", [r])
+            err = r.stderr.decode("utf-8", "replace")
+            if r.returncode != 0:
+                shutil.rmtree(work, ignore_errors=True)
+                if label == "gpu" and re.search(r"not yet supported", err):
+                    return Outcome(name, "skip", [err.strip().splitlines()[0]])
+                return Outcome(name, "fail", ["%s: diderotc exit status %d" % (label, r.returncode)]
+                               + stderr_excerpt(err))
+            outs.append(self.run_cases(exe, work, cases, [], nrrdpy, problems, "[%s] " % label,
+                                       with_stdout=True))
+        rtol = max(scope.get("CUDA_RTOL", 0), self.CUDA_GPU_RTOL)
+        for n, (g, c) in enumerate(zip(*outs)):
+            if g is None or c is None:
+                continue
+            for f in sorted(set(g) | set(c)):
+                if g.get(f) == c.get(f):
+                    continue
+                bad = "missing" if f not in g or f not in c else "differs"
+                if bad == "differs" and f != "<stdout>":
+                    for tag, data in (("c", c[f]), ("g", g[f])):
+                        with open(os.path.join(work, "%s-%s" % (tag, f)), "wb") as fh:
+                            fh.write(data)
+                    a = nrrdpy.read(os.path.join(work, "c-" + f))
+                    b = nrrdpy.read(os.path.join(work, "g-" + f))
+                    bad = None if list(a.sizes) == list(b.sizes) and all(
+                        abs(x - y) <= rtol * max(1.0, abs(x)) for x, y in zip(a.data, b.data)) \
+                        else "differs beyond %g" % rtol
+                if bad:
+                    problems.append("case %d: %s %s from the C target's" % (n, f, bad))
+        if problems:
+            return Outcome(name, "fail", problems + ["(work directory %s)" % work])
+        shutil.rmtree(work, ignore_errors=True)
+        return Outcome(name, "pass")
+
     # cuda/nvcc/NAME: the program's CUDA device half compiles with nvcc for
     # CUDA_ARCHS (sm_90 and the older sm_80) and links. By default a
     # representative subset (CUDA_NVCC_SUBSET; nvcc is slow and CI has 2
@@ -1005,6 +1079,7 @@ class Runner:
         for p in find_programs(os.path.join(progs, "run")):
             tests.append(("run/" + os.path.basename(p)[:-len(".diderot")], self.runprog, p))
             tests.append(("cuda/run/" + os.path.basename(p)[:-len(".diderot")], self.cudarun, p))
+            tests.append(("cuda/gpu/" + os.path.basename(p)[:-len(".diderot")], self.cudagpu, p))
             tests.append(("omp/run/" + os.path.basename(p)[:-len(".diderot")], self.runomp, p))
             tests.append(("layouts/run/" + os.path.basename(p)[:-len(".diderot")],
                           self.runlayouts, p))
