@@ -130,9 +130,10 @@ typedef struct DrtProgram {
   DrtGlobalBlock begin_step;   /* NULL; e.g. rebuild the spatial index */
   void (*free_state)(void *self); /* NULL; frees heap parts of a state */
   const DrtStateLayout *layout;   /* NULL: array-of-structs of state_size */
-  /* NULL when the program has no dynamic sequences in globals or state;
-   * else marks (drt_seq_mark) the sequences reachable from the globals and
-   * the alive strands' states, between steps (see drt_seq_alloc). */
+  /* NULL when the program has no dynamic sequences in globals or state
+   * (every sequence is then garbage between steps); else marks
+   * (drt_seq_mark) the sequences reachable from the globals and the alive
+   * strands' states, between steps (see drt_seq_alloc). */
   DrtGlobalBlock seq_roots;
 } DrtProgram;
 
@@ -144,6 +145,12 @@ typedef struct DrtProgram {
  * alive strands; the others are freed. drt_world_free frees them all. */
 void *drt_seq_alloc(DrtWorld *w, size_t bytes);
 bool drt_seq_mark(DrtWorld *w, const void *data);
+/* The end-of-step collection (when due), for schedulers other than
+ * drt_world_run (the CUDA target's run loop): call it between steps, after
+ * the global update, never during a step. */
+void drt_world_collect_seqs(DrtWorld *w);
+/* Bytes the sequence heap holds now (buffers and their headers). */
+size_t drt_world_seq_bytes(const DrtWorld *w);
 
 /* A new world in stage POST_NEW (NULL when out of memory). `globals` is
  * the generated program's globals, handed to methods and blocks. */

@@ -20,6 +20,7 @@ DrtSeqHeap *drt_seqheap_new(void);
 void drt_seqheap_free(DrtSeqHeap *h);
 void *drt_seqheap_alloc(DrtSeqHeap *h, size_t bytes);
 bool drt_seqheap_due(const DrtSeqHeap *h);
+size_t drt_seqheap_bytes(const DrtSeqHeap *h); /* held now, headers included */
 bool drt_seqheap_begin(DrtSeqHeap *h);
 bool drt_seqheap_mark(DrtSeqHeap *h, const void *p);
 void drt_seqheap_sweep(DrtSeqHeap *h);

@@ -83,6 +83,11 @@ bool drt_seqheap_due(const DrtSeqHeap *h) {
   return since >= SEQ_MIN_COLLECT && since >= h->live;
 }
 
+size_t drt_seqheap_bytes(const DrtSeqHeap *h) {
+  if (!h) return 0;
+  return h->live + atomic_load_explicit(&((DrtSeqHeap *)h)->since, memory_order_relaxed);
+}
+
 static size_t seq_slot(const DrtSeqHeap *h, const void *p) {
   uint64_t x = (uint64_t)(uintptr_t)p >> 4;
   x *= 0x9E3779B97F4A7C15ull;

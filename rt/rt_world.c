@@ -44,6 +44,7 @@ struct DrtWorld {
   DrtNewBuf *bufs;         /* one per chunk */
   uint32_t nbufs;
   bool in_step;
+  bool in_global;          /* in a global block: a global `die` defers compaction */
   DrtSeqHeap *seqs;        /* buffers of dynamic sequences (rt_seqheap.c) */
 };
 
@@ -186,12 +187,17 @@ void *drt_seq_alloc(DrtWorld *w, size_t bytes) {
 
 bool drt_seq_mark(DrtWorld *w, const void *data) { return drt_seqheap_mark(w->seqs, data); }
 
-/* Between steps: free the sequences no global or alive strand holds. */
-static void drt_collect_seqs(DrtWorld *w) {
-  if (!w->prog.seq_roots || !drt_seqheap_due(w->seqs) || !drt_seqheap_begin(w->seqs)) return;
-  w->prog.seq_roots(w, w->globals);
+/* Between steps: free the sequences no global or alive strand holds
+ * (mid-step, method temporaries would be live but unmarked). Without a
+ * seq_roots hook nothing holds one: the temporaries of methods and global
+ * blocks are all garbage. */
+void drt_world_collect_seqs(DrtWorld *w) {
+  if (!w || w->in_step || !drt_seqheap_due(w->seqs) || !drt_seqheap_begin(w->seqs)) return;
+  if (w->prog.seq_roots) w->prog.seq_roots(w, w->globals);
   drt_seqheap_sweep(w->seqs);
 }
+
+size_t drt_world_seq_bytes(const DrtWorld *w) { return w ? drt_seqheap_bytes(w->seqs) : 0; }
 
 DrtErrors *drt_world_errors(DrtWorld *w) { return &w->err; }
 DrtStage drt_world_stage(const DrtWorld *w) { return w->stage; }
@@ -425,7 +431,17 @@ void drt_world_kill_all(DrtWorld *w) {
     w->status[i] = w->grid ? DRT_DEAD : DRT_DYING;
     w->nactive--;
   }
-  if (!w->in_step) drt_compact(w);
+  /* in a global block the slots stay put until it ends: the strand
+   * references it collected ({ c | c in S.all }) must not move */
+  if (!w->in_step && !w->in_global) drt_compact(w);
+}
+
+/* A global block; then the strands its `die` killed go. */
+static void drt_global_block(DrtWorld *w, DrtGlobalBlock block) {
+  w->in_global = true;
+  block(w, w->globals);
+  w->in_global = false;
+  drt_compact(w);
 }
 
 /* ---- the super-step ------------------------------------------------------------------- */
@@ -526,10 +542,10 @@ static bool drt_step(DrtWorld *w) {
   drt_append_new(w, nchunks);
   w->steps++;
   if (w->prog.global_update) {
-    w->prog.global_update(w, w->globals);
+    drt_global_block(w, w->prog.global_update);
     drt_append_new(w, 1);
   }
-  drt_collect_seqs(w);
+  drt_world_collect_seqs(w);
   return true;
 }
 
@@ -541,7 +557,7 @@ uint32_t drt_world_run(DrtWorld *w, uint32_t max_steps) {
   if (w->stage == DRT_STAGE_DONE) return 0;
   if (w->stage == DRT_STAGE_POST_CREATE) {
     w->stage = DRT_STAGE_RUNNING;
-    if (w->prog.global_start) w->prog.global_start(w, w->globals);
+    if (w->prog.global_start) drt_global_block(w, w->prog.global_start);
   }
   if (!w->prog.update && w->nactive) {
     drt_error(&w->err, "internal: the strand has no update method");

@@ -767,27 +767,9 @@ class Runner:
             outs.append(self.run_cases(exe, work, cases, [], nrrdpy, problems, "[%s] " % label,
                                        env=run_env, with_stdout=True))
         rtol = scope.get("CUDA_RTOL")
-        pairs = [("", n, g, c) for n, (g, c) in enumerate(zip(outs[0], outs[1]))]
+        compare_with_c(outs[0], outs[1], rtol, work, nrrdpy, problems, "")
         if len(outs) > 2:
-            pairs += [("[cuda-rerun] ", n, g, c) for n, (g, c) in enumerate(zip(outs[2], outs[1]))]
-        for tagv, n, g, c in pairs:
-            if g is None or c is None:
-                continue
-            for f in sorted(set(g) | set(c)):
-                if g.get(f) == c.get(f):
-                    continue
-                bad = "missing" if f not in g or f not in c else "differs"
-                if bad == "differs" and rtol is not None:
-                    for tag, data in (("c", c[f]), ("g", g[f])):
-                        with open(os.path.join(work, "%s-%s" % (tag, f)), "wb") as fh:
-                            fh.write(data)
-                    a = nrrdpy.read(os.path.join(work, "c-" + f))
-                    b = nrrdpy.read(os.path.join(work, "g-" + f))
-                    bad = None if list(a.sizes) == list(b.sizes) and all(
-                        abs(x - y) <= rtol * max(1.0, abs(x)) for x, y in zip(a.data, b.data)) \
-                        else "differs beyond %g" % rtol
-                if bad:
-                    problems.append("%scase %d: %s %s from the C target's" % (tagv, n, f, bad))
+            compare_with_c(outs[2], outs[1], rtol, work, nrrdpy, problems, "[cuda-rerun] ")
         if problems:
             return Outcome(name, "fail", problems + ["(work directory %s)" % work])
         shutil.rmtree(work, ignore_errors=True)
@@ -842,25 +824,8 @@ class Runner:
                                + stderr_excerpt(err))
             outs.append(self.run_cases(exe, work, cases, [], nrrdpy, problems, "[%s] " % label,
                                        with_stdout=True))
-        rtol = max(scope.get("CUDA_RTOL", 0), self.CUDA_GPU_RTOL)
-        for n, (g, c) in enumerate(zip(*outs)):
-            if g is None or c is None:
-                continue
-            for f in sorted(set(g) | set(c)):
-                if g.get(f) == c.get(f):
-                    continue
-                bad = "missing" if f not in g or f not in c else "differs"
-                if bad == "differs" and f != "<stdout>":
-                    for tag, data in (("c", c[f]), ("g", g[f])):
-                        with open(os.path.join(work, "%s-%s" % (tag, f)), "wb") as fh:
-                            fh.write(data)
-                    a = nrrdpy.read(os.path.join(work, "c-" + f))
-                    b = nrrdpy.read(os.path.join(work, "g-" + f))
-                    bad = None if list(a.sizes) == list(b.sizes) and all(
-                        abs(x - y) <= rtol * max(1.0, abs(x)) for x, y in zip(a.data, b.data)) \
-                        else "differs beyond %g" % rtol
-                if bad:
-                    problems.append("case %d: %s %s from the C target's" % (n, f, bad))
+        rtol = max(scope.get("CUDA_RTOL") or 0, self.CUDA_GPU_RTOL)
+        compare_with_c(outs[0], outs[1], rtol, work, nrrdpy, problems, "")
         if problems:
             return Outcome(name, "fail", problems + ["(work directory %s)" % work])
         shutil.rmtree(work, ignore_errors=True)
@@ -1098,6 +1063,30 @@ class Runner:
                 if nvcc_all or key in self.CUDA_NVCC_SUBSET:
                     tests.append(("cuda/nvcc/" + key, self.nvcc_program, p))
         return tests
+
+
+def compare_with_c(got, want, rtol, work, nrrdpy, problems, tag):
+    """Compare per-case outputs (run_cases results) of a CUDA build with the
+    C target's: equal bytes, or NRRD values within the relative tolerance
+    rtol (None: bytes only; printed text is always compared exactly)."""
+    for n, (g, c) in enumerate(zip(got, want)):
+        if g is None or c is None:
+            continue
+        for f in sorted(set(g) | set(c)):
+            if g.get(f) == c.get(f):
+                continue
+            bad = "missing" if f not in g or f not in c else "differs"
+            if bad == "differs" and rtol is not None and f != "<stdout>":
+                for t, data in (("c", c[f]), ("g", g[f])):
+                    with open(os.path.join(work, "%s-%s" % (t, f)), "wb") as fh:
+                        fh.write(data)
+                a = nrrdpy.read(os.path.join(work, "c-" + f))
+                b = nrrdpy.read(os.path.join(work, "g-" + f))
+                bad = None if list(a.sizes) == list(b.sizes) and all(
+                    abs(x - y) <= rtol * max(1.0, abs(x)) for x, y in zip(a.data, b.data)) \
+                    else "differs beyond %g" % rtol
+            if bad:
+                problems.append("%scase %d: %s %s from the C target's" % (tag, n, f, bad))
 
 
 def run_killable(argv, cwd, timeout, env=None):

@@ -243,8 +243,9 @@ static bool dc_download(DcWorld *cw, uint32_t steps) {
 #define DC_RERUNS (D_SPHERE_DIM > 0 || D_HAS_PRINT)
 
 /* The first size of a device buffer: `dflt`, or the value of the
- * environment variable `var` (tests use tiny sizes to force reruns). */
-static uint32_t dc_buffer_size(const char *var, uint32_t dflt) {
+ * environment variable `var` (tests use tiny sizes to force reruns).
+ * Inline: unused by programs without sphere queries or print. */
+static inline uint32_t dc_buffer_size(const char *var, uint32_t dflt) {
   const char *v = getenv(var);
   long n = v ? atol(v) : 0;
   return n > 0 && n < (long)UINT32_MAX ? (uint32_t)n : dflt;
@@ -572,6 +573,7 @@ extern "C" uint32_t d_cuda_run(void *hostw, void **cuda, DrtWorld *rt, const Drt
       prog->global_update(rt, hostw);
       fresh_globals = false;
     }
+    drt_world_collect_seqs(rt); /* as drt_world_run: the global blocks' garbage */
     if (drt_world_verbose(rt))
       fprintf(stderr, "step %u: %u active, %u stable\n",
               (unsigned)(drt_world_total_steps(rt) + steps), (unsigned)cw->nactive,

@@ -411,8 +411,11 @@ void emit_cfg_body(EmitCtx *e, EmitBuf *out, IrCFG *cfg) {
       /* a dynamic sequence's padding (after len) is copied bytewise into
        * strand state: zero it, or the copy reads an indeterminate value */
       bool pad = d && d->ty && d->ty->kind == IR_TY_SEQ && d->ty->len == IR_SEQ_DYNAMIC;
+      /* C++ (the device half, NAME.cu) warns of {0} (-Wmissing-field-initializers);
+       * {} zero-initializes there, padding included */
+      bool cxx = e->opt->target == EMIT_TARGET_CUDA && e->instr_hook != emit_cuda_host_instr;
       if (d) emit_buf_printf(out, "  %s %s%s;\n", emit_type(e, d->ty), emit_var(e, d),
-                             pad ? " = {0}" : "");
+                             pad ? (cxx ? " = {}" : " = {0}") : "");
     }
   }
   for (int bi = 0; bi < cfg->nblocks; bi++) {

@@ -127,6 +127,9 @@ static const char *cfg_signature(EmitCtx *e, IrCFG *cfg) {
 static void emit_cfgs(EmitCtx *e, EmitBuf *protos, EmitBuf *out) {
   for (int i = 0; i < e->m->ncfgs; i++) {
     IrCFG *cfg = e->m->cfgs[i];
+    /* the maps of strand-set reductions run only on the device (NAME.cu):
+     * a host copy would be unused (-Wunused-function) */
+    if (cfg->kind == IR_CFG_FUNC && e->opt->target == EMIT_TARGET_CUDA) continue;
     const char *sig = cfg_signature(e, cfg);
     emit_buf_printf(protos, "%s;\n", sig);
     OUT("/* %s */\n%s {\n", ir_cfg_kind_name(cfg->kind), sig);

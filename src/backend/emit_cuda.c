@@ -513,9 +513,10 @@ bool emit_cuda_program(Arena *a, IrModule *m, const EmitOptions *opt, const char
         put ? "put" : "get", put ? "" : "const ", put ? "const " : "",
         put ? arena_printf(a, "st[%s]", c.word) : "pk[d_w]",
         put ? "pk[d_w]" : arena_printf(a, "st[%s]", c.word));
+  /* d_new_push is inline: a program without `new` does not use it */
   OUT("/* the context of `new` in a method: the buffer and the ordering key */\n"
       "typedef struct d_newctx { DcStore nst; const DcStep *a; unsigned phase; uint32_t k, w, pk; } d_newctx;\n"
-      "static DC_DEV void d_new_push(d_newctx *nc, uint32_t creator, const dreal *rec) {\n"
+      "static DC_DEV inline void d_new_push(d_newctx *nc, uint32_t creator, const dreal *rec) {\n"
       "  uint32_t p = dc_new_slot(nc->a, creator, nc->phase, nc->k++);\n"
       "  if (p < nc->a->ncap) d_put(nc->nst.w, nc->nst.cap, p, rec);\n}\n\n");
   int sdim = emit_sphere_used(e) ? emit_sphere_dim(e) : 0;

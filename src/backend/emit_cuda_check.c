@@ -10,15 +10,18 @@
  * the strand sequences of sphere queries and print's text; print and
  * strand counts in the maps of reductions; in global
  * blocks: `new` (the frontend rejects it there: kept so that a change of
- * that rule cannot reach the device half unnoticed); strand state of a
- * dynamic-sequence or string type.
+ * that rule cannot reach the device half unnoticed), reads of strand state
+ * through strand references (`c.x` for c in { c | c in S.all }: the state
+ * lives on the device); strand state of a dynamic-sequence or string type.
  */
 #include <string.h>
 
 #include "backend/emit_cuda.h"
 #include "frontend/ast.h"
+#include "frontend/env.h"
+#include "frontend/types.h"
 
-typedef enum Pred { P_PRINT, P_COUNTS, P_NEW, P_DYNSEQ, P_DYNSTATE } Pred;
+typedef enum Pred { P_PRINT, P_COUNTS, P_NEW, P_DYNSEQ, P_DYNSTATE, P_STATEREAD } Pred;
 
 static const char *const pred_what[] = {
     "'print' inside a reduction over strands with --target=cuda",
@@ -26,6 +29,7 @@ static const char *const pred_what[] = {
     "'new' in a global block with --target=cuda",
     "dynamic sequences and strings in strand code with --target=cuda",
     "strand state of a dynamic-sequence or string type with --target=cuda",
+    "reading strand state in a global block with --target=cuda",
 };
 
 static bool has_span(Span s) { return s.begin.line > 0; }
@@ -37,58 +41,162 @@ static bool callee_is(const Expr *e, const char *const *names, int n) {
   return false;
 }
 
-static bool is_dyn_type(const AstType *t) { return t && t->kind == AT_SEQ && !t->len; }
+/* A value in host memory: a string, a dynamic sequence other than the
+ * strand sequences of sphere queries (and strand sets), or a sequence of
+ * those. By type, not syntax: fixed-size sequences and ranges run on the
+ * device, and a variable or call can hold a dynamic sequence. */
+static bool ty_dyn(const Type *t) {
+  t = type_prune(t);
+  if (!t) return false;
+  if (t->kind == TY_STRING) return true;
+  if (t->kind != TY_SEQ) return false;
+  const Type *el = type_prune(t->elem);
+  if (t->len == TYPE_SEQ_DYNAMIC && !(el && el->kind == TY_STRAND)) return true;
+  return ty_dyn(el);
+}
 
-static bool expr_matches(const Expr *e, Pred p) {
+static bool is_dyn_type(const AstType *t) { return t && ty_dyn(t->resolved); }
+
+/* S.all, S.active, S.stable: a selection of type S[] (c.x has a value type). */
+static bool is_strand_set(const Expr *e) {
+  while (e && e->kind == E_PAREN) e = e->a;
+  const Type *t = e && e->kind == E_SELECT && e->ty ? type_prune(e->ty) : NULL;
+  return t && t->kind == TY_SEQ && t->elem && type_prune(t->elem)->kind == TY_STRAND;
+}
+
+static bool find_stmts(const Stmt *s, Pred p, Span *at, int depth);
+static const Expr *find_expr_d(const Expr *e, Pred p, int depth);
+
+/* A call of a user function whose body uses a construct p: the call is
+ * what brings it into strand code (depth bounds the search; Diderot has
+ * no recursion). */
+static bool calls_matching(const Expr *e, Pred p, int depth) {
+  if (e->kind != E_APPLY || !e->a || !e->a->sym || e->a->sym->kind != SYM_FUNC || depth > 16)
+    return false;
+  const Decl *d = e->a->sym->decl;
+  if (!d) return false;
+  Span at;
+  for (const Param *q = d->params.head; q; q = q->next)
+    if (p == P_DYNSEQ && q->sym && ty_dyn(q->sym->ty)) return true;
+  return (d->body && find_stmts(d->body, p, &at, depth + 1)) ||
+         (d->init && find_expr_d(d->init, p, depth + 1));
+}
+
+static bool expr_matches(const Expr *e, Pred p, int depth) {
   static const char *const counts[] = {"numActive", "numStable", "numStrands"};
   switch (p) {
-  case P_COUNTS: return callee_is(e, counts, 3);
+  case P_COUNTS: return callee_is(e, counts, 3) || calls_matching(e, p, depth);
+  /* a range is a loop, not a sequence in memory */
   case P_DYNSEQ:
-    return e->kind == E_SEQ || e->kind == E_COMPREHENSION || e->kind == E_LOAD_SEQ ||
-           e->kind == E_STRING;
+    return e->kind != E_RANGE && (e->kind != E_VAR || !e->sym || e->sym->kind != SYM_FUNC) &&
+           (ty_dyn(e->ty) || calls_matching(e, p, depth));
+  case P_STATEREAD: { /* c.x, not the strand set S.all */
+    const Type *a = e->a && e->a->ty ? type_prune(e->a->ty) : NULL;
+    return e->kind == E_SELECT && a && a->kind == TY_STRAND && !is_strand_set(e);
+  }
   default: return false;
   }
 }
 
-static const Expr *find_expr(const Expr *e, Pred p);
-
-static const Expr *find_exprs(const Expr *e, Pred p) {
+static const Expr *find_exprs(const Expr *e, Pred p, int depth) {
   for (; e; e = e->next) {
-    const Expr *r = find_expr(e, p);
+    const Expr *r = find_expr_d(e, p, depth);
     if (r) return r;
   }
   return NULL;
 }
 
-static const Expr *find_expr(const Expr *e, Pred p) {
+static const Expr *find_expr_d(const Expr *e, Pred p, int depth) {
+  static const char *const reductions[] = {"sum", "mean", "product", "min", "max", "all", "exists"};
   if (!e) return NULL;
-  if (expr_matches(e, p)) return e;
   const Expr *r;
-  if ((r = find_expr(e->a, p)) || (r = find_expr(e->b, p)) || (r = find_expr(e->c, p)) ||
-      (r = find_exprs(e->args.head, p)))
+  /* a reduction's comprehension is reduced where it runs, not collected */
+  if (callee_is(e, reductions, 7) && e->args.head && e->args.head->kind == E_COMPREHENSION) {
+    const Expr *c = e->args.head;
+    if (p == P_STATEREAD && c->iters.head && is_strand_set(c->iters.head->src)) return NULL;
+    if ((r = find_expr_d(c->a, p, depth))) return r;
+    for (const Iter *it = c->iters.head; it; it = it->next)
+      if ((r = find_expr_d(it->src, p, depth))) return r;
+    return NULL;
+  }
+  if (expr_matches(e, p, depth)) return e;
+  /* the map of { e | c in S.all } runs on the device, where c.x is fine */
+  if (p == P_STATEREAD && e->kind == E_COMPREHENSION && e->iters.head &&
+      is_strand_set(e->iters.head->src))
+    return NULL;
+  if ((r = find_expr_d(e->a, p, depth)) || (r = find_expr_d(e->b, p, depth)) ||
+      (r = find_expr_d(e->c, p, depth)) || (r = find_exprs(e->args.head, p, depth)))
     return r;
   for (const Iter *it = e->iters.head; it; it = it->next)
-    if ((r = find_expr(it->src, p))) return r;
+    if ((r = find_expr_d(it->src, p, depth))) return r;
   return NULL;
 }
 
+static const Expr *find_expr(const Expr *e, Pred p) { return find_expr_d(e, p, 0); }
+
 /* The span of the first construct matching p in s and what follows it. */
-static bool find_stmts(const Stmt *s, Pred p, Span *at) {
+static bool find_stmts(const Stmt *s, Pred p, Span *at, int depth) {
   for (; s; s = s->next) {
     bool hit = (p == P_PRINT && s->kind == S_PRINT) || (p == P_NEW && s->kind == S_NEW) ||
-               (p == P_DYNSEQ && (s->kind == S_FOREACH || (s->kind == S_DECL && is_dyn_type(s->type))));
+               (p == P_DYNSEQ && ((s->kind == S_FOREACH && s->iter && s->iter->src &&
+                                   s->iter->src->kind != E_RANGE && ty_dyn(s->iter->src->ty)) ||
+                                  (s->kind == S_DECL && is_dyn_type(s->type))));
     if (hit) {
       *at = s->span;
       return true;
     }
     const Expr *e = NULL;
-    if ((e = find_expr(s->cond, p)) || (e = find_expr(s->expr, p)) || (e = find_exprs(s->args.head, p)) ||
-        (s->iter && (e = find_expr(s->iter->src, p)))) {
+    if ((e = find_expr_d(s->cond, p, depth)) || (e = find_expr_d(s->expr, p, depth)) ||
+        (s->iter && (e = find_expr_d(s->iter->src, p, depth)))) {
       *at = e->span;
       return true;
     }
-    if (find_stmts(s->body.head, p, at) || (s->then && find_stmts(s->then, p, at)) ||
-        (s->els && find_stmts(s->els, p, at)))
+    /* print's text is a string the device prints */
+    for (const Expr *a = s->args.head; a; a = a->next)
+      if (!(s->kind == S_PRINT && a->kind == E_STRING) && (e = find_expr_d(a, p, depth))) {
+        *at = e->span;
+        return true;
+      }
+    if (find_stmts(s->body.head, p, at, depth) || (s->then && find_stmts(s->then, p, at, depth)) ||
+        (s->els && find_stmts(s->els, p, at, depth)))
+      return true;
+  }
+  return false;
+}
+
+/* The first construct p inside the map of a reduction in e (the maps are
+ * the device functions of global blocks). */
+static const Expr *find_in_maps(const Expr *e, Pred p) {
+  static const char *const reductions[] = {"sum", "mean", "product", "min", "max", "all", "exists"};
+  if (!e) return NULL;
+  const Expr *r;
+  if (callee_is(e, reductions, 7) && e->args.head && e->args.head->kind == E_COMPREHENSION &&
+      (r = find_expr(e->args.head->a, p)))
+    return r;
+  if ((r = find_in_maps(e->a, p)) || (r = find_in_maps(e->b, p)) || (r = find_in_maps(e->c, p)))
+    return r;
+  for (const Expr *a = e->args.head; a; a = a->next)
+    if ((r = find_in_maps(a, p))) return r;
+  for (const Iter *it = e->iters.head; it; it = it->next)
+    if ((r = find_in_maps(it->src, p))) return r;
+  return NULL;
+}
+
+static bool find_stmts_maps(const Stmt *s, Pred p, Span *at) {
+  for (; s; s = s->next) {
+    const Expr *e = NULL;
+    if ((e = find_in_maps(s->cond, p)) || (e = find_in_maps(s->expr, p)) ||
+        (s->iter && (e = find_in_maps(s->iter->src, p)))) {
+      *at = e->span;
+      return true;
+    }
+    for (const Expr *a = s->args.head; a; a = a->next)
+      if ((e = find_in_maps(a, p))) {
+        *at = e->span;
+        return true;
+      }
+    if (find_stmts_maps(s->body.head, p, at) || (s->then && find_stmts_maps(s->then, p, at)) ||
+        (s->els && find_stmts_maps(s->els, p, at)))
       return true;
   }
   return false;
@@ -107,7 +215,7 @@ static Span locate(const Program *prog, IrCfgKind k, Pred p) {
     MethodKind mk = k == IR_CFG_START ? M_START : k == IR_CFG_UPDATE ? M_UPDATE : M_STABILIZE;
     const Method *me = sd ? sd->methods[mk] : NULL;
     if (!me) break;
-    if (me->body && find_stmts(me->body, p, &at)) return at;
+    if (me->body && find_stmts(me->body, p, &at, 0)) return at;
     return me->span;
   }
   case IR_CFG_STRAND_INIT:
@@ -116,7 +224,7 @@ static Span locate(const Program *prog, IrCfgKind k, Pred p) {
       const Expr *e = find_expr(d->init, p);
       if (e) return e->span;
     }
-    if (sd->init && find_stmts(sd->init, p, &at)) return at;
+    if (sd->init && find_stmts(sd->init, p, &at, 0)) return at;
     return sd->name_span;
   case IR_CFG_FUNC:          /* the maps of reductions: written in global blocks */
   case IR_CFG_GLOBAL_START:
@@ -124,7 +232,9 @@ static Span locate(const Program *prog, IrCfgKind k, Pred p) {
     const Stmt *blocks[2] = {k == IR_CFG_GLOBAL_UPDATE ? NULL : prog->global_start,
                              k == IR_CFG_GLOBAL_START ? NULL : prog->global_update};
     for (int i = 0; i < 2; i++)
-      if (blocks[i] && find_stmts(blocks[i], p, &at)) return at;
+      if (blocks[i] && (k == IR_CFG_FUNC ? find_stmts_maps(blocks[i], p, &at)
+                                         : find_stmts(blocks[i], p, &at, 0)))
+        return at;
     for (int i = 0; i < 2; i++)
       if (blocks[i]) return blocks[i]->span;
     break;
@@ -192,6 +302,7 @@ static int refused(const IrInstr *in, IrCfgKind k, bool device) {
     }
     return -1;
   }
+  if (in->kind == IR_I_STATE_GET && in->nargs == 1) return P_STATEREAD;
   if (in->kind != IR_I_OP) return -1;
   return in->op == IR_OP_NEW ? P_NEW : -1;
 }
@@ -236,6 +347,11 @@ bool cuda_check_module(IrModule *m, DiagCtx *diag, const Program *prog) {
       at = prog->strand->name_span;
       for (const Decl *d = prog->strand->state.head; d; d = d->next)
         if (d->name && s->name && !strcmp(d->name, s->name) && has_span(d->name_span)) at = d->name_span;
+      for (const Param *q = prog->strand->params.head; q; q = q->next)
+        /* a parameter the methods read is the state variable _p_NAME */
+        if (q->name && s->name && !strncmp(s->name, "_p_", 3) && !strcmp(q->name, s->name + 3) &&
+            has_span(q->name_span))
+          at = q->name_span;
     }
     report(diag, &seen, P_DYNSTATE, at);
     errors++;

@@ -353,11 +353,21 @@ static void check_input_decl(Tc *t, Decl *d) {
   tc_declare(t, s);
 }
 
+/* Whether values of t refer to strands (a strand, or a sequence of them). */
+static bool refers_to_strands(const Type *t) {
+  t = type_prune(t);
+  return t && (t->kind == TY_STRAND || (t->kind == TY_SEQ && refers_to_strands(t->elem)));
+}
+
 static void check_global_var(Tc *t, Decl *d) {
   const Type *ty = tc_resolve_type(t, d->type);
   Symbol *s = tc_new_symbol(t, SYM_GLOBAL, d->name, d->name_span, ty);
   s->decl = d;
   d->sym = s;
+  if (refers_to_strands(ty)) {
+    diag_report(t->diag, ERR_GLOBAL_STRAND_TYPE, d->name_span, d->name, type_str(t->arena, ty));
+    ty = s->ty = t->tc.t_error;
+  }
   if (d->init) {
     s->flags |= SF_HAS_INIT;
     const Type *it = check_expr(t, d->init, ty);

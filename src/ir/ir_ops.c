@@ -261,9 +261,10 @@ static int rule_strand_reduce(Ctx *c, const IrType **res) {
   case IR_REDUCE_MEAN:
     if (!is_real(r)) return fail(c, IR_CHK_TYPE, "map function must return real");
     break;
-  case IR_REDUCE_COLLECT: /* a parallel map: the sequence of the values */
-    if (!ir_type_is_value(r) || is_dyn_seq(r))
-      return fail(c, IR_CHK_TYPE, "map function must return a fixed-size value");
+  case IR_REDUCE_COLLECT: /* a parallel map: the sequence of the values, or of
+                            * the strands themselves ({ c | c in C.all }) */
+    if ((!ir_type_is_value(r) && !is_kind(r, IR_TY_STRAND)) || is_dyn_seq(r))
+      return fail(c, IR_CHK_TYPE, "map function must return a fixed-size value or a strand");
     *res = ir_type_seq(c->m, r, IR_SEQ_DYNAMIC);
     return IR_CHK_OK;
   default:

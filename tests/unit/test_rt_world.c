@@ -375,6 +375,106 @@ static void test_openmp(void) {
   }
 }
 
+/* ---- the sequence heap between steps ----
+ * Every global update allocates GARB bytes of garbage (a temporary of a
+ * global block). The heap collects once 1 MiB was allocated since the last
+ * collection (rt_seqheap.c), so whatever the number of steps it never holds
+ * more than 1 MiB plus one step's garbage plus what is live; without
+ * collections, STEPS steps would leave STEPS * GARB = 16 MiB. With a
+ * seq_roots hook, the buffer it marks survives every collection. */
+enum { GARB = 64 << 10, STEPS = 256, HELD_MAX = (1 << 20) + 2 * GARB + 4096 };
+
+typedef struct SeqG {
+  int steps;
+  unsigned char *keep; /* a live "global sequence" (marked by seq_roots) */
+  size_t mid_before, mid_after;
+} SeqG;
+
+static DrtExit seq_update(DrtCtx *ctx, uint32_t id, void *self) {
+  (void)id;
+  SeqG *g = ctx->globals;
+  int *age = self;
+  if (++*age == STEPS) return DRT_EXIT_STABILIZE;
+  if (*age == 1) {
+    /* mid-step a collection must not run: this temporary is live, unmarked */
+    unsigned char *t = drt_seq_alloc(ctx->world, 2 << 20);
+    CHECK(t != NULL);
+    if (t) t[0] = 7;
+    g->mid_before = drt_world_seq_bytes(ctx->world);
+    drt_world_collect_seqs(ctx->world);
+    g->mid_after = drt_world_seq_bytes(ctx->world);
+    CHECK(t && t[0] == 7);
+  }
+  return DRT_EXIT_CONTINUE;
+}
+
+static void seq_gupdate(DrtWorld *w, void *globals) {
+  SeqG *g = globals;
+  unsigned char *t = drt_seq_alloc(w, GARB);
+  CHECK(t != NULL);
+  if (t) memset(t, g->steps & 0xff, GARB);
+  g->steps++;
+}
+
+static void seq_roots(DrtWorld *w, void *globals) {
+  SeqG *g = globals;
+  CHECK(drt_seq_mark(w, g->keep));
+}
+
+static DrtWorld *seq_world(const DrtProgram *prog, SeqG *g) {
+  DrtWorld *w = drt_world_new(prog, g);
+  CHECK(!drt_world_init(w));
+  CHECK(!drt_world_create_begin(w));
+  *(int *)drt_world_create_strand(w) = 0;
+  CHECK(!drt_world_create_end(w));
+  return w;
+}
+
+static void test_seq_collect(void) {
+  /* drt_world_run, with and without roots */
+  for (int roots = 0; roots < 2; roots++) {
+    const DrtProgram prog = {.state_size = sizeof(int), .update = seq_update,
+                             .global_update = seq_gupdate,
+                             .seq_roots = roots ? seq_roots : NULL};
+    SeqG g = {0};
+    DrtWorld *w = seq_world(&prog, &g);
+    if (roots) {
+      g.keep = drt_seq_alloc(w, 100);
+      for (int i = 0; g.keep && i < 100; i++) g.keep[i] = (unsigned char)i;
+    }
+    CHECK(drt_world_run(w, 0) == STEPS);
+    CHECK(g.steps == STEPS);
+    CHECK_MSG(g.mid_after == g.mid_before && g.mid_before >= (2u << 20),
+              "a collection during a step: %zu bytes, then %zu", g.mid_before, g.mid_after);
+    size_t held = drt_world_seq_bytes(w);
+    CHECK_MSG(held <= HELD_MAX, "roots %d: the heap holds %zu bytes after %d steps", roots, held,
+              STEPS);
+    CHECK_MSG(held >= (size_t)GARB, "roots %d: %zu bytes held, expected the last garbage", roots,
+              held);
+    if (roots) {
+      bool same = g.keep != NULL;
+      for (int i = 0; same && i < 100; i++) same = g.keep[i] == (unsigned char)i;
+      CHECK_MSG(same, "the marked sequence did not survive");
+    }
+    drt_world_free(w);
+  }
+  /* a scheduler of its own (the CUDA target's run loop): the global block
+   * by hand, then the public collection between steps */
+  const DrtProgram prog = {.state_size = sizeof(int), .update = seq_update,
+                           .global_update = seq_gupdate};
+  SeqG g = {0};
+  DrtWorld *w = seq_world(&prog, &g);
+  size_t peak = 0;
+  for (int k = 0; k < STEPS; k++) {
+    prog.global_update(w, &g);
+    drt_world_collect_seqs(w);
+    size_t held = drt_world_seq_bytes(w);
+    if (held > peak) peak = held;
+  }
+  CHECK_MSG(peak <= HELD_MAX, "an external scheduler's heap peaked at %zu bytes", peak);
+  drt_world_free(w);
+}
+
 int main(void) {
   test_population();
   test_stages();
@@ -382,5 +482,6 @@ int main(void) {
   test_dual_state();
   test_reductions(NULL, 1);
   test_openmp();
+  test_seq_collect();
   return unit_finish("rt_world");
 }
