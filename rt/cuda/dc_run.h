@@ -2,9 +2,10 @@
  * generated device half (NAME.cu) after its program-specific parts:
  *
  *   dreal, DcStore {dreal *w; uint32_t cap}, D_STATE_WORDS, D_BLOCK, D_PAD,
- *   D_HAS_NEW, d_dglobals, d_store_words(cap), d_get/d_put (a packed
- *   record from/to slot i of a store), the kernels d_k_step and
- *   d_k_stabilize_all, d_globals_fix (device copies of images).
+ *   D_HAS_NEW, D_READS_IN, D_SPHERE_DIM, D_HAS_PRINT, d_dglobals,
+ *   d_store_words(cap), d_get/d_put (a packed record from/to slot i of a
+ *   store), the kernels d_k_step and d_k_stabilize_all, d_globals_fix
+ *   (device copies of images).
  *
  * The host half calls the extern "C" entry points below. The device is
  * authoritative for the strands from the first run on; the host world
@@ -12,6 +13,9 @@
  * library API), through packed records, so its own layout does not matter.
  *
  * One super-step (the CPU scheduler's semantics, diderot_world.h):
+ *   0. when strands read other strands' state, query `sphere` or print: a
+ *      device copy of the store (start-of-step state), the sphere grid
+ *      over it (dc_sphere.h), copies of status/fresh;
  *   1. d_k_step over the active worklist (one launch): start for fresh
  *      strands, update, stabilize at once, `die` marks DYING, `new`
  *      appends to a buffer by an atomic counter;
@@ -21,8 +25,12 @@
  *      (slots keep creation order) and the worklist rebuilt;
  *   4. new strands are sorted by the CPU scheduler's key (creator's chunk,
  *      phase, creator, order) and appended active and fresh;
+ *   1b. if sphere results or print records overflowed their buffers, the
+ *      state is restored from the copies of 0 and 1 runs again with larger
+ *      buffers; print records are then formatted in order (dc_print.h);
  *   5. the global update runs on the host; globals are copied to the device
- *      again (and images uploaded once).
+ *      again (and images uploaded once); unreachable sequences of the host
+ *      world are freed (drt_world_collect_seqs).
  * Synchronisation: the copy of the totals in 2 (and of the keys when
  * strands were created).
  */
