@@ -34,6 +34,8 @@ SANITIZER_RE = re.compile(r"ERROR: (Address|Leak|Memory|Thread)Sanitizer|runtime
 # valgrind -q prints nothing but errors and leaks, each line as ==PID== ...
 VALGRIND_RE = re.compile(r"^==\d+== \S", re.M)
 COMPILE_TIMEOUT = 300
+# the architectures of the cuda mode's nvcc builds (sm_90 and an older one)
+NVCC_ARCHS = "sm_80,sm_90"
 RUN_TIMEOUT = 120
 RTOL = {"float": 1e-5, "double": 1e-12}
 MAX_REPORTED = 6      # mismatches reported per comparison
@@ -203,7 +205,29 @@ class T:
         if not os.access(exe, os.X_OK):
             raise Abort("diderotc exited 0 but wrote no executable %s" % exe)
         self.exe = exe
+        if "--cuda-emulate" in argv:
+            self.nvcc_build(argv, env, stem)
         return exe
+
+    def nvcc_build(self, argv, env, stem):
+        """The cuda mode's emulated build also builds with nvcc (no
+        emulation) for NVCC_ARCHS, in the same directory (proxy images are
+        there): every e2e program the CUDA target supports must compile for
+        sm_90 and an older architecture. Not run (that needs a GPU: tests/
+        run.py cuda/gpu). Left out where no nvcc is installed."""
+        nvcc = os.environ.get("DIDEROT_NVCC") or shutil.which("nvcc") or \
+            ("/usr/local/cuda/bin/nvcc" if os.access("/usr/local/cuda/bin/nvcc", os.X_OK) else None)
+        if not nvcc:
+            return
+        nv = [a for a in argv if a != "--cuda-emulate"]
+        nv[nv.index("-o") + 1] = stem + "-nvcc"
+        r = run_killable(nv, self.dir, COMPILE_TIMEOUT,
+                         dict(env, DIDEROT_NVCC=nvcc, DIDEROT_CUDA_ARCH=NVCC_ARCHS))
+        if isinstance(r, str):
+            self.failures.append("nvcc build: %s" % r)
+        elif r[0] != 0:
+            self.failures += ["nvcc build for %s failed (exit %d): %s" % (NVCC_ARCHS, r[0], " ".join(nv))] \
+                + excerpt(r[2] or r[1])
 
     def exec(self, args=(), expect_rc=0, exe=None, timeout=RUN_TIMEOUT):
         """Run the executable in the work directory. expect_rc: an exit status,
