@@ -286,6 +286,55 @@ class Runner:
             return "sanitizer report: %s%s" % (" ".join(argv), tail(err))
         return p.returncode, out, err
 
+    def nrrd_module(self):
+        """tests/oracle/nrrd.py, the NRRD reader of the oracles."""
+        sys.path.insert(0, os.path.join(self.srcdir, "tests", "oracle"))
+        import nrrd as nrrdpy
+        return nrrdpy
+
+    def load_oracle(self, path):
+        """The globals of NAME.py beside NAME.diderot (CASES, FLAGS, ...), or
+        a message saying why it cannot be loaded (a broken oracle is a
+        failure, not a crash)."""
+        oracle = path[:-len(".diderot")] + ".py"
+        scope = {}
+        try:
+            exec(compile(read_text(oracle), oracle, "exec"), scope)
+        except Exception as e:
+            return "oracle: %s" % e
+        return scope
+
+    def fresh_dir(self, *parts):
+        """An empty work directory BUILD/tests/PARTS."""
+        work = os.path.join(self.builddir, "tests", *parts)
+        shutil.rmtree(work, ignore_errors=True)
+        os.makedirs(work)
+        return work
+
+    def build_and_run(self, name, path, scope, work, variants, env, nrrdpy, problems):
+        """Build NAME.diderot once per variant (label, diderotc flags, run
+        environment or None) and run the oracle's cases with each; the
+        outputs per variant, or an Outcome: a failed build, or a skip when
+        the first variant's target refuses the program ("not yet
+        supported")."""
+        outs = []
+        for k, (label, flags, run_env) in enumerate(variants):
+            exe = os.path.join(work, "prog-" + label)
+            r = run_killable([self.diderotc, "--exec"] + list(scope.get("FLAGS", [])) + flags
+                             + ["-o", exe, path], self.srcdir, 600, env=env)
+            if isinstance(r, str):
+                return Outcome(name, "fail", [r])
+            err = r.stderr.decode("utf-8", "replace")
+            if r.returncode != 0:
+                shutil.rmtree(work, ignore_errors=True)
+                if k == 0 and re.search(r"not yet supported", err):
+                    return Outcome(name, "skip", [err.strip().splitlines()[0]])
+                return Outcome(name, "fail", ["%s: diderotc exit status %d" % (label, r.returncode)]
+                               + stderr_excerpt(err))
+            outs.append(self.run_cases(exe, work, scope.get("CASES", []), [], nrrdpy, problems,
+                                       "[%s] " % label, env=run_env, with_stdout=True))
+        return outs
+
     def have_gpu(self):
         with self._lock:
             if self._gpu is None:
@@ -506,13 +555,10 @@ class Runner:
         oracle = path[:-len(".diderot")] + ".py"
         if not os.path.exists(oracle):
             return Outcome(name, "fail", ["no oracle %s" % self.rel(oracle)])
-        sys.path.insert(0, os.path.join(self.srcdir, "tests", "oracle"))
-        import nrrd as nrrdpy
-        scope = {}
-        try:
-            exec(compile(read_text(oracle), oracle, "exec"), scope)
-        except Exception as e:  # a broken oracle is a failure, not a crash
-            return Outcome(name, "fail", ["oracle: %s" % e])
+        nrrdpy = self.nrrd_module()
+        scope = self.load_oracle(path)
+        if isinstance(scope, str):
+            return Outcome(name, "fail", [scope])
         work = os.path.join(self.builddir, "tests", "run", os.path.basename(path)[:-8])
         shutil.rmtree(work, ignore_errors=True)
         os.makedirs(work)
@@ -615,17 +661,13 @@ class Runner:
     def runlayouts(self, path):
         stem = os.path.basename(path)[:-len(".diderot")]
         name = "layouts/run/" + stem
-        scope = {}
-        try:
-            exec(compile(read_text(path[:-len(".diderot")] + ".py"), path, "exec"), scope)
-        except Exception as e:
-            return Outcome(name, "fail", ["oracle: %s" % e])
+        scope = self.load_oracle(path)
+        if isinstance(scope, str):
+            return Outcome(name, "fail", [scope])
         runs = [[]] + self.LAYOUT_RUNS
         if "image(" in read_text(path):
             runs += self.IMAGE_LAYOUT_RUNS
-        work = os.path.join(self.builddir, "tests", "layouts", stem)
-        shutil.rmtree(work, ignore_errors=True)
-        os.makedirs(work)
+        work = self.fresh_dir("layouts", stem)
         env = dict(os.environ, DIDEROT_RT_DIR=self.builddir)
         base, problems = None, []
         for k, flags in enumerate(runs):
@@ -667,16 +709,11 @@ class Runner:
     def runomp(self, path):
         stem = os.path.basename(path)[:-len(".diderot")]
         name = "omp/run/" + stem
-        sys.path.insert(0, os.path.join(self.srcdir, "tests", "oracle"))
-        import nrrd as nrrdpy
-        scope = {}
-        try:
-            exec(compile(read_text(path[:-len(".diderot")] + ".py"), path, "exec"), scope)
-        except Exception as e:
-            return Outcome(name, "fail", ["oracle: %s" % e])
-        work = os.path.join(self.builddir, "tests", "omp", stem)
-        shutil.rmtree(work, ignore_errors=True)
-        os.makedirs(work)
+        nrrdpy = self.nrrd_module()
+        scope = self.load_oracle(path)
+        if isinstance(scope, str):
+            return Outcome(name, "fail", [scope])
+        work = self.fresh_dir("omp", stem)
         env = dict(os.environ, DIDEROT_RT_DIR=self.builddir)
         cases = scope.get("CASES", [])
         exes = {}
@@ -733,39 +770,21 @@ class Runner:
     def cudarun(self, path):
         stem = os.path.basename(path)[:-len(".diderot")]
         name = "cuda/run/" + stem
-        sys.path.insert(0, os.path.join(self.srcdir, "tests", "oracle"))
-        import nrrd as nrrdpy
-        scope = {}
-        try:
-            exec(compile(read_text(path[:-len(".diderot")] + ".py"), path, "exec"), scope)
-        except Exception as e:
-            return Outcome(name, "fail", ["oracle: %s" % e])
-        work = os.path.join(self.builddir, "tests", "cuda", stem)
-        shutil.rmtree(work, ignore_errors=True)
-        os.makedirs(work)
+        nrrdpy = self.nrrd_module()
+        scope = self.load_oracle(path)
+        if isinstance(scope, str):
+            return Outcome(name, "fail", [scope])
+        work = self.fresh_dir("cuda", stem)
         env = dict(os.environ, DIDEROT_RT_DIR=self.builddir, CFLAGS_DIDEROT=self.CUDA_CFLAGS)
-        cases = scope.get("CASES", [])
-        problems, outs = [], []
+        problems = []
         variants = [("cuda", ["--target=cuda", "--cuda-emulate"], None), ("C", [], None)]
         if re.search(r"\b(sphere|print)\s*\(", read_text(path)):
             variants.append(("cuda-rerun", ["--target=cuda", "--cuda-emulate", "--no-space-partition"],
                              dict(os.environ, DIDEROT_CUDA_SPHERE_POOL="1",
                                   DIDEROT_CUDA_PRINT_BUFFER="1")))
-        for label, flags, run_env in variants:
-            exe = os.path.join(work, "prog-" + label)
-            r = run_killable([self.diderotc, "--exec"] + list(scope.get("FLAGS", [])) + flags
-                             + ["-o", exe, path], self.srcdir, COMPILE_TIMEOUT, env=env)
-            if isinstance(r, str):
-                return Outcome(name, "fail", [r])
-            err = r.stderr.decode("utf-8", "replace")
-            if r.returncode != 0:
-                shutil.rmtree(work, ignore_errors=True)
-                if label == "cuda" and re.search(r"not yet supported", err):
-                    return Outcome(name, "skip", [err.strip().splitlines()[0]])
-                return Outcome(name, "fail", ["%s: diderotc exit status %d" % (label, r.returncode)]
-                               + stderr_excerpt(err))
-            outs.append(self.run_cases(exe, work, cases, [], nrrdpy, problems, "[%s] " % label,
-                                       env=run_env, with_stdout=True))
+        outs = self.build_and_run(name, path, scope, work, variants, env, nrrdpy, problems)
+        if isinstance(outs, Outcome):
+            return outs
         rtol = scope.get("CUDA_RTOL")
         compare_with_c(outs[0], outs[1], rtol, work, nrrdpy, problems, "")
         if len(outs) > 2:
@@ -788,42 +807,25 @@ class Runner:
         name = "cuda/gpu/" + stem
         if not self.have_gpu():
             return Outcome(name, "skip", ["needs a working GPU (nvidia-smi)"])
-        nvcc = os.environ.get("DIDEROT_NVCC") or shutil.which("nvcc") or \
-            ("/usr/local/cuda/bin/nvcc" if os.access("/usr/local/cuda/bin/nvcc", os.X_OK) else None)
+        nvcc = find_nvcc()
         if not nvcc:
             return Outcome(name, "skip", ["needs nvcc (the CUDA toolkit)"])
-        sys.path.insert(0, os.path.join(self.srcdir, "tests", "oracle"))
-        import nrrd as nrrdpy
-        scope = {}
-        try:
-            exec(compile(read_text(path[:-len(".diderot")] + ".py"), path, "exec"), scope)
-        except Exception as e:
-            return Outcome(name, "fail", ["oracle: %s" % e])
+        nrrdpy = self.nrrd_module()
+        scope = self.load_oracle(path)
+        if isinstance(scope, str):
+            return Outcome(name, "fail", [scope])
         cap = subprocess.run(["nvidia-smi", "--query-gpu=compute_cap", "--format=csv,noheader"],
                              stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
         arch = "sm_" + (cap.stdout.decode().split() or ["9.0"])[0].replace(".", "")
-        work = os.path.join(self.builddir, "tests", "gpu", stem)
-        shutil.rmtree(work, ignore_errors=True)
-        os.makedirs(work)
+        work = self.fresh_dir("gpu", stem)
         env = dict(os.environ, DIDEROT_RT_DIR=self.builddir, CFLAGS_DIDEROT=self.CUDA_CFLAGS,
                    DIDEROT_NVCC=nvcc, DIDEROT_CUDA_ARCH=arch)
-        cases = scope.get("CASES", [])
-        problems, outs = [], []
-        for label, flags in (("gpu", ["--target=cuda"]), ("C", [])):
-            exe = os.path.join(work, "prog-" + label)
-            r = run_killable([self.diderotc, "--exec"] + list(scope.get("FLAGS", [])) + flags
-                             + ["-o", exe, path], self.srcdir, 600, env=env)
-            if isinstance(r, str):
-                return Outcome(name, "fail", [r])
-            err = r.stderr.decode("utf-8", "replace")
-            if r.returncode != 0:
-                shutil.rmtree(work, ignore_errors=True)
-                if label == "gpu" and re.search(r"not yet supported", err):
-                    return Outcome(name, "skip", [err.strip().splitlines()[0]])
-                return Outcome(name, "fail", ["%s: diderotc exit status %d" % (label, r.returncode)]
-                               + stderr_excerpt(err))
-            outs.append(self.run_cases(exe, work, cases, [], nrrdpy, problems, "[%s] " % label,
-                                       with_stdout=True))
+        problems = []
+        outs = self.build_and_run(name, path, scope, work,
+                                  [("gpu", ["--target=cuda"], None), ("C", [], None)], env, nrrdpy,
+                                  problems)
+        if isinstance(outs, Outcome):
+            return outs
         rtol = max(scope.get("CUDA_RTOL") or 0, self.CUDA_GPU_RTOL)
         compare_with_c(outs[0], outs[1], rtol, work, nrrdpy, problems, "")
         if problems:
@@ -848,13 +850,10 @@ class Runner:
             "accept" if os.sep + "accept" + os.sep in path else "run"
         stem = os.path.basename(path)[:-len(".diderot")]
         name = "cuda/nvcc/%s/%s" % (kind, stem)
-        nvcc = os.environ.get("DIDEROT_NVCC") or shutil.which("nvcc") or \
-            ("/usr/local/cuda/bin/nvcc" if os.access("/usr/local/cuda/bin/nvcc", os.X_OK) else None)
+        nvcc = find_nvcc()
         if not nvcc:
             return Outcome(name, "skip", ["needs nvcc (the CUDA toolkit)"])
-        work = os.path.join(self.builddir, "tests", "nvcc", kind + "-" + stem)
-        shutil.rmtree(work, ignore_errors=True)
-        os.makedirs(work)
+        work = self.fresh_dir("nvcc", kind + "-" + stem)
         env = dict(os.environ, DIDEROT_RT_DIR=self.builddir, DIDEROT_NVCC=nvcc,
                    DIDEROT_CUDA_ARCH=self.CUDA_ARCHS)
         # the source in place: proxy images are looked up beside it
@@ -945,16 +944,11 @@ class Runner:
     def cudalib(self, path):
         stem = os.path.basename(path)[:-len(".diderot")]
         name = "cuda/lib/" + stem
-        sys.path.insert(0, os.path.join(self.srcdir, "tests", "oracle"))
-        import nrrd as nrrdpy
-        scope = {}
-        try:
-            exec(compile(read_text(path[:-len(".diderot")] + ".py"), path, "exec"), scope)
-        except Exception as e:
-            return Outcome(name, "fail", ["oracle: %s" % e])
-        work = os.path.join(self.builddir, "tests", "cudalib", stem)
-        shutil.rmtree(work, ignore_errors=True)
-        os.makedirs(work)
+        nrrdpy = self.nrrd_module()
+        scope = self.load_oracle(path)
+        if isinstance(scope, str):
+            return Outcome(name, "fail", [scope])
+        work = self.fresh_dir("cudalib", stem)
         env = dict(os.environ, DIDEROT_RT_DIR=self.builddir, CFLAGS_DIDEROT=self.CUDA_CFLAGS)
         emu = ["--target=cuda", "--cuda-emulate"]
         problems, outs, jsons = [], {}, {}
@@ -991,20 +985,14 @@ class Runner:
     def nvcc_lib(self, path):
         stem = os.path.basename(path)[:-len(".diderot")]
         name = "cuda/nvcc/lib/" + stem
-        nvcc = os.environ.get("DIDEROT_NVCC") or shutil.which("nvcc") or \
-            ("/usr/local/cuda/bin/nvcc" if os.access("/usr/local/cuda/bin/nvcc", os.X_OK) else None)
+        nvcc = find_nvcc()
         if not nvcc:
             return Outcome(name, "skip", ["needs nvcc (the CUDA toolkit)"])
-        sys.path.insert(0, os.path.join(self.srcdir, "tests", "oracle"))
-        import nrrd as nrrdpy
-        scope = {}
-        try:
-            exec(compile(read_text(path[:-len(".diderot")] + ".py"), path, "exec"), scope)
-        except Exception as e:
-            return Outcome(name, "fail", ["oracle: %s" % e])
-        work = os.path.join(self.builddir, "tests", "nvcc", "lib-" + stem)
-        shutil.rmtree(work, ignore_errors=True)
-        os.makedirs(work)
+        nrrdpy = self.nrrd_module()
+        scope = self.load_oracle(path)
+        if isinstance(scope, str):
+            return Outcome(name, "fail", [scope])
+        work = self.fresh_dir("nvcc", "lib-" + stem)
         env = dict(os.environ, DIDEROT_RT_DIR=self.builddir, DIDEROT_NVCC=nvcc,
                    DIDEROT_CUDA_ARCH=self.CUDA_ARCHS)
         cudalib = os.path.join(os.path.dirname(os.path.dirname(os.path.realpath(nvcc))), "lib64")
@@ -1063,6 +1051,12 @@ class Runner:
                 if nvcc_all or key in self.CUDA_NVCC_SUBSET:
                     tests.append(("cuda/nvcc/" + key, self.nvcc_program, p))
         return tests
+
+
+def find_nvcc():
+    """The nvcc to use ($DIDEROT_NVCC, PATH, /usr/local/cuda), or None."""
+    return os.environ.get("DIDEROT_NVCC") or shutil.which("nvcc") or \
+        ("/usr/local/cuda/bin/nvcc" if os.access("/usr/local/cuda/bin/nvcc", os.X_OK) else None)
 
 
 def compare_with_c(got, want, rtol, work, nrrdpy, problems, tag):

@@ -457,22 +457,29 @@ static bool dc_new_reserve(DcWorld *cw) {
   return true;
 }
 
+/* The arguments of a kernel over the active worklist (after the scratch
+ * space is reserved): the world's arrays and counts, and dc_snapshot's
+ * start-of-step copy, index and buffers. */
+static bool dc_step_args(DcWorld *cw, DcStep *a) {
+  memset(a, 0, sizeof *a);
+  a->work = cw->work;
+  a->nwork = cw->nwork;
+  a->status = cw->status;
+  a->fresh = cw->fresh;
+  a->cnt = cw->scratch.cnt;
+  a->nkey = cw->nkey;
+  a->ncap = cw->ncap;
+  a->chunk = cw->chunk;
+  a->nactive = cw->nactive;
+  a->nstable = cw->nstable;
+  return dc_snapshot(cw, a);
+}
+
 static bool dc_step(DcWorld *cw) {
   if (!dc_scratch_reserve(cw->err, &cw->scratch, dc_blocks(cw->nwork, DC_RBLOCK))) return false;
   if (D_HAS_NEW && !dc_new_reserve(cw)) return false;
   DcStep a;
-  memset(&a, 0, sizeof a);
-  a.work = cw->work;
-  a.nwork = cw->nwork;
-  a.status = cw->status;
-  a.fresh = cw->fresh;
-  a.cnt = cw->scratch.cnt;
-  a.nkey = cw->nkey;
-  a.ncap = cw->ncap;
-  a.chunk = cw->chunk;
-  a.nactive = cw->nactive;
-  a.nstable = cw->nstable;
-  if (!dc_snapshot(cw, &a)) return false;
+  if (!dc_step_args(cw, &a)) return false;
   DcCounts t;
   for (bool again = true, fail = false; again;) {
     if (!dc_ok(cw->err, cudaMemset(cw->scratch.cnt, 0, sizeof(DcCounts)), "set")) return false;
@@ -604,18 +611,8 @@ extern "C" void d_cuda_stabilize_all(void *cw_) {
   /* as on the CPU: queries and other strands' state see the current
    * states, and each strand the counts moved by those before it */
   DcStep a;
-  memset(&a, 0, sizeof a);
-  a.work = cw->work;
-  a.nwork = cw->nwork;
-  a.status = cw->status;
-  a.fresh = cw->fresh;
-  a.cnt = cw->scratch.cnt;
-  a.chunk = cw->chunk;
-  a.nactive = cw->nactive;
-  a.nstable = cw->nstable;
+  if (!dc_scratch_reserve(cw->err, &cw->scratch, 1) || !dc_step_args(cw, &a)) return;
   a.count_down = 1;
-  if (!dc_scratch_reserve(cw->err, &cw->scratch, 1) || !dc_snapshot(cw, &a)) return;
-  a.cnt = cw->scratch.cnt;
   for (bool again = true, fail = false; again;) {
     DcCounts t;
     if (!dc_ok(cw->err, cudaMemset(cw->scratch.cnt, 0, sizeof(DcCounts)), "set")) return;

@@ -124,18 +124,19 @@ bool emit_sphere_used(EmitCtx *e);
 void emit_sphere_glue(EmitCtx *e, EmitBuf *out);
 /* A SPHERE / SPHERE_AT instruction. */
 void emit_sphere_query(EmitCtx *e, EmitBuf *out, IrInstr *in);
+/* The same with the caller's start-of-step store read through `store`
+ * after `store_decl` (which must leave d_N in scope) and the query
+ * function called as CALL, id, centre, r, &len) (the CUDA back end). */
+void emit_sphere_query_with(EmitCtx *e, EmitBuf *out, IrInstr *in, const char *store_decl,
+                            const char *store, const char *call);
 /* For the CUDA back end: the dimension of `pos` (0: no usable pos); the
- * radius-hint statements (globals through prefix g, into double h_); the
- * opening of a query block "{ ... const dreal c_[dim] = centre;" (the
- * caller's start-of-step pos read from `store` after `store_decl`, which
- * must leave d_N in scope); false after emit_fail. */
+ * statements reading the pos of a slot; the radius-hint statements
+ * (globals through prefix g, into double h_). */
 int emit_sphere_dim(EmitCtx *e);
 /* dst[0..dim) = pos of slot `strand` of `store` (d_N in scope). */
 void emit_sphere_pos_read(EmitCtx *e, EmitBuf *out, const char *store, const char *strand,
                           const char *dst);
 void emit_sphere_hint(EmitCtx *e, EmitBuf *out, const char *g);
-bool emit_sphere_center(EmitCtx *e, EmitBuf *out, IrInstr *in, const char *store_decl,
-                        const char *store);
 
 /* ---- emit_c_snap.c: executable snapshots (--snapshot, §7.2) ---- */
 /* The DRT_CLI_* features of drt_cli_std_options. */

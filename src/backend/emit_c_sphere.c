@@ -168,8 +168,11 @@ void emit_sphere_pos_read(EmitCtx *e, EmitBuf *out, const char *store, const cha
   OUT("  }\n");
 }
 
-bool emit_sphere_center(EmitCtx *e, EmitBuf *out, IrInstr *in, const char *store_decl,
-                        const char *store) {
+/* The opening of a query block "{ ... const dreal c_[dim] = centre;": the
+ * caller's start-of-step pos is read from `store` after `store_decl`
+ * (which must leave d_N in scope). False after emit_fail. */
+static bool sphere_center(EmitCtx *e, EmitBuf *out, IrInstr *in, const char *store_decl,
+                          const char *store) {
   const IrStateVar *pos = sphere_pos(e->m);
   int dim = pos ? pos_dim(pos->ty) : 0;
   if (!dim) {
@@ -195,6 +198,14 @@ bool emit_sphere_center(EmitCtx *e, EmitBuf *out, IrInstr *in, const char *store
 }
 
 void emit_sphere_query(EmitCtx *e, EmitBuf *out, IrInstr *in) {
+  emit_sphere_query_with(e, out, in,
+                         "    const dreal *d_inq = drt_world_in_store(wrld->rt);\n"
+                         "    const int64_t d_N = drt_world_capacity(wrld->rt);\n    (void)d_N;\n",
+                         "d_inq", "d_sphere_query(wrld");
+}
+
+void emit_sphere_query_with(EmitCtx *e, EmitBuf *out, IrInstr *in, const char *store_decl,
+                            const char *store, const char *call) {
   const char *d = in->dst ? emit_var(e, in->dst) : NULL;
   if (!d) return; /* an unused query has no effect */
   IrCfgKind k = e->cfg ? e->cfg->kind : IR_CFG_FUNC;
@@ -206,12 +217,7 @@ void emit_sphere_query(EmitCtx *e, EmitBuf *out, IrInstr *in) {
     emit_fail(e, "a sphere query outside the strand");
     return;
   }
-  if (!emit_sphere_center(e, out, in,
-                          "    const dreal *d_inq = drt_world_in_store(wrld->rt);\n"
-                          "    const int64_t d_N = drt_world_capacity(wrld->rt);\n    (void)d_N;\n",
-                          "d_inq"))
-    return;
-  OUT("    uint32_t n_;\n    %s.v = (uint32_t *)d_sphere_query(wrld, id, c_, %s, &n_);\n"
-      "    %s.len = n_; }\n",
-      d, emit_var(e, in->args[in->nargs - 1]), d);
+  if (!sphere_center(e, out, in, store_decl, store)) return;
+  OUT("    uint32_t n_;\n    %s.v = (uint32_t *)%s, id, c_, %s, &n_);\n    %s.len = n_; }\n", d, call,
+      emit_var(e, in->args[in->nargs - 1]), d);
 }

@@ -227,24 +227,9 @@ static bool cuda_dev_instr(EmitCtx *e, EmitBuf *out, IrInstr *in) {
     OUT(", nc_);\n    d_new_push(nc_, id, ns_); }\n");
     return true;
   case IR_OP_SPHERE:
-  case IR_OP_SPHERE_AT: {
-    const char *d = in->dst ? emit_var(e, in->dst) : NULL;
-    if (!d) return true; /* an unused query has no effect */
-    IrCfgKind k = e->cfg ? e->cfg->kind : IR_CFG_FUNC;
-    if (k == IR_CFG_STRAND_INIT) {
-      OUT("  %s.len = 0;\n  %s.v = NULL; /* no neighbours during initialisation */\n", d, d);
-      return true;
-    }
-    if (k != IR_CFG_START && k != IR_CFG_UPDATE && k != IR_CFG_STABILIZE) {
-      emit_fail(e, "a sphere query outside the strand");
-      return true;
-    }
-    if (!emit_sphere_center(e, out, in, "", "d_in")) return true;
-    OUT("    uint32_t n_;\n    %s.v = (uint32_t *)dc_sphere_query(nc_->a, id, c_, %s, &n_);\n"
-        "    %s.len = n_; }\n",
-        d, emit_var(e, in->args[in->nargs - 1]), d);
+  case IR_OP_SPHERE_AT: /* centred at the caller's pos in the start-of-step copy */
+    emit_sphere_query_with(e, out, in, "", "d_in", "dc_sphere_query(nc_->a");
     return true;
-  }
   case IR_OP_NUM_STRANDS:
   case IR_OP_NUM_ACTIVE:
   case IR_OP_NUM_STABLE: {
