@@ -879,7 +879,7 @@ class Runner:
     # in an empty directory: its own checks (lines "FAIL ..."), then the
     # .nrrd files it saves against EXPECTED of NAME.py (values within a
     # relative 1e-5, sizes) and byte-identical across the builds.
-    def client_build(self, path, work, label, flags, libs, env):
+    def client_build(self, path, work, label, flags, libs, env, linker=None):
         """Build library `label` and its client; (exe, json) or a problem string."""
         lib = os.path.join(work, "lib_" + label)
         shared = "--shared" in flags
@@ -899,14 +899,21 @@ class Runner:
                   '-DLIBH="%s.h"' % lib] + os.environ.get("CFLAGS_DIDEROT_EXTRA", "").split()
         objs = ["-L" + work, "-l:lib_%s.so" % label, "-Wl,-rpath," + work] if shared else [lib + ".o"]
         exe = os.path.join(work, "client_" + label)
-        r = run_killable((os.environ.get("CC") or "cc").split() + cflags
-                         + [path[:-len(".diderot")] + "_client.c"] + objs + libs
-                         + ["-lteem", "-lm", "-o", exe], work, COMPILE_TIMEOUT, env)
-        if isinstance(r, str):
-            return r
-        if r.returncode != 0:
-            return "%s: compiling the client: exit status %d%s" % (
-                label, r.returncode, tail(r.stderr.decode("utf-8", "replace")))
+        cc = (os.environ.get("CC") or "cc").split()
+        client = path[:-len(".diderot")] + "_client.c"
+        steps = [("compiling", cc + cflags + [client] + objs + libs + ["-lteem", "-lm", "-o", exe])]
+        if linker:
+            # Compile with cc, link with the linker driver (nvcc knows where
+            # its own runtime library is; no guessing at lib64 paths).
+            steps = [("compiling", cc + cflags + ["-c", client, "-o", exe + ".o"]),
+                     ("linking", linker + [exe + ".o"] + objs + libs + ["-lteem", "-lm", "-o", exe])]
+        for what, cmd in steps:
+            r = run_killable(cmd, work, COMPILE_TIMEOUT, env)
+            if isinstance(r, str):
+                return r
+            if r.returncode != 0:
+                return "%s: %s the client: exit status %d%s" % (
+                    label, what, r.returncode, tail(r.stderr.decode("utf-8", "replace")))
         return exe, js
 
     def client_run(self, exe, rundir, expected, nrrdpy, label, problems):
@@ -980,7 +987,7 @@ class Runner:
         return Outcome(name, "pass")
 
     # cuda/nvcc/lib/NAME: the library of cuda/lib/NAME built by nvcc (no
-    # emulation, CUDA_ARCHS) and its client linked with -lcudart -lstdc++;
+    # emulation, CUDA_ARCHS) and its client compiled by cc and linked by nvcc;
     # run against the oracle only where a GPU works. Skipped without nvcc.
     def nvcc_lib(self, path):
         stem = os.path.basename(path)[:-len(".diderot")]
@@ -995,9 +1002,7 @@ class Runner:
         work = self.fresh_dir("nvcc", "lib-" + stem)
         env = dict(os.environ, DIDEROT_RT_DIR=self.builddir, DIDEROT_NVCC=nvcc,
                    DIDEROT_CUDA_ARCH=self.CUDA_ARCHS)
-        cudalib = os.path.join(os.path.dirname(os.path.dirname(os.path.realpath(nvcc))), "lib64")
-        b = self.client_build(path, work, "nvcc", ["--target=cuda"],
-                              ["-L" + cudalib, "-Wl,-rpath," + cudalib, "-lcudart", "-lstdc++"], env)
+        b = self.client_build(path, work, "nvcc", ["--target=cuda"], [], env, linker=[nvcc])
         if isinstance(b, str):
             return Outcome(name, "fail", [b])
         note = ["built and linked; not run: needs a working GPU (nvidia-smi)"]
