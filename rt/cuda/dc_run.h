@@ -58,6 +58,8 @@ typedef struct DcWorld {
   uint32_t *pool, poolcap;                 /* sphere results of a step */
   unsigned char *pbuf;                     /* print records of a step */
   uint32_t pcap;
+  bool host_fresh;     /* the host world's strands equal the device's */
+  bool compact_pending;/* a global die: compact when the global block ends */
 #if D_SPHERE_DIM
   DcSphere sphere;
 #endif
@@ -217,6 +219,7 @@ static bool dc_upload(DcWorld *cw) {
   if (!ok) return false;
   cw->n = n;
   cw->nstable = drt_world_nstable(rt);
+  cw->host_fresh = true;
   return dc_rebuild_work(cw);
 }
 
@@ -234,6 +237,7 @@ static bool dc_download(DcWorld *cw, uint32_t steps) {
                dc_ok(cw->err, cudaMemcpy(hfr, cw->fresh, n, cudaMemcpyDeviceToHost), "download")));
   for (uint32_t i = 0; ok && i < n; i++) d_get(hs, cw->cap, i, recs + (size_t)i * D_STATE_WORDS);
   if (ok) ok = !drt_world_external_sync(cw->rt, n, recs, hst, hfr, steps);
+  cw->host_fresh = ok;
   free(hs);
   free(recs);
   free(hst);
@@ -358,7 +362,9 @@ static bool dc_print_out(DcWorld *cw, const DcCounts *t) {
 /* Remove dying slots of a collection (order kept), then rebuild the
  * worklist. */
 static bool dc_compact_storage(DcWorld *cw) {
+  cw->compact_pending = false;
   if (cw->grid) return true;
+  cw->host_fresh = false;
   DcCounts t;
   if (!dc_perm_reserve(cw, cw->n ? cw->n : 1) ||
       !dc_compact(cw->err, &cw->scratch, NULL, cw->n, cw->status,
@@ -476,6 +482,7 @@ static bool dc_step_args(DcWorld *cw, DcStep *a) {
 }
 
 static bool dc_step(DcWorld *cw) {
+  cw->host_fresh = false;
   if (!dc_scratch_reserve(cw->err, &cw->scratch, dc_blocks(cw->nwork, DC_RBLOCK))) return false;
   if (D_HAS_NEW && !dc_new_reserve(cw)) return false;
   DcStep a;
@@ -577,6 +584,7 @@ extern "C" uint32_t d_cuda_run(void *hostw, void **cuda, DrtWorld *rt, const Drt
   if (first && prog->global_start) {
     if (!dc_refresh_globals(cw)) return 0;
     prog->global_start(rt, hostw);
+    if (cw->compact_pending) dc_compact_storage(cw);
   }
   bool fresh_globals = false;
   while (!drt_any_errors(err) && cw->nactive > 0 && (max_steps == 0 || steps < max_steps)) {
@@ -587,6 +595,7 @@ extern "C" uint32_t d_cuda_run(void *hostw, void **cuda, DrtWorld *rt, const Drt
     if (prog->global_update) {
       prog->global_update(rt, hostw);
       fresh_globals = false;
+      if (cw->compact_pending) dc_compact_storage(cw);
     }
     drt_world_collect_seqs(rt); /* as drt_world_run: the global blocks' garbage */
     if (drt_world_verbose(rt))
@@ -608,6 +617,7 @@ extern "C" uint32_t d_cuda_count(void *cw_, int which) {
 extern "C" void d_cuda_stabilize_all(void *cw_) {
   DcWorld *cw = (DcWorld *)cw_;
   if (!cw || !cw->nwork || !dc_refresh_globals(cw)) return;
+  cw->host_fresh = false;
   /* as on the CPU: queries and other strands' state see the current
    * states, and each strand the counts moved by those before it */
   DcStep a;
@@ -635,7 +645,17 @@ extern "C" void d_cuda_kill_all(void *cw_) {
             cw->status, (unsigned char)(cw->grid ? DRT_DEAD : DRT_DYING));
   if (!dc_launched(cw->err, "die")) return;
   cw->nactive = cw->nwork = 0;
-  dc_compact_storage(cw);
+  /* as on the CPU, the slots move when the global block ends: strands it
+   * collected before the die keep their slots (their last state) */
+  cw->compact_pending = true;
+}
+
+/* Before a global block reads strand state through references (`c.x`
+ * for c in a collected C[]): the device strands to the host world, whose
+ * store the host half reads. Once per change of the device strands. */
+extern "C" void d_cuda_sync_states(void *cw_) {
+  DcWorld *cw = (DcWorld *)cw_;
+  if (cw && !cw->host_fresh) dc_download(cw, 0);
 }
 
 /* ---- collecting strands into a sequence (global blocks) -------------------------------- */

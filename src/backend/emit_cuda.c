@@ -85,6 +85,7 @@ void emit_cuda_host_glue(EmitCtx *e, EmitBuf *out) {
       "uint32_t d_cuda_run(void *wrld, void **cuda, DrtWorld *rt, const DrtProgram *prog,\n"
       "    void (*globals)(const void *, void *), size_t gsize, uint32_t max_steps);\n"
       "void d_cuda_free(void *cuda);\n"
+      "void d_cuda_sync_states(void *cuda);\n"
       "/* where the device half's print records go (rt/cuda/dc_print.h) */\n"
       "FILE *d_cuda_print_file(void *w_);\n"
       "FILE *d_cuda_print_file(void *w_) { return ((d_world *)w_)->print; }\n\n");

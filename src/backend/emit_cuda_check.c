@@ -21,7 +21,7 @@
 #include "frontend/env.h"
 #include "frontend/types.h"
 
-typedef enum Pred { P_PRINT, P_COUNTS, P_NEW, P_DYNSEQ, P_DYNSTATE, P_STATEREAD } Pred;
+typedef enum Pred { P_PRINT, P_COUNTS, P_NEW, P_DYNSEQ, P_DYNSTATE } Pred;
 
 static const char *const pred_what[] = {
     "'print' inside a reduction over strands with --target=cuda",
@@ -29,7 +29,6 @@ static const char *const pred_what[] = {
     "'new' in a global block with --target=cuda",
     "dynamic sequences and strings in strand code with --target=cuda",
     "strand state of a dynamic-sequence or string type with --target=cuda",
-    "reading strand state in a global block with --target=cuda",
 };
 
 static bool has_span(Span s) { return s.begin.line > 0; }
@@ -57,13 +56,6 @@ static bool ty_dyn(const Type *t) {
 
 static bool is_dyn_type(const AstType *t) { return t && ty_dyn(t->resolved); }
 
-/* S.all, S.active, S.stable: a selection of type S[] (c.x has a value type). */
-static bool is_strand_set(const Expr *e) {
-  while (e && e->kind == E_PAREN) e = e->a;
-  const Type *t = e && e->kind == E_SELECT && e->ty ? type_prune(e->ty) : NULL;
-  return t && t->kind == TY_SEQ && t->elem && type_prune(t->elem)->kind == TY_STRAND;
-}
-
 static bool find_stmts(const Stmt *s, Pred p, Span *at, int depth);
 static const Expr *find_expr_d(const Expr *e, Pred p, int depth);
 
@@ -90,10 +82,6 @@ static bool expr_matches(const Expr *e, Pred p, int depth) {
   case P_DYNSEQ:
     return e->kind != E_RANGE && (e->kind != E_VAR || !e->sym || e->sym->kind != SYM_FUNC) &&
            (ty_dyn(e->ty) || calls_matching(e, p, depth));
-  case P_STATEREAD: { /* c.x, not the strand set S.all */
-    const Type *a = e->a && e->a->ty ? type_prune(e->a->ty) : NULL;
-    return e->kind == E_SELECT && a && a->kind == TY_STRAND && !is_strand_set(e);
-  }
   default: return false;
   }
 }
@@ -113,17 +101,12 @@ static const Expr *find_expr_d(const Expr *e, Pred p, int depth) {
   /* a reduction's comprehension is reduced where it runs, not collected */
   if (callee_is(e, reductions, 7) && e->args.head && e->args.head->kind == E_COMPREHENSION) {
     const Expr *c = e->args.head;
-    if (p == P_STATEREAD && c->iters.head && is_strand_set(c->iters.head->src)) return NULL;
     if ((r = find_expr_d(c->a, p, depth))) return r;
     for (const Iter *it = c->iters.head; it; it = it->next)
       if ((r = find_expr_d(it->src, p, depth))) return r;
     return NULL;
   }
   if (expr_matches(e, p, depth)) return e;
-  /* the map of { e | c in S.all } runs on the device, where c.x is fine */
-  if (p == P_STATEREAD && e->kind == E_COMPREHENSION && e->iters.head &&
-      is_strand_set(e->iters.head->src))
-    return NULL;
   if ((r = find_expr_d(e->a, p, depth)) || (r = find_expr_d(e->b, p, depth)) ||
       (r = find_expr_d(e->c, p, depth)) || (r = find_exprs(e->args.head, p, depth)))
     return r;
@@ -302,7 +285,6 @@ static int refused(const IrInstr *in, IrCfgKind k, bool device) {
     }
     return -1;
   }
-  if (in->kind == IR_I_STATE_GET && in->nargs == 1) return P_STATEREAD;
   if (in->kind != IR_I_OP) return -1;
   return in->op == IR_OP_NEW ? P_NEW : -1;
 }
