@@ -5,7 +5,8 @@
  *   D_HAS_NEW, D_READS_IN, D_SPHERE_DIM, D_HAS_PRINT, d_dglobals,
  *   d_store_words(cap), d_get/d_put (a packed record from/to slot i of a
  *   store), the kernels d_k_step and d_k_stabilize_all, d_globals_fix
- *   (device copies of images).
+ *   (device copies of images and of the D_SEQ_GLOBALS global sequences
+ *   that device code reads).
  *
  * The host half calls the extern "C" entry points below. The device is
  * authoritative for the strands from the first run on; the host world
@@ -52,6 +53,7 @@ typedef struct DcWorld {
   bool grid;
   d_dglobals *dglobals;
   DcImages images;
+  DcSeqCache seqs[D_SEQ_GLOBALS > 0 ? D_SEQ_GLOBALS : 1]; /* global sequences */
   DcScratch scratch;
   DcStore in;                              /* start-of-step copy (D_READS_IN) */
   unsigned char *status_save, *fresh_save; /* for a rerun (sphere pool) */
@@ -172,12 +174,13 @@ static bool dc_perm_reserve(DcWorld *cw, uint32_t n) {
 
 /* ---- globals, upload, download ----------------------------------------------------------- */
 
-/* Copy the host half's globals to the device (images once). */
+/* Copy the host half's globals to the device (images once; the global
+ * sequences that device code reads when their contents changed). */
 static bool dc_refresh_globals(DcWorld *cw) {
   d_dglobals g;
   memset(&g, 0, sizeof g);
   cw->getg(cw->hostw, &g);
-  d_globals_fix(cw->err, &cw->images, &g);
+  d_globals_fix(cw->err, &cw->images, cw->seqs, &g);
   if (drt_any_errors(cw->err)) return false;
   return dc_ok(cw->err, cudaMemcpy(cw->dglobals, &g, sizeof g, cudaMemcpyHostToDevice), "copy");
 }
@@ -556,6 +559,7 @@ extern "C" void d_cuda_free(void *cw_) {
   cudaFree(cw->nkey);
   cudaFree(cw->dglobals);
   dc_images_free(&cw->images);
+  dc_seqs_free(cw->seqs, D_SEQ_GLOBALS);
   dc_scratch_free(&cw->scratch);
   free(cw);
 }

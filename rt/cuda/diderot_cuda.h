@@ -438,6 +438,52 @@ static inline const DrtImage *dc_image(DrtErrors *err, DcImages *im, const DrtIm
   return dev;
 }
 
+/* ---- global sequences ------------------------------------------------------------ */
+
+/* The device copy of a global dynamic sequence of fixed-size values that
+ * device code reads. Copied again only when its bytes changed: the host
+ * shadow is compared, not the pointer (freed host memory is reused). */
+typedef struct DcSeqCache {
+  void *dev, *shadow;
+  size_t bytes, cap;
+} DcSeqCache;
+
+/* The device address for the host sequence data (bytes long); NULL for an
+ * empty sequence, or with an error in err. */
+static inline void *dc_seq_upload(DrtErrors *err, DcSeqCache *c, const void *host, size_t bytes) {
+  if (!bytes) return NULL;
+  if (c->dev && bytes == c->bytes && !memcmp(c->shadow, host, bytes)) return c->dev;
+  if (bytes > c->cap) {
+    cudaFree(c->dev);
+    free(c->shadow);
+    c->dev = NULL;
+    c->cap = c->bytes = 0;
+    if (!(c->shadow = malloc(bytes))) {
+      drt_error(err, "out of memory");
+      return NULL;
+    }
+    if (!dc_ok(err, cudaMalloc(&c->dev, bytes), "sequence allocation")) {
+      c->dev = NULL;
+      return NULL;
+    }
+    c->cap = bytes;
+  }
+  c->bytes = 0; /* unless the copy succeeds */
+  if (!dc_ok(err, cudaMemcpy(c->dev, host, bytes, cudaMemcpyHostToDevice), "sequence upload"))
+    return NULL;
+  memcpy(c->shadow, host, bytes);
+  c->bytes = bytes;
+  return c->dev;
+}
+
+static inline void dc_seqs_free(DcSeqCache *c, unsigned n) {
+  for (unsigned i = 0; i < n; i++) {
+    cudaFree(c[i].dev);
+    free(c[i].shadow);
+  }
+  memset(c, 0, n * sizeof *c);
+}
+
 static inline void dc_images_free(DcImages *im) {
   for (unsigned i = 0; i < im->n; i++) {
     cudaFree(im->dev[i]);

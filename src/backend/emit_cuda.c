@@ -14,12 +14,6 @@
 
 #define OUT(...) emit_buf_printf(out, __VA_ARGS__)
 
-static bool is_dynseq(const IrType *t) { return t->kind == IR_TY_SEQ && t->len == IR_SEQ_DYNAMIC; }
-
-/* Strand sequences in strand code are sphere results (a slot list in the
- * step's pool), which the device handles. */
-static bool is_strand_seq(const IrType *t) { return is_dynseq(t) && t->elem->kind == IR_TY_STRAND; }
-
 static bool is_global_block(const IrCFG *cfg) {
   return cfg && (cfg->kind == IR_CFG_GLOBAL_START || cfg->kind == IR_CFG_GLOBAL_UPDATE);
 }
@@ -211,8 +205,7 @@ static bool cuda_dev_instr(EmitCtx *e, EmitBuf *out, IrInstr *in) {
   CudaEmit *c = e->hook_data;
   /* print's text: printed by the host from the print record's site */
   if (in->kind == IR_I_LIT && in->lit.kind == IR_LIT_STRING) return true;
-  if (in->dst && ((is_dynseq(in->dst->ty) && !is_strand_seq(in->dst->ty)) ||
-                  in->dst->ty->kind == IR_TY_STRING)) {
+  if (!cuda_device_value(in)) {
     emit_fail(e, "dynamic sequences and strings are not supported on the device");
     return true;
   }
@@ -347,16 +340,48 @@ static void emit_kernels(EmitCtx *e, EmitBuf *out, CudaEmit *c) {
 }
 
 /* Device copies of the image globals. */
-static void emit_globals_fix(EmitCtx *e, EmitBuf *out) {
-  OUT("static void d_globals_fix(DrtErrors *err, DcImages *im, d_dglobals *g) {\n"
-      "  (void)err; (void)im; (void)g;\n");
+/* Whether device code reads global g (a dynamic sequence: the check
+ * admits only those of fixed-size values, emit_cuda_check.c). */
+static bool device_reads_global(const IrModule *m, const IrGlobal *g, bool has_new) {
+  for (int c = 0; c < m->ncfgs; c++) {
+    const IrCFG *cfg = m->cfgs[c];
+    IrCfgKind k = cfg->kind;
+    if (!(k == IR_CFG_START || k == IR_CFG_UPDATE || k == IR_CFG_STABILIZE || k == IR_CFG_FUNC ||
+          (k == IR_CFG_STRAND_INIT && has_new)))
+      continue;
+    for (int b = 0; b < cfg->nblocks; b++)
+      for (int i = 0; i < cfg->blocks[b]->ninstrs; i++) {
+        const IrInstr *in = cfg->blocks[b]->instrs[i];
+        if (in->kind == IR_I_GLOBAL_GET && in->global == g) return true;
+      }
+  }
+  return false;
+}
+
+/* d_globals_fix: host pointers in the globals replaced by device copies
+ * (images once; sequences that device code reads, D_SEQ_GLOBALS of them,
+ * when their bytes changed). */
+static void emit_globals_fix(EmitCtx *e, EmitBuf *out, bool has_new) {
+  OUT("static void d_globals_fix(DrtErrors *err, DcImages *im, DcSeqCache *sq, d_dglobals *g) {\n"
+      "  (void)err; (void)im; (void)sq; (void)g;\n");
+  int nseq = 0;
   for (int i = 0; i < e->m->nglobals; i++) {
     IrGlobal *g = e->m->globals[i];
-    if (g->ty->kind != IR_TY_IMAGE) continue;
     const char *f = emit_global_field(e, g);
-    OUT("  g->%s = dc_image(err, im, g->%s);\n", f, f);
+    if (g->ty->kind == IR_TY_IMAGE) {
+      OUT("  g->%s = dc_image(err, im, g->%s);\n", f, f);
+    } else if (g->ty->kind == IR_TY_SEQ && g->ty->len == IR_SEQ_DYNAMIC &&
+               device_reads_global(e->m, g, has_new)) {
+      if (!cuda_device_flat_seq(g->ty)) {
+        emit_fail(e, "device code reads global '%s', a sequence of dynamic values", g->name);
+        return;
+      }
+      const char *el = emit_type(e, g->ty->elem);
+      OUT("  g->%s.v = (%s *)dc_seq_upload(err, &sq[%d], g->%s.v, (size_t)g->%s.len * sizeof(%s));\n",
+          f, el, nseq++, f, f, el);
+    }
   }
-  OUT("}\n\n");
+  OUT("}\n#define D_SEQ_GLOBALS %d\n\n", nseq);
 }
 
 /* What dc_run.h needs for the start-of-step copy of the store and for
@@ -467,7 +492,7 @@ bool emit_cuda_program(Arena *a, IrModule *m, const EmitOptions *opt, const char
         emit_device_cfg(e, out, &c, m->cfgs[i]);
     }
     emit_kernels(e, out, &c);
-    emit_globals_fix(e, out);
+    emit_globals_fix(e, out, c.has_new);
     emit_sphere_parts(e, out);
     if (c.prints.n) emit_cuda_print_decoder(e, out, &c.prints);
     OUT("#define D_HAS_NEW %d\n#include \"cuda/dc_run.h\"\n\n", c.has_new ? 1 : 0);

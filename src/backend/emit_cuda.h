@@ -19,7 +19,8 @@
  * threads of a warp then read consecutive words); the strand index of a
  * thread comes from the computation layout (T,B):(1,T) over the active
  * worklist (T = threads per block, B = blocks), both printed from
- * index expressions. Images are uploaded once in their NRRD layout.
+ * index expressions. Images are uploaded once in their NRRD layout; the
+ * global dynamic sequences device code reads, whenever their bytes change.
  *
  * Semantics (rt/cuda/dc_run.h): one kernel launch per super-step runs
  * start (fresh strands) and update; the active worklist and, after
@@ -77,5 +78,11 @@ void emit_cuda_print_decoder(struct EmitCtx *e, EmitBuf *out, const CudaPrintSit
  * from; NULL: no positions). Returns true when the module can be
  * compiled. */
 bool cuda_check_module(IrModule *m, DiagCtx *diag, const struct Program *prog);
+/* Whether the value `in` defines can live on the device: not a string or
+ * dynamic sequence, except sphere results and a global's sequence of
+ * fixed-size values passed along (never one built on the device). */
+bool cuda_device_value(const IrInstr *in);
+/* A dynamic sequence of fixed-size values (what the device can read). */
+bool cuda_device_flat_seq(const IrType *t);
 
 #endif

@@ -56,6 +56,23 @@ static bool ty_dyn(const Type *t) {
 
 static bool is_dyn_type(const AstType *t) { return t && ty_dyn(t->resolved); }
 
+/* A dynamic sequence of fixed-size values: the device reads such a
+ * sequence when a global holds it (uploaded with the globals). */
+static bool ty_flat(const Type *t) {
+  t = type_prune(t);
+  return t && t->kind == TY_SEQ && t->len == TYPE_SEQ_DYNAMIC && ty_dyn(t) && !ty_dyn(t->elem);
+}
+
+/* An expression that only passes a flat sequence along (a global, local
+ * or function parameter, a choice between two): what builds one is
+ * blamed, not what reads it. Strand state stays refused (P_DYNSTATE). */
+static bool passes_flat(const Expr *e) {
+  while (e && e->kind == E_PAREN) e = e->a;
+  if (!e || !ty_flat(e->ty)) return false;
+  if (e->kind == E_COND) return true;
+  return e->kind == E_VAR && e->sym && e->sym->kind != SYM_STATE && e->sym->kind != SYM_STRAND_PARAM;
+}
+
 static bool find_stmts(const Stmt *s, Pred p, Span *at, int depth);
 static const Expr *find_expr_d(const Expr *e, Pred p, int depth);
 
@@ -81,7 +98,7 @@ static bool expr_matches(const Expr *e, Pred p, int depth) {
   /* a range is a loop, not a sequence in memory */
   case P_DYNSEQ:
     return e->kind != E_RANGE && (e->kind != E_VAR || !e->sym || e->sym->kind != SYM_FUNC) &&
-           (ty_dyn(e->ty) || calls_matching(e, p, depth));
+           ((ty_dyn(e->ty) && !passes_flat(e)) || calls_matching(e, p, depth));
   default: return false;
   }
 }
@@ -122,8 +139,11 @@ static bool find_stmts(const Stmt *s, Pred p, Span *at, int depth) {
   for (; s; s = s->next) {
     bool hit = (p == P_PRINT && s->kind == S_PRINT) || (p == P_NEW && s->kind == S_NEW) ||
                (p == P_DYNSEQ && ((s->kind == S_FOREACH && s->iter && s->iter->src &&
-                                   s->iter->src->kind != E_RANGE && ty_dyn(s->iter->src->ty)) ||
-                                  (s->kind == S_DECL && is_dyn_type(s->type))));
+                                   s->iter->src->kind != E_RANGE && ty_dyn(s->iter->src->ty) &&
+                                   !passes_flat(s->iter->src)) ||
+                                  (s->kind == S_DECL && is_dyn_type(s->type) &&
+                                   (!ty_flat(s->type->resolved) || !s->expr ||
+                                    find_expr_d(s->expr, p, depth)))));
     if (hit) {
       *at = s->span;
       return true;
@@ -261,6 +281,24 @@ static bool is_strand_seq(const IrType *t) {
 /* Dynamic values the device cannot hold. */
 static bool is_dyn_device(const IrType *t) { return is_dyn(t) && !is_strand_seq(t); }
 
+/* A dynamic sequence of fixed-size values: readable on the device, where
+ * a global's is uploaded with the globals (emit_cuda.c, dc_run.h). */
+bool cuda_device_flat_seq(const IrType *t) {
+  return t && t->kind == IR_TY_SEQ && t->len == IR_SEQ_DYNAMIC && t->elem && !is_dyn(t->elem) &&
+         t->elem->kind != IR_TY_STRAND;
+}
+
+/* An instruction that yields a flat sequence without building one. */
+static bool passes_seq(const IrInstr *in) {
+  return cuda_device_flat_seq(in->dst->ty) &&
+         (in->kind == IR_I_GLOBAL_GET || in->kind == IR_I_PHI || in->kind == IR_I_COPY ||
+          (in->kind == IR_I_OP && in->op == IR_OP_SELECT));
+}
+
+bool cuda_device_value(const IrInstr *in) {
+  return !in->dst || !is_dyn_device(in->dst->ty) || passes_seq(in);
+}
+
 /* What instruction `in` of a CFG of kind k needs that is refused, or -1. */
 static int refused(const IrInstr *in, IrCfgKind k, bool device) {
   if (device) {
@@ -277,11 +315,12 @@ static int refused(const IrInstr *in, IrCfgKind k, bool device) {
       default: break;
       }
     if (in->kind == IR_I_LIT && in->lit.kind == IR_LIT_STRING) return -1; /* print's text */
-    if ((in->dst && is_dyn_device(in->dst->ty))) return P_DYNSEQ;
+    if (!cuda_device_value(in)) return P_DYNSEQ;
     for (int i = 0; i < in->nargs; i++) {
       const IrInstr *d = in->args[i] ? in->args[i]->def : NULL;
       bool text = d && d->kind == IR_I_LIT && d->lit.kind == IR_LIT_STRING;
-      if (in->args[i] && is_dyn_device(in->args[i]->ty) && !text) return P_DYNSEQ;
+      if (in->args[i] && is_dyn_device(in->args[i]->ty) && !cuda_device_flat_seq(in->args[i]->ty) && !text)
+        return P_DYNSEQ;
     }
     return -1;
   }
