@@ -339,7 +339,6 @@ static void emit_kernels(EmitCtx *e, EmitBuf *out, CudaEmit *c) {
       c->thread, stab ? "  d_strand_stabilize(wrld, st, id, &nc_);\n" : "");
 }
 
-/* Device copies of the image globals. */
 /* Whether device code reads global g (a dynamic sequence: the check
  * admits only those of fixed-size values, emit_cuda_check.c). */
 static bool device_reads_global(const IrModule *m, const IrGlobal *g, bool has_new) {
