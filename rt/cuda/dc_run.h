@@ -621,6 +621,8 @@ extern "C" uint32_t d_cuda_count(void *cw_, int which) {
 extern "C" void d_cuda_stabilize_all(void *cw_) {
   DcWorld *cw = (DcWorld *)cw_;
   if (!cw || !cw->nwork || !dc_refresh_globals(cw)) return;
+  /* a block that read the strands through the host copy reads it again */
+  bool refresh = cw->host_fresh;
   cw->host_fresh = false;
   /* as on the CPU: queries and other strands' state see the current
    * states, and each strand the counts moved by those before it */
@@ -640,6 +642,7 @@ extern "C" void d_cuda_stabilize_all(void *cw_) {
   }
   cw->nstable += cw->nwork;
   cw->nactive = cw->nwork = 0;
+  if (refresh) dc_download(cw, 0);
 }
 
 extern "C" void d_cuda_kill_all(void *cw_) {
@@ -655,8 +658,11 @@ extern "C" void d_cuda_kill_all(void *cw_) {
 }
 
 /* Before a global block reads strand state through references (`c.x`
- * for c in a collected C[]): the device strands to the host world, whose
- * store the host half reads. Once per change of the device strands. */
+ * for c in a collected C[]; the block's prologue): the device strands to
+ * the host world, whose store the host half reads. Once per change of the
+ * device strands; a global stabilize refreshes a copy taken before it.
+ * Mid-run the host counts follow (drt_world_external_sync); the device's
+ * stay authoritative. */
 extern "C" void d_cuda_sync_states(void *cw_) {
   DcWorld *cw = (DcWorld *)cw_;
   if (cw && !cw->host_fresh) dc_download(cw, 0);

@@ -228,15 +228,7 @@ static __global__ void dc_k_scan_cells(const uint32_t *count, uint32_t n, const 
     uint32_t k = blockIdx.x * blockDim.x + t;
     v[t] = a[t] = k < n ? count[k] : 0u;
   }
-  uint32_t *src = a, *dst = b;
-  for (unsigned h = 1; h < blockDim.x; h <<= 1) {
-    DC_SYNC();
-    DC_FOR_THREADS(t) { dst[t] = src[t] + (t >= h ? src[t - h] : 0u); }
-    uint32_t *tmp = src;
-    src = dst;
-    dst = tmp;
-  }
-  DC_SYNC();
+  uint32_t *src = dc_block_scan(a, b);
   DC_FOR_THREADS(t) {
     uint32_t k = blockIdx.x * blockDim.x + t;
     if (k < n) start[k] = fill[k] = offset[blockIdx.x] + src[t] - v[t];

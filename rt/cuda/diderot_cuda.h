@@ -174,16 +174,10 @@ static __global__ void dc_k_scan_parts(uint32_t *kept, const uint32_t *dying, ui
   cnt->dying = d;
 }
 
-/* Order-preserving scatter of the kept items: a block-local exclusive scan
- * (Hillis-Steele, double-buffered) plus the block's offset. */
-static __global__ void dc_k_scatter(const uint32_t *list, uint32_t n, const unsigned char *status,
-                                    unsigned mask, const uint32_t *offset, uint32_t *out) {
-  DC_SHARED uint32_t a[DC_RBLOCK], b[DC_RBLOCK], f[DC_RBLOCK];
-  DC_FOR_THREADS(t) {
-    uint32_t k = blockIdx.x * blockDim.x + t;
-    f[t] = k < n ? (mask >> status[dc_item(list, k)]) & 1u : 0u;
-    a[t] = f[t];
-  }
+/* The inclusive prefix sums of the block's values in the shared array a
+ * (Hillis-Steele, double-buffered with the shared array b): returns a or
+ * b, whichever holds them. Called by every thread of a phased kernel. */
+static DC_DEV uint32_t *dc_block_scan(uint32_t *a, uint32_t *b) {
   uint32_t *src = a, *dst = b;
   for (unsigned h = 1; h < blockDim.x; h <<= 1) {
     DC_SYNC();
@@ -193,6 +187,20 @@ static __global__ void dc_k_scatter(const uint32_t *list, uint32_t n, const unsi
     dst = tmp;
   }
   DC_SYNC();
+  return src;
+}
+
+/* Order-preserving scatter of the kept items: a block-local scan plus the
+ * block's offset. */
+static __global__ void dc_k_scatter(const uint32_t *list, uint32_t n, const unsigned char *status,
+                                    unsigned mask, const uint32_t *offset, uint32_t *out) {
+  DC_SHARED uint32_t a[DC_RBLOCK], b[DC_RBLOCK], f[DC_RBLOCK];
+  DC_FOR_THREADS(t) {
+    uint32_t k = blockIdx.x * blockDim.x + t;
+    f[t] = k < n ? (mask >> status[dc_item(list, k)]) & 1u : 0u;
+    a[t] = f[t];
+  }
+  uint32_t *src = dc_block_scan(a, b);
   DC_FOR_THREADS(t) {
     uint32_t k = blockIdx.x * blockDim.x + t;
     if (k < n && f[t]) out[offset[blockIdx.x] + src[t] - 1] = dc_item(list, k);

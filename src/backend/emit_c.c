@@ -439,15 +439,15 @@ void emit_cfg_body(EmitCtx *e, EmitBuf *out, IrCFG *cfg) {
   if (cfg->entry != cfg->blocks[0]) emit_fail(e, "the entry block is not the first block");
 }
 
-/* ---- functions for tests ------------------------------------------------------------------ */
-
-static void emit_ctx_init(EmitCtx *e, Arena *a, IrModule *m, const EmitOptions *opt) {
+void emit_ctx_init(EmitCtx *e, Arena *a, IrModule *m, const EmitOptions *opt) {
   memset(e, 0, sizeof *e);
   e->a = a;
   e->m = m;
   e->opt = opt;
   emit_buf_init(&e->types, a);
 }
+
+/* ---- functions for tests ------------------------------------------------------------------ */
 
 bool emit_c_functions(Arena *a, IrModule *m, IrCFG *const *cfgs, int ncfgs,
                       const EmitOptions *opt, const char **out, char *err, size_t errlen) {

@@ -33,6 +33,8 @@ typedef struct EmitCtx {
 } EmitCtx;
 
 /* ---- emit_c.c ---- */
+/* A fresh context printing module m (no hook, no layouts yet). */
+void emit_ctx_init(EmitCtx *e, Arena *a, IrModule *m, const EmitOptions *opt);
 void emit_fail(EmitCtx *e, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 /* The C type of t (typedefs are emitted on first use). */
 const char *emit_type(EmitCtx *e, const IrType *t);

@@ -324,10 +324,6 @@ void emit_state_access(EmitCtx *e, EmitBuf *out, const IrInstr *in) {
     return;
   }
   if (get && in->nargs == 1) { /* another strand's start-of-step state */
-    /* cuda: a global block reads the host world's copy, refreshed when
-     * the device strands changed (a global stabilize, say) */
-    if (e->opt->target == EMIT_TARGET_CUDA && (k == IR_CFG_GLOBAL_START || k == IR_CFG_GLOBAL_UPDATE))
-      OUT("  d_cuda_sync_states(wrld->cuda);\n");
     OUT("  { const int64_t d_j = %s;\n", emit_var(e, in->args[0]));
     xfer(e, out, sv, "d_in", 'o', emit_var(e, in->dst), true, "    ");
     OUT("  }\n");
@@ -377,7 +373,8 @@ void emit_layout_prologue(EmitCtx *e, EmitBuf *out, IrCFG *cfg) {
     rt = "rt_";
   }
   if (!(method && own) && !other) return;
-  /* cuda: the host world's store must hold every device strand first */
+  /* cuda: the host world's store must hold every device strand first (a
+   * global stabilize later in the block refreshes it, dc_run.h) */
   if (other && global && e->opt->target == EMIT_TARGET_CUDA) OUT("  d_cuda_sync_states(wrld->cuda);\n");
   OUT("  const int64_t d_N = drt_world_capacity(%s);\n  (void)d_N;\n", rt);
   if (other) OUT("  const dreal *d_in = drt_world_in_store(%s);\n", rt);

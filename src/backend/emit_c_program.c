@@ -749,18 +749,9 @@ static void emit_api(EmitCtx *e, EmitBuf *out, bool header) {
 #undef DECL
 }
 
-/* The context of the header and JSON writers: they print declarations only. */
-static void emit_decl_ctx_init(EmitCtx *e, Arena *a, IrModule *m, const EmitOptions *opt) {
-  memset(e, 0, sizeof *e);
-  e->a = a;
-  e->m = m;
-  e->opt = opt;
-  emit_buf_init(&e->types, a);
-}
-
 bool emit_c_header(Arena *a, IrModule *m, const EmitOptions *opt, const char **out_text) {
   EmitCtx e;
-  emit_decl_ctx_init(&e, a, m, opt);
+  emit_ctx_init(&e, a, m, opt); /* declarations only */
   EmitBuf b;
   emit_buf_init(&b, a);
   EmitBuf *out = &b;
@@ -780,7 +771,7 @@ bool emit_c_header(Arena *a, IrModule *m, const EmitOptions *opt, const char **o
 
 bool emit_c_json(Arena *a, IrModule *m, const EmitOptions *opt, const char **out_text) {
   EmitCtx e;
-  emit_decl_ctx_init(&e, a, m, opt);
+  emit_ctx_init(&e, a, m, opt); /* declarations only */
   EmitBuf b;
   emit_buf_init(&b, a);
   EmitBuf *out = &b;

@@ -344,10 +344,7 @@ static void emit_kernels(EmitCtx *e, EmitBuf *out, CudaEmit *c) {
 static bool device_reads_global(const IrModule *m, const IrGlobal *g, bool has_new) {
   for (int c = 0; c < m->ncfgs; c++) {
     const IrCFG *cfg = m->cfgs[c];
-    IrCfgKind k = cfg->kind;
-    if (!(k == IR_CFG_START || k == IR_CFG_UPDATE || k == IR_CFG_STABILIZE || k == IR_CFG_FUNC ||
-          (k == IR_CFG_STRAND_INIT && has_new)))
-      continue;
+    if (!cuda_device_cfg(cfg->kind, has_new)) continue;
     for (int b = 0; b < cfg->nblocks; b++)
       for (int i = 0; i < cfg->blocks[b]->ninstrs; i++) {
         const IrInstr *in = cfg->blocks[b]->instrs[i];
@@ -458,11 +455,7 @@ bool emit_cuda_program(Arena *a, IrModule *m, const EmitOptions *opt, const char
   EmitOptions o = *opt;
   o.scalar = true; /* no vector extensions in device code */
   EmitCtx ctx, *e = &ctx;
-  memset(e, 0, sizeof *e);
-  e->a = a;
-  e->m = m;
-  e->opt = &o;
-  emit_buf_init(&e->types, a);
+  emit_ctx_init(e, a, m, &o);
   e->instr_hook = cuda_dev_instr;
   CudaEmit c;
   memset(&c, 0, sizeof c);

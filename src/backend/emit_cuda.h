@@ -78,6 +78,9 @@ void emit_cuda_print_decoder(struct EmitCtx *e, EmitBuf *out, const CudaPrintSit
  * from; NULL: no positions). Returns true when the module can be
  * compiled. */
 bool cuda_check_module(IrModule *m, DiagCtx *diag, const struct Program *prog);
+/* Whether a CFG of kind k runs on the device: the strand methods, the
+ * maps of reductions, and the strand's initialisation when `new` is used. */
+bool cuda_device_cfg(IrCfgKind k, bool has_new);
 /* Whether the value `in` defines can live on the device: not a string or
  * dynamic sequence, except sphere results and a global's sequence of
  * fixed-size values passed along (never one built on the device). */

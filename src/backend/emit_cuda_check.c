@@ -295,6 +295,11 @@ static bool passes_seq(const IrInstr *in) {
           (in->kind == IR_I_OP && in->op == IR_OP_SELECT));
 }
 
+bool cuda_device_cfg(IrCfgKind k, bool has_new) {
+  return k == IR_CFG_START || k == IR_CFG_UPDATE || k == IR_CFG_STABILIZE || k == IR_CFG_FUNC ||
+         (k == IR_CFG_STRAND_INIT && has_new);
+}
+
 bool cuda_device_value(const IrInstr *in) {
   return !in->dst || !is_dyn_device(in->dst->ty) || passes_seq(in);
 }
@@ -344,8 +349,7 @@ bool cuda_check_module(IrModule *m, DiagCtx *diag, const Program *prog) {
   for (int c = 0; c < m->ncfgs; c++) {
     const IrCFG *cfg = m->cfgs[c];
     IrCfgKind k = cfg->kind;
-    bool device = k == IR_CFG_START || k == IR_CFG_UPDATE || k == IR_CFG_STABILIZE ||
-                  k == IR_CFG_FUNC || (k == IR_CFG_STRAND_INIT && has_new);
+    bool device = cuda_device_cfg(k, has_new);
     bool global = k == IR_CFG_GLOBAL_START || k == IR_CFG_GLOBAL_UPDATE;
     if (!device && !global) continue;
     for (int b = 0; b < cfg->nblocks; b++) {
