@@ -263,6 +263,11 @@ typedef struct Program {
   Stmt *global_start;  /* 2.0 'start' block, or NULL */
   Stmt *global_update; /* 2.0 'update' / 1.0 'global' block, or NULL */
   Create *create;
+  /* typechecker: one hidden global per file that load_image reads inside
+   * an expression (ctmr ⊛ clamp(image("f.nrrd"))), in first-use order;
+   * such an E_LOAD_IMAGE has its sym set to it */
+  struct Symbol **image_loads;
+  int nimage_loads;
 } Program;
 
 /* ------------------------------------------------ construction helpers */

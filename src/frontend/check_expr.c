@@ -804,6 +804,7 @@ static const Type *check_load(Tc *t, Expr *e, const Type *hint) {
   if (type_is_error(h) && hint) return ERRT;
   bool fits = h && (img ? h->kind == TY_IMAGE
                         : (h->kind == TY_SEQ && h->len == TYPE_SEQ_DYNAMIC));
+  if (!fits && img && !type_has_error(pt)) return tc_expr_proxy(t, e);
   if (!fits) {
     diag_report(t->diag, ERR_LOAD_NO_CONTEXT, e->span, what);
     return ERRT;

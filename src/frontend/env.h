@@ -72,6 +72,7 @@ struct Symbol {
   const struct ConstValue *cval; /* CONST (and foldable INPUT defaults) */
   const ProxyInfo *proxy;        /* image declared with load_image("f") */
   const char *proxy_path;        /* the path as resolved for proxy_read */
+  const char *load_file;         /* hidden image global: the file as written */
   const struct Kernel *kernel;   /* KERNEL */
   const Builtin *overloads;      /* BUILTIN: the first overload */
   int noverloads;

@@ -55,6 +55,19 @@ static int proxy_component_kind_size(int kind) {
   }
 }
 
+/* The voxel shape a component kind stands for, used where the proxy alone
+ * types an image (load_image inside an expression): full matrices are
+ * square, everything else a vector of its components. */
+static void kind_shape(int kind, int csize, int *order, int shape[2]) {
+  if (kind == nrrdKind2DMatrix || kind == nrrdKind3DMatrix) {
+    *order = 2;
+    shape[0] = shape[1] = kind == nrrdKind2DMatrix ? 2 : 3;
+  } else {
+    *order = 1;
+    shape[0] = csize;
+  }
+}
+
 static void proxy_errf(char *err, size_t errlen, const char *fmt, ...) {
   if (!err || errlen == 0) return;
   va_list ap;
@@ -139,7 +152,7 @@ bool proxy_read(const char *path, ProxyInfo *out, char *err, size_t errlen) {
 
   /* §8.3: at most one non-domain axis, and it must be axis 0. */
   unsigned dim = nrrd->dim;
-  int ncomp = 1, nspatial = 0;
+  int ncomp = 1, nspatial = 0, order = 0, shape[2] = {0, 0};
   int sizes[3] = {0, 0, 0};
   for (unsigned a = 0; a < dim; a++) {
     int kind = nrrd->axis[a].kind;
@@ -177,6 +190,7 @@ bool proxy_read(const char *path, ProxyInfo *out, char *err, size_t errlen) {
       goto done;
     }
     ncomp = csize;
+    kind_shape(kind, csize, &order, shape);
   }
   if (nspatial == 0) {
     proxy_errf(err, errlen, "no spatial axes");
@@ -191,6 +205,9 @@ bool proxy_read(const char *path, ProxyInfo *out, char *err, size_t errlen) {
 
   out->dim = nspatial;
   out->ncomp = ncomp;
+  out->order = order;
+  out->shape[0] = shape[0];
+  out->shape[1] = shape[1];
   for (int i = 0; i < 3; i++) out->sizes[i] = sizes[i];
   out->nrrd_type = nrrd->type;
   out->type_name = tname;

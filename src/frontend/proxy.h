@@ -14,6 +14,8 @@
 typedef struct ProxyInfo {
   int dim;            /* number of spatial axes (= space dimension) */
   int ncomp;          /* components per sample (1 for scalar images) */
+  int order;          /* the voxel shape the component axis's kind implies: */
+  int shape[2];       /* 3-vector -> [3], 3D-matrix -> [3,3], none -> [] */
   int sizes[3];       /* spatial axis sizes, fastest first */
   int nrrd_type;      /* Teem's nrrdType* value */
   const char *type_name; /* "float", "uchar", ... (static string) */

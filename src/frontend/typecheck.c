@@ -261,6 +261,45 @@ void tc_proxy(Tc *t, Symbol *s, Expr *init) {
   if (ok) s->proxy = pi;
 }
 
+const Type *tc_expr_proxy(Tc *t, Expr *e) {
+  const ConstValue *pv = const_fold(&t->ce, e->a);
+  if (!pv || pv->kind != CV_STRING) return t->tc.t_error;
+  const char *path = pv->s;
+  if (path[0] != '/' && t->opts && t->opts->proxy_dir && t->opts->proxy_dir[0])
+    path = arena_printf(t->arena, "%s/%s", t->opts->proxy_dir, path);
+  Program *p = t->prog;
+  for (int i = 0; i < p->nimage_loads; i++) /* one load per file */
+    if (strcmp(p->image_loads[i]->proxy_path, path) == 0) {
+      e->sym = p->image_loads[i];
+      return e->sym->ty;
+    }
+  ProxyInfo *pi = ARENA_NEW(t->arena, ProxyInfo);
+  char err[256];
+  err[0] = 0;
+  if (!proxy_read(path, pi, err, sizeof err)) {
+    if (pi->bad_type)
+      diag_report(t->diag, ERR_PROXY_TYPE, e->span, pv->s, pi->type_name);
+    else
+      diag_report(t->diag, ERR_PROXY_MISSING, e->span, pv->s, err[0] ? err : "unknown error");
+    return t->tc.t_error;
+  }
+  const Type *ty = type_image(&t->tc, pi->dim, shape_normalize(&t->tc, pi->order, pi->shape));
+  /* a name no program can spell, so it cannot clash */
+  const char *name = arena_printf(t->arena, "_image%d", p->nimage_loads);
+  Symbol *s = tc_new_symbol(t, SYM_GLOBAL, name, e->span, ty);
+  s->flags |= SF_LOAD_IMAGE | SF_HAS_INIT | SF_USED;
+  s->proxy = pi;
+  s->proxy_path = path;
+  s->load_file = pv->s;
+  Symbol **grown = ARENA_NEW_ARRAY(t->arena, Symbol *, p->nimage_loads + 1);
+  for (int i = 0; i < p->nimage_loads; i++) grown[i] = p->image_loads[i];
+  grown[p->nimage_loads] = s;
+  p->image_loads = grown;
+  p->nimage_loads++;
+  e->sym = s;
+  return ty;
+}
+
 /* -------------------------------------------------------- global decls */
 
 typedef struct Override {

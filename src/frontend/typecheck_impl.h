@@ -113,6 +113,10 @@ bool tc_shape_dims(Tc *t, ExprList *l, Span at, int *dims, int *order);
 bool tc_continuity(Tc *t, const Token *tok, Span at, int *out);
 /* Read the proxy header for `load_image(path)` initializing `s`. */
 void tc_proxy(Tc *t, Symbol *s, Expr *init);
+/* Type a load_image(path) that no declaration types (inside ⊛, clamp, a
+ * call...) from its proxy's header, and bind it to the hidden global that
+ * loads that file once (Program.image_loads). */
+const Type *tc_expr_proxy(Tc *t, Expr *e);
 
 /* check_expr.c */
 /* Type `e` (hint: the expected type, for load_* and `{}`; may be NULL). */

@@ -611,6 +611,15 @@ static void declare_globals(Tr *t) {
       th_unsupported(t, d->name_span, "an input default that is not a compile-time constant");
     th_map_put(t->a, &t->globals, ptr_key(s, 0), g);
   }
+  /* the images load_image reads inside expressions (typechecker's hidden
+   * globals): loaded once, first thing in GLOBAL_INIT */
+  for (int i = 0; i < t->prog->nimage_loads; i++) {
+    Symbol *s = t->prog->image_loads[i];
+    IrGlobal *g = ir_global_new(t->m, IR_GLOBAL_VAR, s->name, th_type(t, s->ty));
+    g->path = s->load_file;
+    g->proxy = proxy_of(t, s);
+    th_map_put(t->a, &t->globals, ptr_key(s, 0), g);
+  }
 }
 
 /* Does `e` (or a statement) read strand parameter symbols? Marks them. */
@@ -707,6 +716,15 @@ static void declare_state(Tr *t, StrandDecl *sd) {
 
 static void global_init(Tr *t) {
   Fn *f = th_fn_new(t, IR_CFG_GLOBAL_INIT, "global_init", FW_INIT);
+  for (int i = 0; i < t->prog->nimage_loads && f->cur; i++) {
+    Symbol *s = t->prog->image_loads[i];
+    IrGlobal *g = th_map_get(&t->globals, ptr_key(s, 0));
+    IrVar *path = ir_emit_string(f->cur, g->path);
+    IrVar *v = ir_emit_op(f->cur, s->name, IR_OP_LOAD_IMAGE, g->ty, 1, &path, 0, NULL);
+    int slot = th_slot_sym(f, s);
+    th_write(f, slot, f->cur, v);
+    if (slot >= 0) f->slots[slot].assigned = true;
+  }
   for (Decl *d = t->prog->globals.head; d; d = d->next) {
     Symbol *s = d->sym;
     if (!s || !d->init || (d->kind != D_CONST && d->kind != D_VAR) || !has_ir_global(d)) continue;

@@ -585,6 +585,7 @@ static IrVar *shape_form(Fn *f, Expr *e) {
 }
 
 static IrVar *load(Fn *f, Expr *e) {
+  if (e->kind == E_LOAD_IMAGE && e->sym) return th_var(f, e->sym, e->span); /* hidden global */
   const ConstValue *cv = e->a ? const_fold(&f->t->ce, e->a) : NULL;
   if (!cv || cv->kind != CV_STRING) {
     th_internal(f->t, "a load path that is not a constant string");
