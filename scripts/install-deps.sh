@@ -5,7 +5,7 @@
 set -e
 PACKAGES="build-essential autoconf automake libtool pkg-config re2c lemon \
   libteem-dev teem-apps liblapack-dev liblapacke-dev clang libclang-rt-14-dev \
-  python3 python3-numpy python3-sympy"
+  libomp-14-dev valgrind python3 python3-numpy python3-sympy"
 missing=""
 for p in $PACKAGES; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing="$missing $p"
