@@ -6,6 +6,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "util/suggest.h"
+
 typedef enum OptArg { ARG_NONE, ARG_REQUIRED } OptArg;
 
 typedef enum OptId {
@@ -208,6 +210,19 @@ static const OptSpec *opt_find_long(const char *name, size_t n) {
   return NULL;
 }
 
+/* "unknown option '--targt=omp'; did you mean '--target'?" */
+static bool opt_unknown_long(Arena *a, const char *arg, const char *name, size_t n) {
+  char *word = arena_printf(a, "%.*s", (int)n, name);
+  Suggest sg;
+  suggest_init(&sg, word);
+  for (int i = 0; i < OPTION_COUNT; i++)
+    if (option_table[i].long_name && !option_table[i].internal)
+      suggest_offer(&sg, option_table[i].long_name);
+  if (!suggest_best(&sg)) return opt_error("unknown option '%s'", arg);
+  return opt_error(arena_printf(a, "unknown option '%%s'; did you mean '--%s'?", suggest_best(&sg)),
+                   arg);
+}
+
 static const OptSpec *opt_find_short(char c) {
   for (int i = 0; i < OPTION_COUNT; i++)
     if (option_table[i].short_name == c) return &option_table[i];
@@ -244,7 +259,7 @@ bool options_parse(Arena *a, int argc, char **argv, DriverOptions *o) {
         if (!opt_set_dump(o, a, name + 5)) return false;
         continue;
       }
-      if (!s) return opt_error("unknown option '%s'", arg);
+      if (!s) return opt_unknown_long(a, arg, name, n);
       const char *val = NULL;
       if (s->arg == ARG_REQUIRED) {
         if (name[n] == '=') val = name + n + 1;

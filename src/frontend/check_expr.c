@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "frontend/typecheck_impl.h"
+#include "util/suggest.h"
 
 #define ERRT (t->tc.t_error)
 
@@ -65,6 +66,53 @@ static Span op_span(Tc *t, const Expr *e, const char *op) {
 }
 
 /* ----------------------------------------------------------- lookup */
+
+/* ---- "did you mean": the closest spelling of what could stand there */
+
+typedef struct SuggestCtx {
+  Suggest s;
+  unsigned kinds; /* TcSuggestKind bits */
+} SuggestCtx;
+
+static bool suggest_kind_ok(const Symbol *sym, unsigned kinds) {
+  if (sym->name && sym->name[0] == '_') return false; /* hidden globals */
+  switch (sym->kind) {
+  case SYM_FUNC:
+  case SYM_FIELD_FUNC: return kinds & (TC_SUGGEST_FUNCTION | TC_SUGGEST_VARIABLE);
+  case SYM_STRAND: return kinds & TC_SUGGEST_STRAND;
+  case SYM_KERNEL: return kinds & TC_SUGGEST_KERNEL;
+  case SYM_BUILTIN: return kinds & TC_SUGGEST_FUNCTION;
+  default: return (kinds & TC_SUGGEST_VARIABLE) != 0;
+  }
+}
+
+static void suggest_sym(Symbol *sym, void *ctx) {
+  SuggestCtx *c = ctx;
+  if (suggest_kind_ok(sym, c->kinds)) suggest_offer(&c->s, sym->name);
+}
+
+const char *tc_suggest(Tc *t, const char *name, unsigned kinds) {
+  SuggestCtx c;
+  suggest_init(&c.s, name);
+  c.kinds = kinds;
+  env_each(t->env, suggest_sym, &c);
+  if ((kinds & TC_SUGGEST_STRAND) && t->strand) suggest_offer(&c.s, t->strand->name);
+  if ((kinds & TC_SUGGEST_VARIABLE) && t->strand && tc_in_strand(t))
+    for (int i = 0; i < t->strand->nstate; i++) suggest_offer(&c.s, t->strand->state[i]->name);
+  if (kinds & TC_SUGGEST_FUNCTION)
+    for (int i = 0; i < BI__COUNT; i++) {
+      const Builtin *b = &basis_table[i];
+      /* names a program can call: identifiers, not operators or special forms */
+      if ((b->name[0] >= 'a' && b->name[0] <= 'z') && !(b->flags & BF_SPECIAL))
+        suggest_offer(&c.s, b->name);
+    }
+  if (kinds & TC_SUGGEST_KERNEL) {
+    int n = 0;
+    const Kernel *ks = kernel_all(&n);
+    for (int i = 0; i < n; i++) suggest_offer(&c.s, ks[i].name);
+  }
+  return suggest_best(&c.s);
+}
 
 Symbol *tc_lookup(Tc *t, const char *name) {
   if (!name) return NULL;
@@ -465,6 +513,7 @@ static const Type *check_apply(Tc *t, Expr *e) {
     check_args(t, &e->args);
     if (!s) {
       diag_report(t->diag, ERR_UNKNOWN_FUNCTION, e->span, callee->name ? callee->name : "?");
+      diag_suggest(t->diag, tc_suggest(t, callee->name, TC_SUGGEST_FUNCTION | TC_SUGGEST_STRAND));
       set_ty(callee, ERRT);
       return ERRT;
     }
@@ -640,6 +689,12 @@ static const Type *check_select(Tc *t, Expr *e) {
   Symbol *sv = symtab_get(t->strand->state_index, e->name);
   if (!sv) {
     diag_report(t->diag, ERR_UNKNOWN_STATE_VAR, e->span, t->strand->name, e->name ? e->name : "?");
+    {
+      Suggest sg;
+      suggest_init(&sg, e->name);
+      for (int i = 0; i < t->strand->nstate; i++) suggest_offer(&sg, t->strand->state[i]->name);
+      diag_suggest(t->diag, suggest_best(&sg));
+    }
     return ERRT;
   }
   e->sym = sv;
@@ -804,7 +859,8 @@ static const Type *check_load(Tc *t, Expr *e, const Type *hint) {
   if (type_is_error(h) && hint) return ERRT;
   bool fits = h && (img ? h->kind == TY_IMAGE
                         : (h->kind == TY_SEQ && h->len == TYPE_SEQ_DYNAMIC));
-  if (!fits && img && !type_has_error(pt)) return tc_expr_proxy(t, e);
+  /* no declaration types it (an operand of ⊛, an argument): its proxy does */
+  if (!fits && img && !h && !type_has_error(pt)) return tc_expr_proxy(t, e);
   if (!fits) {
     diag_report(t->diag, ERR_LOAD_NO_CONTEXT, e->span, what);
     return ERRT;
@@ -816,6 +872,7 @@ static const Type *check_var(Tc *t, Expr *e) {
   Symbol *s = tc_lookup(t, e->name);
   if (!s || s->kind == SYM_FUNC || s->kind == SYM_BUILTIN || s->kind == SYM_STRAND) {
     diag_report(t->diag, ERR_UNDECLARED_VAR, e->span, e->name ? e->name : "?");
+    diag_suggest(t->diag, tc_suggest(t, e->name, TC_SUGGEST_VARIABLE | TC_SUGGEST_KERNEL));
     return ERRT;
   }
   e->sym = s;
@@ -826,6 +883,7 @@ static const Type *check_kernel_cont(Tc *t, Expr *e) {
   Symbol *s = tc_lookup(t, e->name);
   if (!s) {
     diag_report(t->diag, ERR_UNKNOWN_KERNEL, e->span, e->name ? e->name : "?");
+    diag_suggest(t->diag, tc_suggest(t, e->name, TC_SUGGEST_KERNEL));
     return ERRT;
   }
   const Type *kt = type_prune(s->ty);

@@ -92,6 +92,7 @@ static void check_assign(Tc *t, Stmt *s) {
   bool compound = s->op != OP__COUNT;
   if (!x) {
     diag_report(t->diag, ERR_UNDECLARED_VAR, s->name_span, s->name ? s->name : "?");
+    diag_suggest(t->diag, tc_suggest(t, s->name, TC_SUGGEST_VARIABLE));
     if (s->expr) check_expr(t, s->expr, NULL);
     return;
   }
@@ -216,6 +217,7 @@ void check_stmt(Tc *t, Stmt *s) {
     Symbol *st = t->strand && s->name && strcmp(s->name, t->strand->name) == 0 ? t->strand : NULL;
     if (!st) {
       diag_report(t->diag, ERR_NEW_UNKNOWN_STRAND, s->span, s->name ? s->name : "?");
+      diag_suggest(t->diag, tc_suggest(t, s->name, TC_SUGGEST_STRAND));
       for (Expr *x = s->args.head; x; x = x->next) check_expr(t, x, NULL);
       break;
     }

@@ -109,6 +109,11 @@ void env_pop(Env *e) {
 
 int env_depth(const Env *e) { return e->depth; }
 
+void env_each(const Env *e, void (*fn)(Symbol *s, void *ctx), void *ctx) {
+  for (const Scope *s = e->top; s; s = s->outer)
+    for (const Binding *b = s->bindings; b; b = b->scope_next) fn(b->sym, ctx);
+}
+
 static void env_grow(Env *e) {
   unsigned nmask = e->mask * 2 + 1;
   Binding **nb = ARENA_NEW_ARRAY(e->arena, Binding *, nmask + 1);

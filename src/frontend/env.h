@@ -103,6 +103,8 @@ Symbol *env_lookup(const Env *e, const char *name);
 Symbol *env_lookup_local(const Env *e, const char *name);
 /* Bind in the innermost scope (the caller checks redefinition). */
 void env_bind(Env *e, Symbol *s);
+/* Call fn on every binding, innermost scope first (shadowed ones too). */
+void env_each(const Env *e, void (*fn)(Symbol *s, void *ctx), void *ctx);
 
 /* A flat name -> symbol table (strand state variables). */
 typedef struct SymTable SymTable;

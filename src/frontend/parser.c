@@ -17,6 +17,7 @@
 
 #include "frontend/lexer.h"
 #include "frontend/parser_impl.h"
+#include "util/suggest.h"
 
 enum {
   /* Parser-stack entries before we refuse to go deeper (one per nested
@@ -533,6 +534,8 @@ typedef struct Driver {
   int good;       /* tokens accepted since the last error */
   int errs_mark;  /* error count at the last boundary, report or resync */
   bool erred;     /* a syntax error was seen (reported or not) */
+  bool has_prev;  /* prev holds the last token accepted */
+  Token prev;
   bool syncing;   /* skipping the rest of a broken statement */
   bool stopped;
 } Driver;
@@ -561,17 +564,82 @@ static void parser_boundary(Driver *D, TokenKind k) {
   D->depth = 0;
 }
 
+/* Every reserved word with its token, for "did you mean" on a misspelled
+ * keyword (`stabilise`). */
+static const struct {
+  TokenKind kind;
+  const char *word;
+} parser_keywords[] = {
+#define TOK(name, spelling)
+#define KEYWORD(name, word, dialects) {TOK_##name, word},
+#include "frontend/tokens.def"
+#undef KEYWORD
+#undef TOK
+};
+
+/* The keyword that an identifier found at a syntax error was probably
+ * meant to be: one the parser could take here, spelled closely. */
+static const char *parser_keyword_for(const Driver *D, const Token *tok) {
+  if (tok->kind != TOK_ID || !tok->text) return NULL;
+  Suggest s;
+  suggest_init(&s, tok->text);
+  for (size_t i = 0; i < sizeof parser_keywords / sizeof parser_keywords[0]; i++)
+    if (parser_would_shift(D->t, D->p, (int)parser_keywords[i].kind))
+      suggest_offer(&s, parser_keywords[i].word);
+  return suggest_best(&s);
+}
+
 static void parser_report(Driver *D, const Token *tok) {
   ParseState *st = D->st;
   bool quiet = (D->erred && D->good < 3) || diag_error_count(st->diag) != D->errs_mark;
   D->erred = true;
   if (quiet) return;
   const char *expected = parser_expected(st->arena, D->t, D->p, st->dialect);
-  if (tok->kind == TOK_EOF)
+  if (tok->kind == TOK_EOF) {
     diag_report(st->diag, ERR_SYNTAX_EOF, tok->span, expected);
-  else
+  } else {
     diag_report(st->diag, ERR_SYNTAX, tok->span, parser_found(st->arena, tok), expected);
+    diag_suggest(st->diag, parser_keyword_for(D, tok));
+    /* `stabilise;` parses as the start of an assignment: the error comes
+     * one token late, so name the misspelled word itself */
+    if (tok->kind != TOK_ID && D->has_prev && D->prev.kind == TOK_ID && D->prev.text) {
+      Suggest s;
+      suggest_init(&s, D->prev.text);
+      for (size_t i = 0; i < sizeof parser_keywords / sizeof parser_keywords[0]; i++)
+        suggest_offer(&s, parser_keywords[i].word);
+      if (suggest_best(&s))
+        diag_report(st->diag, NOTE_KEYWORD_TYPO, D->prev.span, D->prev.text, suggest_best(&s));
+    }
+  }
   D->errs_mark = diag_error_count(st->diag);
+}
+
+/* A ';' forgotten at the end of a line: the parser could take ';' here and
+ * the offending token starts a later line. Reported right after the
+ * previous token (where the ';' belongs, not at the next line's first
+ * token); a ';' is then supplied so that the next statement still parses. */
+static bool parser_missing_semi(Driver *D, const Token *tok) {
+  /* after a '}' a ';' is optional punctuation, not a forgotten one */
+  if (!D->has_prev || tok->kind == TOK_SEMI || D->prev.kind == TOK_RBRACE ||
+      D->prev.kind == TOK_LBRACE || tok->span.begin.line <= D->prev.span.end.line ||
+      !parser_would_shift(D->t, D->p, TOK_SEMI))
+    return false;
+  ParseState *st = D->st;
+  bool quiet = (D->erred && D->good < 3) || diag_error_count(st->diag) != D->errs_mark;
+  D->erred = true;
+  SrcPos after = D->prev.span.end;
+  Span at = {after, after};
+  if (!quiet) diag_report(st->diag, ERR_MISSING_SEMI, at, parser_found(st->arena, &D->prev));
+  D->errs_mark = diag_error_count(st->diag);
+  Token semi = *tok;
+  semi.kind = TOK_SEMI;
+  semi.span = at;
+  semi.text = NULL;
+  D->t->parse(D->p, TOK_SEMI, semi, st);
+  if (st->lemon_failed || st->too_deep) return false;
+  D->good = 0;
+  parser_boundary(D, TOK_SEMI);
+  return true;
 }
 
 /* While syncing: true when `tok` ends the skip and must be fed. */
@@ -610,6 +678,10 @@ static void parser_token(Driver *D, const Token *tok, bool resumed) {
     return;
   }
   if (tok->kind < 0 || tok->kind >= TOK_COUNT || !parser_would_shift(t, D->p, (int)tok->kind)) {
+    if (!resumed && parser_missing_semi(D, tok) && parser_would_shift(t, D->p, (int)tok->kind)) {
+      parser_token(D, tok, false);
+      return;
+    }
     parser_report(D, tok);
     if (resumed || D->snap_n == 0 || tok->kind == TOK_EOF) {
       D->stopped = true;
@@ -629,6 +701,8 @@ static void parser_token(Driver *D, const Token *tok, bool resumed) {
     return;
   }
   D->good++;
+  D->prev = *tok;
+  D->has_prev = true;
   /* a lexical error before this point belongs to a finished statement */
   if (tok->kind == TOK_SEMI || tok->kind == TOK_LBRACE || tok->kind == TOK_RBRACE)
     D->errs_mark = diag_error_count(D->st->diag);

@@ -186,8 +186,10 @@ const Type *tc_resolve_type(Tc *t, AstType *at) {
   case AT_NAMED:
     if (t->strand && at->name && strcmp(at->name, t->strand->name) == 0)
       r = t->strand->ty;
-    else
+    else {
       diag_report(t->diag, ERR_UNKNOWN_TYPE, at->span, at->name ? at->name : "?");
+      diag_suggest(t->diag, tc_suggest(t, at->name, TC_SUGGEST_STRAND));
+    }
     break;
   case AT_SEQ: {
     const Type *e = tc_resolve_type(t, at->elem);

@@ -119,6 +119,16 @@ void tc_proxy(Tc *t, Symbol *s, Expr *init);
 const Type *tc_expr_proxy(Tc *t, Expr *e);
 
 /* check_expr.c */
+/* What may stand where a name was misspelled (tc_suggest). */
+enum {
+  TC_SUGGEST_VARIABLE = 1 << 0, /* anything with a value, field functions too */
+  TC_SUGGEST_FUNCTION = 1 << 1, /* user functions and callable built-ins */
+  TC_SUGGEST_KERNEL = 1 << 2,
+  TC_SUGGEST_STRAND = 1 << 3,
+};
+/* The closest spelling of `name` among what is in scope of those kinds,
+ * or NULL (for diag_suggest). */
+const char *tc_suggest(Tc *t, const char *name, unsigned kinds);
 /* Type `e` (hint: the expected type, for load_* and `{}`; may be NULL). */
 const Type *check_expr(Tc *t, Expr *e, const Type *hint);
 /* Coerce the checked `e` to `to`, recording the coercion; false (and no

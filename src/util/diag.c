@@ -21,6 +21,7 @@ struct DiagCtx {
   int nmsgs, cap, seq;
   int errors, warnings;
   bool warn_enabled, warn_as_errors, stopped;
+  bool last_kept; /* the latest diag_report made a message (diag_suggest) */
 };
 
 static const struct {
@@ -75,6 +76,7 @@ void diag_vreport(DiagCtx *d, DiagId id, Span at, va_list ap) {
     if (!d->warn_enabled) return;
     if (d->warn_as_errors) sev = DIAG_ERROR;
   }
+  d->last_kept = false;
   if (d->stopped) return;
   if (sev == DIAG_ERROR && d->errors >= DIAG_MAX_ERRORS) {
     d->stopped = true;
@@ -90,6 +92,13 @@ void diag_vreport(DiagCtx *d, DiagId id, Span at, va_list ap) {
   if (sev == DIAG_ERROR) d->errors++;
   if (sev == DIAG_WARNING) d->warnings++;
   diag_push(d, sev, at, text);
+  d->last_kept = true;
+}
+
+void diag_suggest(DiagCtx *d, const char *candidate) {
+  if (!candidate || !d->last_kept || d->nmsgs == 0) return;
+  Message *m = &d->msgs[d->nmsgs - 1];
+  m->text = arena_printf(d->arena, "%s; did you mean '%s'?", m->text, candidate);
 }
 
 void diag_report(DiagCtx *d, DiagId id, Span at, ...) {

@@ -36,6 +36,9 @@ void diag_set_warnings(DiagCtx *d, bool enabled, bool as_errors);
 /* Report message `id` at span `at`; the arguments follow the catalogue format. */
 void diag_report(DiagCtx *d, DiagId id, Span at, ...);
 void diag_vreport(DiagCtx *d, DiagId id, Span at, va_list ap);
+/* Add "; did you mean 'candidate'?" to the message just reported (nothing
+ * when candidate is NULL or that message was suppressed). */
+void diag_suggest(DiagCtx *d, const char *candidate);
 /* Print collected messages sorted by position; returns the number printed. */
 int diag_flush(DiagCtx *d);
 int diag_error_count(const DiagCtx *d);

@@ -835,8 +835,9 @@ static void test_syntax_errors(void) {
   CHECK_ERROR("#version 2.0\n+\n",
               "t.diderot:2:1: error: syntax error: found '+', expected a declaration, "
               "'initialize' or 'strand'");
+  /* a ';' missing at the end of a line is reported where it belongs */
   CHECK_ERROR("#version 2.0\nstrand S (int i) {\n  update {\n    x = 1\n  }\n}\n",
-              "t.diderot:5:3: error: syntax error: found '}', expected an operator or ';'");
+              "t.diderot:4:10: error: syntax error: expected ';' after integer literal '1'");
   CHECK_ERROR("#version 2.0\nstrand S (int i) { update { if x } }\n",
               "t.diderot:2:32: error: syntax error: found identifier 'x', expected '('");
   CHECK_ERROR("#version 2.0\nstrand S (int i) { update { ) } }\n",
@@ -888,8 +889,7 @@ static void test_syntax_errors(void) {
                "t.diderot:6:21: error: syntax error: found integer literal '1', expected an "
                "operator or ';'\n"
                "t.diderot:7:12: error: syntax error: found ';', expected an expression\n"
-               "t.diderot:10:5: error: syntax error: found identifier 'y', expected an "
-               "operator or ';'\n"
+               "t.diderot:9:10: error: syntax error: expected ';' after integer literal '1'\n"
                "t.diderot:11:11: error: syntax error: found integer literal '3', expected an "
                "operator or ';'\n");
   /* ... and no cascade when the structure is broken */

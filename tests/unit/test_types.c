@@ -13,6 +13,7 @@
 #include "frontend/typecheck_impl.h"
 #include "frontend/types.h"
 #include "unit.h"
+#include "util/suggest.h"
 
 static char pbuf[512];
 static const char *P(const Type *t) { return type_print(t, pbuf, sizeof pbuf); }
@@ -863,7 +864,36 @@ static void test_robustness(void) {
   }
 }
 
+/* Edit distances worked out by hand; the typo limit of suggest.h. */
+static void test_suggest(void) {
+  CHECK(suggest_distance("", "") == 0);
+  CHECK(suggest_distance("abc", "") == 3);
+  CHECK(suggest_distance("ctmrr", "ctmr") == 1);       /* deletion */
+  CHECK(suggest_distance("stabilise", "stabilize") == 1); /* substitution */
+  CHECK(suggest_distance("sqtr", "sqrt") == 1);        /* swap of neighbours */
+  CHECK(suggest_distance("kitten", "sitting") == 3);
+  Suggest s;
+  suggest_init(&s, "radiuss");
+  suggest_offer(&s, "zzz");
+  suggest_offer(&s, "radius");
+  suggest_offer(&s, "radii");
+  CHECK_STR(suggest_best(&s), "radius");
+  suggest_init(&s, "x"); /* one letter: everything is a rewrite */
+  suggest_offer(&s, "y");
+  CHECK(suggest_best(&s) == NULL);
+  suggest_init(&s, "tenet"); /* 5 letters: at most 1 edit */
+  suggest_offer(&s, "tent");
+  suggest_offer(&s, "bspln3");
+  CHECK_STR(suggest_best(&s), "tent");
+  suggest_init(&s, "abcdef"); /* 6 letters: 2 edits, not 3 */
+  suggest_offer(&s, "abxyzf");
+  CHECK(suggest_best(&s) == NULL);
+  suggest_offer(&s, "abxdyf");
+  CHECK_STR(suggest_best(&s), "abxdyf");
+}
+
 int main(void) {
+  test_suggest();
   Arena *a = arena_new();
   TypeCtx tc;
   type_ctx_init(&tc, a);
