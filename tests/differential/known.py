@@ -1,0 +1,34 @@
+"""known.py -- disagreements that are explained: defects of the original
+compiler (doc/differences.md, "Defects of the original found by differential
+testing") and deliberate differences of ours (doc/differences.md).  Each
+entry is a pattern on the failing side's message; it names the entry."""
+
+import re
+
+# (regex on the original's compile/run failure text, explanation)
+ORIGINAL_FAILURES = [
+    (r"uncaught exception|[Ii]nternal error|Fail:|impossible", "original: internal compiler error"),
+    (r"Segmentation fault|rc=-11|rc=139", "original: generated program crashes"),
+]
+
+# (regex on our failure text, explanation in doc/differences.md)
+OURS_DIFFERENCES = [
+]
+
+
+def original_failure(status, text):
+    for pat, why in ORIGINAL_FAILURES:
+        if re.search(pat, text or ""):
+            return why
+    return None
+
+
+def ours_difference(status, text):
+    for pat, why in OURS_DIFFERENCES:
+        if re.search(pat, text or ""):
+            return why
+    return None
+
+
+def original_value_defect(orc, problems):
+    return None
