@@ -372,6 +372,45 @@ class Runner:
 
     # ---- the three kinds of test --------------------------------------------
 
+    def driver_case(self, arg):
+        """driver/NAME: diderotc's own command line (tests/driver/cases.py)."""
+        drv, case = arg
+        name = "driver/" + case["name"]
+        work = tempfile.mkdtemp(prefix="diderot-driver-")
+        try:
+            files = {}
+            for key, text in (("prog", drv["PROG"]), ("bad", drv["BAD"])):
+                files[key] = os.path.join(work, key + ".diderot")
+                with open(files[key], "w") as f:
+                    f.write(text)
+            files["work"] = work
+            exe = self.diderotc
+            if case.get("copy"):  # the compiler alone, away from its build tree
+                exe = os.path.join(work, "bin", "diderotc")
+                os.makedirs(os.path.dirname(exe))
+                shutil.copy(self.diderotc, exe)
+            argv = [exe] + [a.format(**files) for a in case["args"]]
+            env = dict(os.environ)
+            env.pop("NO_COLOR", None)
+            env.update(case.get("env", {}))
+            if case.get("tty"):
+                status, err = run_with_pty_stderr(argv, work, env)
+            else:
+                p = run_killable(argv, work, TIMEOUT, env)
+                if isinstance(p, str):
+                    return Outcome(name, "fail", [p])
+                status, err = p.returncode, p.stderr.decode("utf-8", "replace")
+            problems = []
+            if status != case["status"]:
+                problems.append("exit status %s, expected %d" % (status, case["status"]))
+            problems += ["stderr lacks %r" % h for h in case.get("has", []) if h not in err]
+            problems += ["stderr has %r" % h for h in case.get("hasnt", []) if h in err]
+            if problems:
+                return Outcome(name, "fail", problems + last_lines(err))
+            return Outcome(name, "pass")
+        finally:
+            shutil.rmtree(work, ignore_errors=True)
+
     def unit(self, path):
         name = "unit/" + os.path.basename(path)
         env = dict(os.environ, DIDEROT_SRCDIR=self.srcdir, DIDEROT_BUILDDIR=self.builddir)
@@ -1041,6 +1080,11 @@ class Runner:
             tests.append(("omp/run/" + os.path.basename(p)[:-len(".diderot")], self.runomp, p))
             tests.append(("layouts/run/" + os.path.basename(p)[:-len(".diderot")],
                           self.runlayouts, p))
+        drv_path = os.path.join(self.srcdir, "tests", "driver", "cases.py")
+        drv = {}
+        exec(compile(read_text(drv_path), drv_path, "exec"), drv)
+        for case in drv["CASES"]:
+            tests.append(("driver/" + case["name"], self.driver_case, (drv, case)))
         for p in find_programs(os.path.join(self.srcdir, "tests", "cuda")):
             stem = os.path.basename(p)[:-len(".diderot")]
             tests.append(("cuda/lib/" + stem, self.cudalib, p))
@@ -1086,6 +1130,32 @@ def compare_with_c(got, want, rtol, work, nrrdpy, problems, tag):
                     else "differs beyond %g" % rtol
             if bad:
                 problems.append("%scase %d: %s %s from the C target's" % (tag, n, f, bad))
+
+
+def run_with_pty_stderr(argv, cwd, env):
+    """Run argv with stderr on a pseudo-terminal; (status, stderr text)."""
+    import pty
+    master, slave = pty.openpty()
+    try:
+        p = subprocess.Popen(argv, cwd=cwd, env=env, stdin=subprocess.DEVNULL,
+                             stdout=subprocess.DEVNULL, stderr=slave)
+        os.close(slave)
+        slave = -1
+        chunks = []
+        while True:
+            try:
+                b = os.read(master, 4096)
+            except OSError:  # EIO: the child closed its side
+                break
+            if not b:
+                break
+            chunks.append(b)
+        status = p.wait(timeout=TIMEOUT)
+        return status, b"".join(chunks).decode("utf-8", "replace").replace("\r\n", "\n")
+    finally:
+        if slave >= 0:
+            os.close(slave)
+        os.close(master)
 
 
 def run_killable(argv, cwd, timeout, env=None):

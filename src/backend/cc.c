@@ -30,6 +30,34 @@ static const char *cc_dir_with(Arena *a, const char *const *dirs, int n, const c
   return NULL;
 }
 
+/* The directory of the running executable (Linux /proc), or NULL. */
+static const char *cc_self_dir(Arena *a) {
+  char buf[4096];
+  ssize_t n = readlink("/proc/self/exe", buf, sizeof buf - 1);
+  if (n <= 0) return NULL;
+  buf[n] = '\0';
+  char *slash = strrchr(buf, '/');
+  if (!slash) return NULL;
+  *slash = '\0';
+  return arena_strdup(a, buf[0] ? buf : "/");
+}
+
+/* Whether `path` is `dir` or inside it. */
+static bool cc_under(const char *path, const char *dir) {
+  size_t n = strlen(dir);
+  return path && !strncmp(path, dir, n) && (path[n] == '\0' || path[n] == '/');
+}
+
+/* The runtime that belongs to this diderotc, so that an installed compiler
+ * never picks up a build tree that happens to exist, and a build tree's
+ * compiler never an older installed runtime:
+ *   1. $DIDEROT_RT_DIR (the library in DIR or DIR/lib; headers in
+ *      DIR/include/diderot, DIR/rt or this build's source tree);
+ *   2. running from the build tree it was built in: that tree's library and
+ *      the source tree's rt/ headers;
+ *   3. installed: BIN/../lib and BIN/../include/diderot, where BIN holds
+ *      the running executable (so an installed tree may be moved);
+ *   4. the configured prefix. */
 bool cc_find_runtime(Arena *a, const char **incdir, const char **libdir) {
   const char *env = getenv("DIDEROT_RT_DIR");
   const char *lib = NULL, *inc = NULL;
@@ -38,6 +66,7 @@ bool cc_find_runtime(Arena *a, const char **incdir, const char **libdir) {
 #else
   const char *src_rt = NULL;
 #endif
+  const char *self = cc_self_dir(a);
   if (env && *env) {
     const char *libs[] = {env, arena_printf(a, "%s/lib", env)};
     const char *incs[] = {arena_printf(a, "%s/include/diderot", env), arena_printf(a, "%s/rt", env),
@@ -46,7 +75,7 @@ bool cc_find_runtime(Arena *a, const char **incdir, const char **libdir) {
     inc = cc_dir_with(a, incs, 3, "diderot_world.h");
   }
 #ifdef DIDEROT_BUILD_DIR
-  if (!lib || !inc) {
+  if ((!lib || !inc) && cc_under(self, DIDEROT_BUILD_DIR)) {
     const char *libs[] = {DIDEROT_BUILD_DIR};
     const char *incs[] = {src_rt};
     const char *l = cc_dir_with(a, libs, 1, "libdiderot-rt.a");
@@ -54,6 +83,13 @@ bool cc_find_runtime(Arena *a, const char **incdir, const char **libdir) {
     if (l && i) lib = l, inc = i;
   }
 #endif
+  if ((!lib || !inc) && self) {
+    const char *libs[] = {arena_printf(a, "%s/../lib", self)};
+    const char *incs[] = {arena_printf(a, "%s/../include/diderot", self)};
+    const char *l = cc_dir_with(a, libs, 1, "libdiderot-rt.a");
+    const char *i = cc_dir_with(a, incs, 1, "diderot_world.h");
+    if (l && i) lib = l, inc = i;
+  }
   if (!lib || !inc) {
     const char *libs[] = {DIDEROT_PREFIX "/lib"};
     const char *incs[] = {DIDEROT_PREFIX "/include/diderot"};
@@ -64,6 +100,77 @@ bool cc_find_runtime(Arena *a, const char **incdir, const char **libdir) {
   *incdir = inc;
   *libdir = lib;
   return lib && inc;
+}
+
+/* Whether the first word of `cmd` names a program that can be run: a path,
+ * or a name found on $PATH. */
+static bool cc_tool_exists(Arena *a, const char *cmd) {
+  while (*cmd == ' ' || *cmd == '\t') cmd++;
+  size_t n = strcspn(cmd, " \t");
+  if (n == 0) return false;
+  const char *prog = arena_strndup(a, cmd, n);
+  if (strchr(prog, '/')) return access(prog, X_OK) == 0;
+  const char *path = getenv("PATH");
+  if (!path || !*path) path = "/usr/bin:/bin";
+  for (const char *p = path;;) {
+    size_t k = strcspn(p, ":");
+    const char *dir = k ? arena_strndup(a, p, k) : ".";
+    if (cc_is_file(arena_printf(a, "%s/%s", dir, prog)) &&
+        access(arena_printf(a, "%s/%s", dir, prog), X_OK) == 0)
+      return true;
+    if (!p[k]) return false;
+    p += k + 1;
+  }
+}
+
+static const char *cc_nvcc(void) {
+  const char *nvcc = getenv("DIDEROT_NVCC");
+#ifdef DIDEROT_NVCC
+  if (!nvcc || !*nvcc) nvcc = DIDEROT_NVCC;
+#endif
+  return nvcc && *nvcc ? nvcc : "nvcc";
+}
+
+static const char *cc_c_compiler(void) {
+  const char *cc = getenv("CC");
+  return cc && *cc ? cc : DIDEROT_CC;
+}
+
+bool cc_preflight(Arena *a, const CcRequest *req, const char **why) {
+  const char *inc, *lib;
+  if (!cc_find_runtime(a, &inc, &lib)) {
+    const char *self = cc_self_dir(a);
+    *why = arena_printf(a,
+                        "cannot find the Diderot runtime (libdiderot-rt.a and its headers) beside "
+                        "this diderotc (%s/../lib) or in %s; reinstall diderotc (make install), "
+                        "or set DIDEROT_RT_DIR to the directory that holds libdiderot-rt.a",
+                        self ? self : "?", DIDEROT_PREFIX "/lib");
+    return false;
+  }
+  const char *cc = cc_c_compiler();
+  if (!cc_tool_exists(a, cc)) {
+    *why = arena_printf(a, "cannot find the C compiler '%s' (Debian package: gcc; or set CC)", cc);
+    return false;
+  }
+  if (req->cu_file || req->cuda_target) {
+    if (req->cuda_emulate) {
+      const char *cxx = getenv("CXX");
+      if (!cxx || !*cxx) cxx = "c++";
+      if (!cc_tool_exists(a, cxx)) {
+        *why = arena_printf(a, "cannot find the C++ compiler '%s' that --cuda-emulate uses "
+                               "(Debian package: g++; or set CXX)", cxx);
+        return false;
+      }
+    } else if (!cc_tool_exists(a, cc_nvcc())) {
+      *why = arena_printf(a,
+                          "cannot find the CUDA compiler '%s' that --target=cuda needs: install "
+                          "NVIDIA's CUDA toolkit (it puts nvcc in /usr/local/cuda/bin) or set "
+                          "DIDEROT_NVCC to nvcc's path",
+                          cc_nvcc());
+      return false;
+    }
+  }
+  return true;
 }
 
 /* Words of a command-line string (split at blanks; no quoting). */
@@ -134,11 +241,7 @@ static bool cc_run(const Argv *av, const CcRequest *req, const char **why) {
 static bool cc_compile_cuda(Arena *a, const CcRequest *req, const char *inc, const char *lib,
                             const char **why) {
   const char *cc = getenv("CC"), *flags = getenv("CFLAGS_DIDEROT");
-  const char *cxx = getenv("CXX"), *nvcc = getenv("DIDEROT_NVCC");
-#ifdef DIDEROT_NVCC
-  if (!nvcc || !*nvcc) nvcc = DIDEROT_NVCC;
-#endif
-  if (!nvcc || !*nvcc) nvcc = "nvcc";
+  const char *cxx = getenv("CXX"), *nvcc = cc_nvcc();
   if (!cxx || !*cxx) cxx = "c++";
   bool pic = req->kind != CC_EXEC, emu = req->cuda_emulate;
   const char *host_o = arena_printf(a, "%s.host.o", req->out_file);

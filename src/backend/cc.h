@@ -10,8 +10,10 @@
  *   1. $DIDEROT_RT_DIR: the library in DIR or DIR/lib, headers in
  *      DIR/include/diderot, DIR/rt or the source tree this diderotc was
  *      built from (so DIDEROT_RT_DIR may name a build tree);
- *   2. the build tree this diderotc was built in, when it still exists;
- *   3. the install prefix (PREFIX/lib, PREFIX/include/diderot).
+ *   2. when this diderotc runs from the build tree it was built in: that
+ *      tree (never for an installed copy);
+ *   3. beside the running executable: BIN/../lib, BIN/../include/diderot;
+ *   4. the install prefix (PREFIX/lib, PREFIX/include/diderot).
  * Programs link -ldiderot-rt -lteem -lm (and -fopenmp for OpenMP).
  */
 #ifndef DIDEROT_BACKEND_CC_H
@@ -46,7 +48,14 @@ typedef struct CcRequest {
    * or the C++ compiler). NULL for the C targets. */
   const char *cu_file;
   bool cuda_emulate;
+  bool cuda_target;     /* cc_preflight: --target=cuda (cu_file not yet known) */
 } CcRequest;
+
+/* Before anything is generated: is the runtime there, and are the tools
+ * the request needs (C compiler; nvcc, or the C++ compiler with
+ * --cuda-emulate) on PATH? false with a message for the user in *why (what
+ * is missing and how to get it). */
+bool cc_preflight(Arena *a, const CcRequest *req, const char **why);
 
 /* Runs the compiler (and linker); returns true on success. On failure a
  * message has been printed by the compiler itself; `why` (may be NULL)

@@ -8,7 +8,11 @@
 #include "backend/cc.h"
 #include "backend/emit_cuda.h"
 
-enum { EXIT_CC_FAILED = 70 };
+#include <errno.h>
+
+/* 69 (EX_UNAVAILABLE): a tool or the runtime is missing, not a compiler
+ * bug; 70 (EX_SOFTWARE): the C compiler rejected generated code. */
+enum { EXIT_TOOL_MISSING = 69, EXIT_CC_FAILED = 70 };
 
 static bool ends_with(const char *s, const char *suf) {
   size_t n = strlen(s), k = strlen(suf);
@@ -32,12 +36,13 @@ static bool write_file(const char *path, const char *text, FILE *log) {
   if (log) fprintf(log, "write: %s\n", path);
   FILE *f = fopen(path, "w");
   if (!f) {
-    fprintf(stderr, "diderotc: error: cannot write '%s'\n", path);
+    fprintf(stderr, "diderotc: error: cannot write '%s': %s\n", path, strerror(errno));
     return false;
   }
   bool ok = fputs(text, f) >= 0;
-  ok = (fclose(f) == 0) && ok;
-  if (!ok) fprintf(stderr, "diderotc: error: cannot write '%s'\n", path);
+  int err = ok ? 0 : errno;
+  if (fclose(f) != 0 && ok) ok = false, err = errno;
+  if (!ok) fprintf(stderr, "diderotc: error: cannot write '%s': %s\n", path, strerror(err));
   return ok;
 }
 
@@ -55,6 +60,15 @@ int target_build(Arena *a, IrModule *low, const TargetOptions *o) {
   eo.source = o->source;
   const char *text = NULL;
   char err[256];
+  {
+    CcRequest pre = {.cuda_target = eo.target == EMIT_TARGET_CUDA, .cuda_emulate = eo.cuda_emulate};
+    const char *missing = NULL;
+    if (!cc_preflight(a, &pre, &missing)) {
+      fprintf(stderr, "diderotc: error: %s\n", missing);
+      if (o->log) fprintf(o->log, "error: %s\n", missing);
+      return EXIT_TOOL_MISSING;
+    }
+  }
   if (!emit_c_program(a, low, &eo, &text, err, sizeof err)) {
     fprintf(stderr, "%s: error: code generation: %s\n", o->source, err);
     return 1;

@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 #include <time.h>
 
 #include "config.h"
@@ -371,6 +372,16 @@ static int driver_codegen(Arena *arena, DiagCtx *diag, Program *prog, const Driv
   return target_build(arena, low, &to);
 }
 
+/* --color=auto: colour on a terminal unless NO_COLOR is set (no-color.org)
+ * or the terminal cannot show it. */
+static bool driver_use_color(ColorMode m) {
+  if (m != COLOR_AUTO) return m == COLOR_ALWAYS;
+  const char *no = getenv("NO_COLOR"), *term = getenv("TERM");
+  if (no && no[0]) return false;
+  if (term && strcmp(term, "dumb") == 0) return false;
+  return isatty(fileno(stderr));
+}
+
 int main(int argc, char **argv) {
   double start = driver_now(CLOCK_MONOTONIC), start_cpu = driver_now(CLOCK_PROCESS_CPUTIME_ID);
   Arena *arena = arena_new();
@@ -410,6 +421,7 @@ int main(int argc, char **argv) {
   }
   DiagCtx *diag = diag_new(arena, src);
   diag_set_warnings(diag, !opts.no_warnings, opts.warnings_as_errors);
+  diag_set_color(diag, driver_use_color(opts.color));
 
   /* 2. Lexing and parsing: one AST for both dialects. */
   Program *prog = parse_program(arena, diag, src);

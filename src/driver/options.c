@@ -13,7 +13,7 @@ typedef enum OptArg { ARG_NONE, ARG_REQUIRED } OptArg;
 typedef enum OptId {
   O_HELP, O_HELP_ALL, O_VERSION, O_ABOUT, O_EXEC, O_STATIC, O_SHARED, O_JSON,
   O_OUTPUT, O_NAMESPACE, O_SNAPSHOT, O_DEBUG, O_DOUBLE, O_LONG_INT, O_SCALAR,
-  O_TARGET, O_LOG, O_STATS, O_VERBOSE, O_CHECK, O_DUMP, O_NO_WARN, O_WERROR,
+  O_TARGET, O_LOG, O_STATS, O_VERBOSE, O_CHECK, O_DUMP, O_NO_WARN, O_WERROR, O_COLOR,
   O_STRAND_LAYOUT, O_IMAGE_LAYOUT, O_CUDA_EMULATE, O_INTERNAL,
 } OptId;
 
@@ -51,6 +51,8 @@ static const OptSpec option_table[] = {
     {O_DUMP, 0, "dump", ARG_REQUIRED, false, "print an IR: ast, high, mid, low, tree (comma list)"},
     {O_NO_WARN, 'w', NULL, ARG_NONE, false, "suppress warnings"},
     {O_WERROR, 0, "Werror", ARG_NONE, false, "treat warnings as errors"},
+    {O_COLOR, 0, "color", ARG_REQUIRED, false,
+     "auto (default: on a terminal, unless NO_COLOR is set), always or never"},
     {O_STRAND_LAYOUT, 0, "strand-layout", ARG_REQUIRED, false, "aos, soa or aosoa:N"},
     {O_IMAGE_LAYOUT, 0, "image-layout", ARG_REQUIRED, false, "linear or brick:N"},
     {O_CUDA_EMULATE, 0, "cuda-emulate", ARG_NONE, false,
@@ -191,6 +193,12 @@ static bool opt_apply(Arena *a, DriverOptions *o, const OptSpec *s, const char *
     case O_DUMP: return opt_set_dump(o, a, val);
     case O_NO_WARN: o->no_warnings = true; break;
     case O_WERROR: o->warnings_as_errors = true; break;
+    case O_COLOR:
+      if (!strcmp(val, "auto")) o->color = COLOR_AUTO;
+      else if (!strcmp(val, "always")) o->color = COLOR_ALWAYS;
+      else if (!strcmp(val, "never")) o->color = COLOR_NEVER;
+      else return opt_error("unknown --color mode '%s' (expected auto, always or never)", val);
+      break;
     case O_STRAND_LAYOUT: o->strand_layout = val; break;
     case O_IMAGE_LAYOUT: o->image_layout = val; break;
     case O_CUDA_EMULATE: o->cuda_emulate = true; break;

@@ -23,6 +23,8 @@ enum {
   DUMP_TREE = 1 << 4,
 };
 
+typedef enum ColorMode { COLOR_AUTO, COLOR_ALWAYS, COLOR_NEVER } ColorMode;
+
 typedef struct DriverOptions {
   const char *file;       /* the one source file */
   const char *output;     /* -o */
@@ -34,6 +36,7 @@ typedef struct DriverOptions {
   bool log, stats, verbose;
   bool check;             /* stop after typechecking */
   bool no_warnings, warnings_as_errors;
+  ColorMode color;        /* --color=auto|always|never */
   unsigned dump;          /* DUMP_* */
   const char *strand_layout, *image_layout;
   bool cuda_emulate;      /* --cuda-emulate (or DIDEROT_CUDA_EMULATE=1) */

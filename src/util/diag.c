@@ -22,6 +22,7 @@ struct DiagCtx {
   int errors, warnings;
   bool warn_enabled, warn_as_errors, stopped;
   bool last_kept; /* the latest diag_report made a message (diag_suggest) */
+  bool color;
 };
 
 static const struct {
@@ -47,6 +48,8 @@ DiagCtx *diag_new(Arena *a, const Source *src) {
 }
 
 void diag_set_stream(DiagCtx *d, FILE *out) { d->out = out; }
+
+void diag_set_color(DiagCtx *d, bool on) { d->color = on; }
 
 void diag_set_warnings(DiagCtx *d, bool enabled, bool as_errors) {
   d->warn_enabled = enabled;
@@ -176,8 +179,16 @@ static size_t diag_skip_chars(const char *text, size_t len, size_t from, int n) 
 
 /* Echo line `lno` and put a caret under columns [col, endcol). Tabs are
  * copied so carets stay aligned. */
+/* ANSI escapes, clang's choices: bold position, red errors, magenta
+ * warnings, cyan notes, green carets. */
+#define DIAG_BOLD "\033[1m"
+#define DIAG_RESET "\033[0m"
+static const char *diag_sev_color(DiagSeverity s) {
+  return s == DIAG_ERROR ? "\033[1;31m" : s == DIAG_WARNING ? "\033[1;35m" : "\033[1;36m";
+}
+
 static void diag_echo(DiagBuf *b, DiagCursor *cur, int lno, const char *line, size_t len, int col,
-                      int endcol) {
+                      int endcol, bool color) {
   bool long_line = diag_skip_chars(line, len, 0, DIAG_ECHO_MAX) < len;
   int first = long_line && col > DIAG_ECHO_BEFORE ? col - DIAG_ECHO_BEFORE : 1;
   size_t from = first > 1 ? diag_seek(cur, lno, line, len, first) : 0;
@@ -189,9 +200,11 @@ static void diag_echo(DiagBuf *b, DiagCursor *cur, int lno, const char *line, si
   int c = first;
   for (size_t i = from; i < len && c < col; i = diag_next_char(line, len, i), c++)
     diag_putc(b, line[i] == '\t' ? '\t' : ' ');
+  if (color) diag_puts(b, "\033[1;32m");
   diag_putc(b, '^');
   if (long_line && endcol > first + DIAG_ECHO_MAX) endcol = first + DIAG_ECHO_MAX;
   for (c = col + 1; c < endcol; c++) diag_putc(b, '~');
+  if (color) diag_puts(b, DIAG_RESET);
   diag_putc(b, '\n');
 }
 
@@ -209,19 +222,23 @@ int diag_flush(DiagCtx *d) {
     Message *m = &d->msgs[i];
     SrcPos pos = m->at.begin;
     char head[64];
+    if (d->color) diag_puts(&b, DIAG_BOLD);
     diag_puts(&b, name);
-    if (pos.line > 0)
-      snprintf(head, sizeof head, ":%d:%d: %s: ", pos.line, pos.col, diag_sev_name(m->sev));
-    else
-      snprintf(head, sizeof head, ": %s: ", diag_sev_name(m->sev));
+    if (pos.line > 0) snprintf(head, sizeof head, ":%d:%d: ", pos.line, pos.col);
+    else snprintf(head, sizeof head, ": ");
     diag_puts(&b, head);
+    if (d->color) diag_puts(&b, diag_sev_color(m->sev));
+    diag_puts(&b, diag_sev_name(m->sev));
+    diag_puts(&b, ": ");
+    if (d->color) diag_puts(&b, DIAG_RESET DIAG_BOLD);
     diag_puts(&b, m->text);
+    if (d->color) diag_puts(&b, DIAG_RESET);
     diag_putc(&b, '\n');
     if (pos.line > 0 && d->src && pos.line <= d->src->nlines) {
       size_t len;
       const char *line = source_line(d->src, pos.line, &len);
       int endcol = m->at.end.line == pos.line ? m->at.end.col : pos.col + 1;
-      diag_echo(&b, &cur, pos.line, line, len, pos.col, endcol);
+      diag_echo(&b, &cur, pos.line, line, len, pos.col, endcol, d->color);
     }
   }
   if (b.n) fwrite(b.p, 1, b.n, d->out);

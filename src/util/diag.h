@@ -31,6 +31,9 @@ typedef struct DiagCtx DiagCtx;
 DiagCtx *diag_new(Arena *a, const Source *src);
 /* Where flushed messages go (default stderr). */
 void diag_set_stream(DiagCtx *d, FILE *out);
+/* Colour the severity, file position and caret with ANSI escapes (as
+ * clang does on a terminal); off by default. */
+void diag_set_color(DiagCtx *d, bool on);
 /* -Werror style promotion and suppression of warnings (-w). */
 void diag_set_warnings(DiagCtx *d, bool enabled, bool as_errors);
 /* Report message `id` at span `at`; the arguments follow the catalogue format. */
