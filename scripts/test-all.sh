@@ -1,6 +1,8 @@
 #!/bin/sh
 # test-all.sh -- the whole test suite: the normal build's suite, the same
-# suite under ASan+UBSan, and FUZZ_SECONDS (default 60) of frontend fuzzing.
+# suite under ASan+UBSan, FUZZ_SECONDS (default 60) of frontend fuzzing, and
+# a fixed-seed differential sample against the original compiler
+# (DIFFERENTIAL_COUNT programs, default 150; 0 skips it; doc/testing.md).
 # Needs the build from scripts/quickstart.sh (./build). The last line is
 # "N passed, N failed, N skipped" over everything.
 top=$(cd "$(dirname "$0")/.." && pwd)
@@ -23,9 +25,31 @@ else
 fi
 tail -5 "$logdir/fuzz.log"
 
+# One pass/fail unit: zero unexplained disagreements on the fixed sample.
+# The original is built into build/diderot-ref from ../shared/reference
+# (apt-get installs SML/NJ) unless REFERENCE names a built one.
+dcount=${DIFFERENTIAL_COUNT:-150}
+diff_pass=0 diff_fail=0 diff_skip=0
+if [ "$dcount" -eq 0 ]; then
+  diff_skip=1
+elif [ -z "${REFERENCE:-}" ] && [ ! -f "$top/../shared/reference/build.sh" ]; then
+  echo "== differential testing: skipped (no ../shared/reference to build the original from)"
+  diff_skip=1
+else
+  echo "== differential testing against the original compiler ($dcount programs, seed 1)"
+  if make -C build differential SECONDS=0 SEED=1 REFERENCE="${REFERENCE:-}" \
+       DIFFERENTIAL_FLAGS="--count $dcount --double-every 5 --mutate-every 5" >"$logdir/diff.log" 2>&1; then
+    diff_pass=1
+  else
+    diff_fail=1
+    status=1
+  fi
+  grep -v '^make' "$logdir/diff.log" | tail -25
+fi
+
 # Sum the summaries: "N passed, N failed, N skipped".
 sum() { grep -hE '^[0-9]+ passed, [0-9]+ failed' "$@" | tail -n 2 |
-  awk -v p="$fuzz_pass" -v f="$fuzz_fail" '{p += $1; f += $3; s += $5} END {printf "%d passed, %d failed, %d skipped\n", p, f, s}'; }
+  awk -v p="$((fuzz_pass + diff_pass))" -v f="$((fuzz_fail + diff_fail))" -v s="$diff_skip" '{p += $1; f += $3; s += $5} END {printf "%d passed, %d failed, %d skipped\n", p, f, s}'; }
 summaries=$(grep -cE '^[0-9]+ passed, [0-9]+ failed' "$logdir/normal.log" "$logdir/asan.log" | grep -c ':1$')
 [ "$summaries" -eq 2 ] || { echo "test-all: a suite did not report its summary"; status=1; }
 line=$(sum "$logdir/normal.log" "$logdir/asan.log")

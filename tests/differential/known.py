@@ -32,3 +32,36 @@ def ours_difference(status, text):
 
 def original_value_defect(orc, problems):
     return None
+
+
+# Mutants: where the two compilers' accept/reject or first error line may
+# differ for a documented reason.  (mutation name regex, message regex, why)
+OURS_ACCEPTS = [
+]
+OURS_REJECTS = [
+]
+POSITION = [
+    # ours reports a missing ';' at the next token's line like the original,
+    # but recovers; the original stops at the first error.
+]
+
+
+def ours_accepts(mutation, ref_text):
+    for mp, tp, why in OURS_ACCEPTS:
+        if re.search(mp, mutation) and re.search(tp, ref_text or ""):
+            return why
+    return None
+
+
+def ours_rejects(mutation, ours_text):
+    for mp, tp, why in OURS_REJECTS:
+        if re.search(mp, mutation) and re.search(tp, ours_text or ""):
+            return why
+    return None
+
+
+def position_difference(mutation, eo, er, ours_text, ref_text):
+    for mp, tp, why in POSITION:
+        if re.search(mp, mutation) and re.search(tp, ref_text or ""):
+            return why
+    return None
