@@ -1138,10 +1138,12 @@ class Gen:
         self.seed = seed
         r = self.r = random.Random(seed)
         self.dia = dialect or r.choice([1, 2])
-        self.D = r.choice([1, 2, 2, 3, 3])
+        self.D = r.choice([1, 1, 2, 2, 2, 2, 3, 3])
         self.wide = r.random() < 0.25      # border control on every image
         self.images = {}
-        self.img_shapes = [()] + ([(self.D,), (self.D, self.D)] if self.D > 1 else [])
+        self.img_shapes = [()] + ([(self.D,)] if self.D > 1 else [])
+        if self.D == 2 or self.D == 3 and r.random() < 0.25:   # 3-D matrix images make big programs
+            self.img_shapes.append((self.D, self.D))
         self.decls = []          # (kind, type, name, node or None)
         self.fieldvars = {}      # memo key -> name
         self.funcs = []          # (rettype, name, params, body)
@@ -1254,6 +1256,8 @@ class Gen:
                 opts += ["dotmv", "normalize", "slice", "tcons"]
             if D > 1 and s == (D, D):
                 opts += ["transpose", "outer"]
+        if not opts and D > 1 and s == (D, D):
+            return N("outer", t, [self.fld((D,), k, 0), self.fld((D,), k, 0)])
         if not opts:
             raise Reject("no field of shape %s" % (s,))
         o = r.choice(opts)

@@ -53,12 +53,31 @@ RUN_TIMEOUT = 60
 
 
 def sh(cmd, cwd, env=None, timeout=60):
-    try:
-        p = subprocess.run(cmd, cwd=cwd, env=env, timeout=timeout,
-                           stdout=subprocess.PIPE, stderr=subprocess.PIPE)
-        return p.returncode, p.stdout.decode("utf-8", "replace"), p.stderr.decode("utf-8", "replace")
-    except subprocess.TimeoutExpired:
-        return 124, "", "timeout"
+    for attempt in range(30):
+        try:
+            p = subprocess.run(cmd, cwd=cwd, env=env, timeout=timeout,
+                               stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+            return p.returncode, p.stdout.decode("utf-8", "replace"), p.stderr.decode("utf-8", "replace")
+        except subprocess.TimeoutExpired:
+            return 124, "", "timeout"
+        except OSError:      # the compiler is being rebuilt: wait for it
+            time.sleep(10)
+    return 126, "", "cannot execute %s" % cmd[0]
+
+
+def snapshot_ours(build, dest):
+    """Copy our compiler and its runtime (a stable compiler for a long
+    campaign while the build tree changes): DEST/bin, DEST/lib,
+    DEST/include/diderot, found by diderotc's installed-tree rule."""
+    for sub in ("bin", "lib", "include/diderot"):
+        os.makedirs(os.path.join(dest, sub), exist_ok=True)
+    shutil.copy2(os.path.join(build, "diderotc"), os.path.join(dest, "bin", "diderotc"))
+    shutil.copy2(os.path.join(build, "libdiderot-rt.a"), os.path.join(dest, "lib"))
+    rt = os.path.join(TOP, "rt")
+    for f in os.listdir(rt):
+        if f.endswith(".h"):
+            shutil.copy2(os.path.join(rt, f), os.path.join(dest, "include", "diderot"))
+    return os.path.join(dest, "bin", "diderotc")
 
 
 class Compiler:
@@ -323,8 +342,12 @@ def main(argv=None):
     ap.add_argument("--keep", action="store_true", help="keep every program's directory")
     ap.add_argument("--log", default=None, help="JSON lines of every result")
     ap.add_argument("--reduce", action="store_true", help="reduce unexplained/ours-wrong programs")
+    ap.add_argument("--snapshot", default=None,
+                    help="copy our compiler and runtime to DIR first and test that copy")
     ap.add_argument("-v", "--verbose", action="store_true")
     a = ap.parse_args(argv)
+    if a.snapshot:
+        a.ours = snapshot_ours(os.path.dirname(os.path.abspath(a.ours)), os.path.abspath(a.snapshot))
     if not a.seconds and not a.count:
         a.count = 20
     ours = Compiler("ours", os.path.abspath(a.ours))
