@@ -7,6 +7,8 @@ import re
 
 # (regex on the original's compile/run failure text, explanation)
 ORIGINAL_FAILURES = [
+    (r"unknown basis function \$(and|or)",
+     "D1: all{}/exists{} reductions are an internal error of the original"),
     (r"uncaught exception|[Ii]nternal error|Fail:|impossible", "original: internal compiler error"),
     (r"Segmentation fault|rc=-11|rc=139", "original: generated program crashes"),
 ]
