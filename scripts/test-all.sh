@@ -2,7 +2,8 @@
 # test-all.sh -- the whole test suite: the normal build's suite, the same
 # suite under ASan+UBSan, FUZZ_SECONDS (default 60) of frontend fuzzing, and
 # a fixed-seed differential sample against the original compiler
-# (DIFFERENTIAL_COUNT programs, default 150; 0 skips it; doc/testing.md).
+# (DIFFERENTIAL_COUNT programs, default 150; 0 skips it; doc/testing.md), and
+# the conformance suite of example programs (make conformance).
 # Needs the build from scripts/quickstart.sh (./build). The last line is
 # "N passed, N failed, N skipped" over everything.
 top=$(cd "$(dirname "$0")/.." && pwd)
@@ -47,12 +48,27 @@ else
   grep -v '^make' "$logdir/diff.log" | tail -25
 fi
 
+# The conformance suite: the example programs of ../shared/conformance run
+# by diderot-regress (tests/conformance, doc/conformance.md); each case counts.
+conf_skip=0
+: >"$logdir/conformance.log"
+if [ -d "$top/../shared/conformance/examples" ]; then
+  echo "== conformance suite (the examples corpus; report in build/conformance/report.html)"
+  make -C build conformance >"$logdir/conformance.log" 2>&1 || status=1
+  grep -v '^make' "$logdir/conformance.log" | tail -40
+  grep -qE '^[0-9]+ passed, [0-9]+ failed' "$logdir/conformance.log" ||
+    { echo "test-all: the conformance suite did not report its summary"; status=1; }
+else
+  echo "== conformance suite: skipped (no ../shared/conformance)"
+  conf_skip=1
+fi
+
 # Sum the summaries: "N passed, N failed, N skipped".
-sum() { grep -hE '^[0-9]+ passed, [0-9]+ failed' "$@" | tail -n 2 |
-  awk -v p="$((fuzz_pass + diff_pass))" -v f="$((fuzz_fail + diff_fail))" -v s="$diff_skip" '{p += $1; f += $3; s += $5} END {printf "%d passed, %d failed, %d skipped\n", p, f, s}'; }
+sum() { grep -hE '^[0-9]+ passed, [0-9]+ failed' "$@" | tail -n 3 |
+  awk -v p="$((fuzz_pass + diff_pass))" -v f="$((fuzz_fail + diff_fail))" -v s="$((diff_skip + conf_skip))" '{p += $1; f += $3; s += $5} END {printf "%d passed, %d failed, %d skipped\n", p, f, s}'; }
 summaries=$(grep -cE '^[0-9]+ passed, [0-9]+ failed' "$logdir/normal.log" "$logdir/asan.log" | grep -c ':1$')
 [ "$summaries" -eq 2 ] || { echo "test-all: a suite did not report its summary"; status=1; }
-line=$(sum "$logdir/normal.log" "$logdir/asan.log")
+line=$(sum "$logdir/normal.log" "$logdir/asan.log" "$logdir/conformance.log")
 rm -rf "$logdir"
 # `make ... | tee` hides make's status: judge by the counts as well
 case "$line" in

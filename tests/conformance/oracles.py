@@ -408,11 +408,15 @@ def dvr_same_sphere(path, h):
     n = int(opaque.sum())
     if n < 5000:
         return ["only %d pixels are opaque in all three renderings: no common sphere" % n]
+    # sphere-1 (rotated grid) agrees within 0.03 almost everywhere; sphere-2
+    # (rotated and sheared, 19 samples along its slow axis) less well: the
+    # original compiler's own renderings differ by up to 0.095 there, so its
+    # bound is 0.12. A wrong world-space gradient (shading) differs by far more.
     probs = []
-    for i in (1, 2):
+    for i, thr, allowed in ((1, 0.03, 0.01), (2, 0.12, 0.0)):
         d = np.abs(imgs[i][..., :3] - imgs[0][..., :3])[opaque].max(axis=1)
-        frac = float((d > 0.03).mean())
-        if frac > 0.01:
-            probs.append("sphere-%d differs from sphere-0 by more than 0.03 in %.2f%% of the %d "
-                         "sphere pixels (max %.3f)" % (i, 100 * frac, n, d.max()))
+        frac = float((d > thr).mean())
+        if frac > allowed:
+            probs.append("sphere-%d differs from sphere-0 by more than %g in %.2f%% of the %d "
+                         "sphere pixels (max %.3f)" % (i, thr, 100 * frac, n, d.max()))
     return probs
