@@ -387,7 +387,16 @@ static IrVar *builtin(Fn *f, Expr *e, const Builtin *b, Expr **ax, IrVar **a, in
   case BI_SUM_I: case BI_SUM_R: return op(f, IR_OP_RED_SUM, 1, a);
   case BI_PRODUCT_I: case BI_PRODUCT_R: return op(f, IR_OP_RED_PRODUCT, 1, a);
   case BI_MEAN: return op(f, IR_OP_RED_MEAN, 1, a);
-  case BI_SPHERE: return op(f, n == 1 ? IR_OP_SPHERE : IR_OP_SPHERE_AT, n, a);
+  case BI_SPHERE:
+    /* sphere(r) is centred on the caller's pos as it is at the query, which
+     * a strand may have moved earlier in this method (as the original
+     * compiler does; the particle examples depend on it): sphere(pos, r) */
+    if (n == 1 && f->t->strand && f->t->strand->pos) {
+      IrVar *at[2] = {th_var(f, f->t->strand->pos, e->span), a[0]};
+      if (!at[0]) return NULL;
+      return op(f, IR_OP_SPHERE_AT, 2, at);
+    }
+    return op(f, n == 1 ? IR_OP_SPHERE : IR_OP_SPHERE_AT, n, a);
   default: break;
   }
   th_unsupported(f->t, e->span, arena_printf(f->t->a, "the built-in '%s'", b->name));
