@@ -39,6 +39,7 @@ and tries the next sub-seed, so every kept program has a well-defined answer.
 
 import json
 import math
+import re
 import os
 import random
 import sys
@@ -2140,7 +2141,10 @@ def write_program(g, outdir, exact, tols, seed):
         f.write(program_text(g))
     for img in g.images.values():
         nrrd.write(os.path.join(outdir, img.fname), img.nrrd())
+    text = program_text(g)
+    kerns = sorted(k for k in KERNELS if re.search(r"\b%s\b" % k, text))
     orc = {"seed": seed, "subseed": g.seed, "dialect": g.dia, "collection": g.coll,
+           "kernels": kerns,
            "ids": exact["ids"],
            "outputs": {n: {"type": list(map(str, t)), "rows": [[to_json(x) for x in row] for row in exact["outs"][n]]}
                        for n, t in [(n, t) for out, t, n, e in g.state if out]},

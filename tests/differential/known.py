@@ -32,8 +32,26 @@ def ours_difference(status, text):
     return None
 
 
-def original_value_defect(orc, problems):
-    return None
+# Kernels whose coefficients are not exact in 12 significant digits (the
+# original prints them so: README of ../shared/reference) or whose outer
+# pieces, polynomials in the global coordinate, lose float accuracy (D2).
+INEXACT_KERNELS = {"bspln3", "bspln5", "c4hexic"}
+
+
+def original_value_defect(orc, problems, prec):
+    """D2: the original's values are off by a small relative amount in a
+    program that uses bspln3/bspln5/c4hexic (float: at most 1e-3, double:
+    at most 1e-7, relative to max(1, |exact|))."""
+    if not INEXACT_KERNELS & set(orc.get("kernels", [])):
+        return None
+    lim = 1e-3 if prec == "float" else 1e-7
+    for p in problems:
+        if len(p) < 5 or p[4] is None:
+            return None
+        got, exact = float(p[2]), float(p[3])
+        if not abs(got - exact) <= lim * max(1.0, abs(exact)):
+            return None
+    return "D2: float/double accuracy of the original's bspln3/bspln5/c4hexic evaluation"
 
 
 # Mutants: where the two compilers' accept/reject or first error line may

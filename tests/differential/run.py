@@ -221,7 +221,8 @@ def compare(res, orc, prec):
             bad.append((name, "too few components"))
             continue
         if not close(got[c], v, tol):
-            bad.append((name, "id %d comp %d: got %r, exact %s (tol %.3g)" % (i, c, got[c], v, tol or 0)))
+            bad.append((name, "id %d comp %d: got %r, exact %s (tol %.3g)" % (i, c, got[c], v, tol or 0),
+                        got[c], v, tol))
     gp = res["prints"]
     if sorted(gp) != sorted(prints):
         bad.append(("print", "print lines %s, expected %s" % (_short(sorted(gp)), _short(sorted(prints)))))
@@ -233,7 +234,7 @@ def compare(res, orc, prec):
                 continue
             for g_, (v, tol) in zip(got, flat):
                 if not close(g_, v, tol):
-                    bad.append(("print", "line %s: got %r, exact %s" % (k, g_, v)))
+                    bad.append(("print", "line %s: got %r, exact %s" % (k, g_, v), g_, v, tol))
                     break
     return bad
 
@@ -276,8 +277,10 @@ def classify(ours, ref, orc, prec):
         if bo and not br:
             return "ours-wrong", "ours: %s" % bo[0][1]
         if br and not bo:
-            k = known.original_value_defect(orc, br)
-            return "original-wrong", "original: %s%s" % (br[0][1], " [%s]" % k if k else "")
+            k = known.original_value_defect(orc, br, prec)
+            if k:
+                return "original-wrong", "original: %s [%s]" % (br[0][1], k)
+            return "unexplained", "original off the oracle, ours right: %s" % br[0][1]
         if not bo and not br:
             return "agree", "both within tolerance of the oracle"
         return "unexplained", "both off: ours %s; original %s" % (bo[0][1], br[0][1])
