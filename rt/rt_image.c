@@ -183,7 +183,11 @@ Nrrd *drt_load_nrrd(DrtErrors *e, const char *what, const char *file) {
     return NULL;
   }
   if (nrrdLoad(n, file, NULL)) {
-    drt_error_biff(e, what, file, "cannot load NRRD", NRRD);
+    char why[1024];
+    char *chain = biffGetDone(NRRD); /* Teem's internal chain: not for users */
+    if (!drt_nrrd_explain(file, why, sizeof why)) drt_nrrd_reason(chain ? chain : (char *)"", why, sizeof why);
+    free(chain);
+    drt_error_at(e, what, file, "%s", why);
     nrrdNuke(n);
     return NULL;
   }

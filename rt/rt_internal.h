@@ -11,6 +11,13 @@ bool drt_type_ok(int type);
 const char *drt_type_name(int type);
 /* Load FILE into a new Nrrd (NULL and an error on failure). */
 Nrrd *drt_load_nrrd(DrtErrors *e, const char *what, const char *file);
+/* After a failed load: 1 and a reason in the user's terms in msg (the file
+ * is missing, empty, not NRRD, truncated: expected and found sizes), or 0
+ * when none of those explains it (rt_nrrd_explain.c). */
+int drt_nrrd_explain(const char *file, char *msg, size_t len);
+/* Otherwise: the innermost cause of Teem's error chain `biff`, without
+ * Teem's function names (biff is modified). */
+void drt_nrrd_reason(char *biff, char *msg, size_t len);
 
 /* The world's heap of dynamic sequences (rt_seqheap.c): allocation from
  * any thread; between steps begin, mark every live buffer (mark returns

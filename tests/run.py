@@ -393,6 +393,7 @@ class Runner:
             env = dict(os.environ)
             env.pop("NO_COLOR", None)
             env.update(case.get("env", {}))
+            out = ""
             if case.get("tty"):
                 status, err = run_with_pty_stderr(argv, work, env)
             else:
@@ -400,11 +401,13 @@ class Runner:
                 if isinstance(p, str):
                     return Outcome(name, "fail", [p])
                 status, err = p.returncode, p.stderr.decode("utf-8", "replace")
+                out = p.stdout.decode("utf-8", "replace")
             problems = []
             if status != case["status"]:
                 problems.append("exit status %s, expected %d" % (status, case["status"]))
             problems += ["stderr lacks %r" % h for h in case.get("has", []) if h not in err]
             problems += ["stderr has %r" % h for h in case.get("hasnt", []) if h in err]
+            problems += ["stdout lacks %r" % h for h in case.get("out_has", []) if h not in out]
             if problems:
                 return Outcome(name, "fail", problems + last_lines(err))
             return Outcome(name, "pass")

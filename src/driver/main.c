@@ -30,7 +30,10 @@
 enum { EXIT_PROGRAM_ERROR = 1, EXIT_USAGE = 2, EXIT_INTERNAL = 70 };
 
 static void driver_print_version(void) {
-  printf("diderotc %s (Diderot language versions 1.0 and 2.0)\n", PACKAGE_VERSION);
+  /* "vis15": the original compiler's branch for this language; tools such as
+   * the examples' dprobe check for it */
+  printf("diderotc %s (Diderot language versions 1.0 and 2.0, as the vis15 compiler)\n",
+         PACKAGE_VERSION);
 }
 
 static void driver_print_about(void) {

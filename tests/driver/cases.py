@@ -65,4 +65,6 @@ CASES = [
     # an output that cannot be written says why
     dict(name="output_no_dir", args=["--exec", "{prog}", "-o", "{work}/nodir/p"], status=1,
          has=["cannot write '", "nodir/p.c': No such file or directory"]),
+    # the examples' dprobe requires "vis15" in the first line of --version
+    dict(name="version_vis15", args=["--version"], status=0, out_has=["vis15"]),
 ]

@@ -68,6 +68,25 @@ def bad_files(t):
     return cases
 
 
+# What the message must say, by case (LANGUAGE.md §8.3 checks; the sizes are
+# those of the files bad_files writes: an 8x9 float image is 288 bytes of
+# data, and 40 bytes are cut; a 7x6 float image is 168 bytes, 100 cut; a
+# 2x40 float sequence is 320 bytes, 60 cut).
+USER_TERMS = {
+    "missing": ["the file cannot be opened: No such file or directory"],
+    "vol-missing": ["the file cannot be opened: No such file or directory"],
+    "seq-missing": ["the file cannot be opened: No such file or directory"],
+    "not-nrrd": ["the file is not a NRRD file (it starts with \"hello, world\""],
+    "empty": ["the file is empty (0 bytes), not a NRRD file"],
+    "truncated": ["the file is truncated", "72 float samples (288 bytes of data)",
+                  "only 248 bytes follow the header"],
+    "vol-truncated": ["the file is truncated", "42 float samples (168 bytes of data)",
+                      "only 68 bytes follow the header"],
+    "seq-truncated": ["the file is truncated", "80 float samples (320 bytes of data)",
+                      "only 260 bytes follow the header"],
+}
+
+
 def run(t):
     good_files(t)
     cases = bad_files(t)
@@ -93,6 +112,13 @@ def run(t):
         elif f not in p.err and ("'%s'" % which) not in p.err and ("-" + which) not in p.err:
             t.fail("%s: the message names neither the input %s nor the file %s: %r"
                    % (what, which, f, p.err.strip()[:300]))
+        # the reason in the user's terms (issue 13), not Teem's internals
+        for part in USER_TERMS.get(name, []):
+            if part not in p.err:
+                t.fail("%s: the message lacks %r: %r" % (what, part, p.err.strip()[:300]))
+        if "_nrrd" in p.err or "fread got only" in p.err:
+            t.fail("%s: Teem's internal function chain leaks into the message: %r"
+                   % (what, p.err.strip()[:300]))
         if len(lines) > 10 or "usage" in p.err.lower():
             t.fail("%s: %d lines of stderr, expected a short message: %r"
                    % (what, len(lines), p.err.strip()[:300]))
