@@ -38,10 +38,20 @@ def ours_difference(status, text):
 INEXACT_KERNELS = {"bspln3", "bspln5", "c4hexic"}
 
 
-def original_value_defect(orc, problems, prec):
-    """D2: the original's values are off by a small relative amount in a
-    program that uses bspln3/bspln5/c4hexic (float: at most 1e-3, double:
-    at most 1e-7, relative to max(1, |exact|))."""
+def original_value_defect(orc, problems, prec, text=""):
+    """D3: an output that is assigned an expression reading the same
+    (tensor) state variable; D2: the original's values are off by a small
+    relative amount in a program that uses bspln3/bspln5/c4hexic (float: at
+    most 1e-3, double: at most 1e-7, relative to max(1, |exact|))."""
+    d3 = True
+    for p in problems:
+        name = p[0]
+        typ = orc["outputs"].get(name, {}).get("type", [])
+        if not (len(typ) == 2 and typ[0] == "ten" and typ[1] != "()"
+                and re.search(r"^\s*%s = .*\b%s\b" % (name, name), text, re.M)):
+            d3 = False
+    if d3 and problems:
+        return "D3: the original computes s = f(s) in place for a tensor state variable"
     if not INEXACT_KERNELS & set(orc.get("kernels", [])):
         return None
     lim = 1e-3 if prec == "float" else 1e-7
@@ -59,6 +69,8 @@ def original_value_defect(orc, problems, prec):
 OURS_ACCEPTS = [
 ]
 OURS_REJECTS = [
+    (r"real into int", r"operator '\+=' cannot be applied",
+     "Q6: x op= e must keep x's type (doc/differences.md)"),
 ]
 POSITION = [
     # ours reports a missing ';' at the next token's line like the original,

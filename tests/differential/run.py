@@ -263,7 +263,7 @@ def _short(x):
 
 # ------------------------------------------------------------ verdicts
 
-def classify(ours, ref, orc, prec):
+def classify(ours, ref, orc, prec, text=""):
     """-> (verdict, reason).  verdict in agree / ours-wrong / original-wrong /
     open / unexplained."""
     so, sr = ours["status"], ref["status"]
@@ -277,7 +277,7 @@ def classify(ours, ref, orc, prec):
         if bo and not br:
             return "ours-wrong", "ours: %s" % bo[0][1]
         if br and not bo:
-            k = known.original_value_defect(orc, br, prec)
+            k = known.original_value_defect(orc, br, prec, text)
             if k:
                 return "original-wrong", "original: %s [%s]" % (br[0][1], k)
             return "unexplained", "original off the oracle, ours right: %s" % br[0][1]
@@ -328,7 +328,9 @@ def test_program(pdir, orc, ours, ref, double):
     dirs = setup_dirs(pdir)
     ro = run_one(ours, dirs["ours"], orc, double)
     rr = run_one(ref, dirs["original"], orc, double)
-    verdict, why = classify(ro, rr, orc, prec)
+    with open(os.path.join(pdir, "prog.diderot")) as f:
+        text = f.read()
+    verdict, why = classify(ro, rr, orc, prec, text)
     return verdict, why, ro, rr
 
 
