@@ -76,6 +76,9 @@ import sys
 import tempfile
 import threading
 
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from progress import Progress  # noqa: E402
+
 TIMEOUT = 10          # seconds per diderotc command
 COMPILE_TIMEOUT = 120 # seconds per `diderotc --exec` (it runs the C compiler)
 UNIT_TIMEOUT = 120    # unit test binaries may do brute-force checks
@@ -1233,11 +1236,20 @@ def run_e2e(args, counts):
     argv = [sys.executable, script, "--srcdir=" + args.srcdir, "--builddir=" + args.builddir,
             "-k", args.filter] + (["--diderotc=" + args.diderotc] if args.diderotc else []) \
         + (["-v"] if args.verbose else [])
-    p = subprocess.run(argv, stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
-    lines = p.stdout.decode("utf-8", "replace").rstrip().splitlines()
-    m = re.match(r"^(\d+) passed, (\d+) failed, (\d+) skipped$", lines[-1]) if lines else None
-    for line in (lines[:-1] if m else lines):
-        print(line)
+    # streamed, so that a long e2e run shows its progress; its own summary
+    # line is held back and added to ours
+    p = subprocess.Popen(argv, stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
+    last = None
+    for raw in p.stdout:
+        line = raw.decode("utf-8", "replace").rstrip("\n")
+        if last is not None:
+            print(last)
+            sys.stdout.flush()
+        last = line
+    p.wait()
+    m = re.match(r"^(\d+) passed, (\d+) failed, (\d+) skipped$", last or "")
+    if last is not None and not m:
+        print(last)
     if m:
         for key, n in zip(("pass", "fail", "skip"), m.groups()):
             counts[key] += int(n)
@@ -1281,6 +1293,7 @@ def main(argv):
         except Exception as e:  # a harness bug must not hide the other results
             return Outcome(name, "fail", ["harness error: %r" % e])
 
+    progress = Progress(tests, quiet=args.verbose)
     with concurrent.futures.ThreadPoolExecutor(max_workers=max(1, args.jobs)) as pool:
         for o in pool.map(one, tests):
             counts[o.status] += 1
@@ -1291,9 +1304,13 @@ def main(argv):
             elif args.verbose:
                 extra = (": " + o.details[0]) if o.details else ""
                 print("%s %s%s" % ("PASS" if o.status == "pass" else "SKIP", o.name, extra))
+            progress.done(o)
             sys.stdout.flush()
     if args.profile == "full":
+        print("-- e2e: the end-to-end suite (tests/e2e) ...")
+        sys.stdout.flush()
         run_e2e(args, counts)
+    progress.skip_summary()
     print("%d passed, %d failed, %d skipped" % (counts["pass"], counts["fail"], counts["skip"]))
     return 1 if counts["fail"] else 0
 

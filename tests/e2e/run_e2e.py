@@ -83,6 +83,9 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
 sys.path.insert(1, os.path.join(HERE, "programs"))  # companions may share code
 import e2elib  # noqa: E402
+
+sys.path.insert(2, os.path.dirname(HERE))
+from progress import Progress  # noqa: E402
 from e2elib import Abort, Skip  # noqa: E402
 
 
@@ -449,6 +452,7 @@ def main(argv):
         except Exception as e:  # a harness bug must not hide the other results
             return Outcome(name, "fail", ["harness error: %r" % e])
 
+    progress = Progress(tests, quiet=args.verbose)
     with concurrent.futures.ThreadPoolExecutor(max_workers=max(1, args.jobs)) as pool:
         for o in pool.map(one, tests):
             counts[o.status] += 1
@@ -459,7 +463,9 @@ def main(argv):
             elif args.verbose:
                 extra = (": " + o.details[0]) if o.details else ""
                 print("%s %s%s" % ("PASS" if o.status == "pass" else "SKIP", o.name, extra))
+            progress.done(o)
             sys.stdout.flush()
+    progress.skip_summary()
     print("%d passed, %d failed, %d skipped" % (counts["pass"], counts["fail"], counts["skip"]))
     return 1 if counts["fail"] else 0
 
