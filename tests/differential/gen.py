@@ -2092,7 +2092,7 @@ def oracle(g):
         base = dict(numeric_leaves(exact))
         dev = {k: mpf(0) for k in base}
         for k in range(PERTURB_RUNS):
-            res = evaluate(g, u, random.Random(hash((g.seed, name, k)) & 0xffffffff), trace)
+            res = evaluate(g, u, random.Random("%s/%s/%d" % (g.seed, name, k)), trace)
             for key, v in numeric_leaves(res):
                 if key not in base:
                     raise Fragile("perturbed run changed the result's structure")
