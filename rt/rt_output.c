@@ -10,6 +10,9 @@
 #include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/un.h>
 #include <unistd.h>
 
 #include <teem/biff.h>
@@ -197,6 +200,208 @@ static NrrdIoState *io_state(const NrrdFormat *fmt) {
   return nio;
 }
 
+/* Write nrrd to the stream f and flush it; errors name FILE. */
+static bool write_stream(DrtErrors *e, const char *what, const char *file,
+                         FILE *f, const Nrrd *nrrd, NrrdIoState *nio) {
+  bool err = false;
+  if (nrrdWrite(f, nrrd, nio)) {
+    drt_error_biff(e, what, file, "cannot write the output", NRRD);
+    err = true;
+  }
+  if ((fflush(f) != 0 || ferror(f)) && !err) {
+    drt_error_at(e, what, file, "cannot write the output: %s", strerror(errno));
+    err = true;
+  }
+  return err;
+}
+
+/* Write nrrd to the open descriptor fd and close it; errors name FILE. */
+static bool write_fd(DrtErrors *e, const char *what, const char *file, int fd,
+                     const Nrrd *nrrd, NrrdIoState *nio) {
+  FILE *f = fdopen(fd, "wb");
+  if (!f) {
+    drt_error_at(e, what, file, "cannot write the output: %s", strerror(errno));
+    close(fd);
+    return true;
+  }
+  bool err = write_stream(e, what, file, f, nrrd, nio);
+  if (fclose(f) != 0 && !err) {
+    drt_error_at(e, what, file, "cannot write the output: %s", strerror(errno));
+    err = true;
+  }
+  return err;
+}
+
+/* The file a chain of symbolic links ends in (PATH itself when it is no
+ * link), which may not exist (a dangling link): malloc'd, or NULL with
+ * errno set (a loop, out of memory). Only the last component is followed;
+ * the kernel resolves the directories, the same for a temporary file
+ * made next to the result. *magic: a link of /proc (/dev/stdout,
+ * /dev/fd/N) was followed, whose text names an open (maybe deleted) file
+ * and not a place to rename to. */
+static char *follow_links(const char *path, bool *magic) {
+  struct stat proc;
+  bool have_proc = false;
+  int why = ELOOP; /* unless a call fails */
+  *magic = false;
+  char *cur = strdup(path);
+  for (int hops = 0; cur && hops < 40; hops++) {
+    struct stat st;
+    if (lstat(cur, &st) != 0) {
+      if (errno == ENOENT) return cur; /* to be created */
+      why = errno;
+      break;
+    }
+    if (!S_ISLNK(st.st_mode)) return cur;
+    if (!have_proc) have_proc = lstat("/proc", &proc) == 0;
+    if (have_proc && st.st_dev == proc.st_dev) {
+      *magic = true;
+      return cur;
+    }
+    size_t cap = st.st_size > 0 ? (size_t)st.st_size + 1 : 256;
+    char *link = NULL;
+    ssize_t n;
+    for (;;) { /* st_size may be stale */
+      char *l = realloc(link, cap);
+      if (!l) {
+        n = -1;
+        break;
+      }
+      link = l;
+      n = readlink(cur, link, cap);
+      if (n < 0 || (size_t)n < cap) break;
+      cap *= 2;
+    }
+    if (n < 0) {
+      why = errno;
+      free(link);
+      break;
+    }
+    link[n] = '\0';
+    /* a relative link is relative to the directory holding it */
+    const char *slash = strrchr(cur, '/');
+    char *next = link;
+    if (link[0] != '/' && slash) {
+      size_t dlen = (size_t)(slash - cur) + 1;
+      next = malloc(dlen + (size_t)n + 1);
+      if (next) {
+        memcpy(next, cur, dlen);
+        memcpy(next + dlen, link, (size_t)n + 1);
+      }
+      free(link);
+    }
+    free(cur);
+    cur = next;
+  }
+  if (!cur) why = ENOMEM;
+  free(cur);
+  errno = why;
+  return NULL;
+}
+
+static bool same_file(const struct stat *a, int fd) {
+  struct stat b;
+  return fstat(fd, &b) == 0 && a->st_dev == b.st_dev && a->st_ino == b.st_ino;
+}
+
+/* Write through an existing file that is not a regular one (device, FIFO,
+ * socket, our own stdout): in place, never replaced or truncated. */
+static bool save_special(DrtErrors *e, const char *what, const char *file,
+                         const struct stat *st, const Nrrd *nrrd, NrrdIoState *nio) {
+  /* /dev/stdout and the like: our stream, so the bytes stay in order
+   * with what the program prints */
+  if (same_file(st, STDOUT_FILENO)) return write_stream(e, what, file, stdout, nrrd, nio);
+  if (same_file(st, STDERR_FILENO)) return write_stream(e, what, file, stderr, nrrd, nio);
+  if (S_ISDIR(st->st_mode)) {
+    drt_error_at(e, what, file, "cannot write the output: it is a directory");
+    return true;
+  }
+  int fd;
+  if (S_ISSOCK(st->st_mode)) { /* a listening Unix socket: connect */
+    struct sockaddr_un sa;
+    memset(&sa, 0, sizeof sa);
+    sa.sun_family = AF_UNIX;
+    if (strlen(file) >= sizeof sa.sun_path) {
+      drt_error_at(e, what, file, "cannot write the output: socket path too long");
+      return true;
+    }
+    strcpy(sa.sun_path, file);
+    fd = socket(AF_UNIX, SOCK_STREAM, 0);
+    if (fd >= 0 && connect(fd, (const struct sockaddr *)&sa, sizeof sa) != 0) {
+      int saved = errno;
+      close(fd);
+      fd = -1;
+      errno = saved;
+    }
+  } else {
+    /* no O_CREAT, no O_TRUNC: a FIFO waits here for its reader */
+    fd = open(file, O_WRONLY | O_NOCTTY);
+  }
+  if (fd < 0) {
+    drt_error_at(e, what, file, "cannot open the output: %s", strerror(errno));
+    return true;
+  }
+  return write_fd(e, what, file, fd, nrrd, nio);
+}
+
+/* Write a regular file (or a new one) as TARGET under a temporary name in
+ * its directory, then rename(2) it over TARGET: a failed write never
+ * leaves a partial file. An existing file's permission bits are kept
+ * (old: its stat, or NULL). Errors name FILE, and TARGET when it is the
+ * end of a link. */
+static bool save_replace(DrtErrors *e, const char *what, const char *file,
+                         const char *target, const struct stat *old,
+                         const Nrrd *nrrd, NrrdIoState *nio) {
+  const char *via = strcmp(file, target) != 0 ? target : NULL;
+  size_t n = strlen(target) + 48;
+  char *tmp = malloc(n);
+  int fd = -1;
+  for (unsigned k = 0; tmp && k < 100 && fd < 0; k++) {
+    snprintf(tmp, n, "%s.%ld-%u.tmp", target, (long)getpid(), k);
+    fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL, 0666);
+    if (fd < 0 && errno != EEXIST) break;
+  }
+  if (fd < 0) {
+    const char *why = tmp ? strerror(errno) : "out of memory";
+    if (via) drt_error_at(e, what, file, "cannot create the output '%s': %s", via, why);
+    else drt_error_at(e, what, file, "cannot create the output: %s", why);
+    free(tmp);
+    return true;
+  }
+  if (old) (void)fchmod(fd, old->st_mode & 0777); /* best effort */
+  bool err = write_fd(e, what, file, fd, nrrd, nio);
+  if (!err && rename(tmp, target) != 0) {
+    if (via) drt_error_at(e, what, file, "cannot write the output '%s': %s", via, strerror(errno));
+    else drt_error_at(e, what, file, "cannot write the output: %s", strerror(errno));
+    err = true;
+  }
+  if (err) unlink(tmp);
+  free(tmp);
+  return err;
+}
+
+/* A detached header (".nhdr") names its data file, so the pair cannot be
+ * renamed: write them in place (through a link to the header, whose data
+ * file goes beside the name given, where a reader of that name finds it)
+ * and remove them on failure. */
+static bool save_detached(DrtErrors *e, const char *what, const char *file,
+                          const Nrrd *nrrd, NrrdIoState *nio) {
+  if (!nrrdSave(file, nrrd, nio)) return false;
+  drt_error_biff(e, what, file, "cannot write the output", NRRD);
+  /* only regular files: never a link, FIFO or device the user named */
+  struct stat st;
+  if (lstat(file, &st) == 0 && S_ISREG(st.st_mode)) unlink(file);
+  size_t n = strlen(file);
+  char *raw = malloc(n + 1);
+  if (raw) {
+    memcpy(raw, file, n - 5);
+    strcpy(raw + n - 5, ".raw");
+    if (lstat(raw, &st) == 0 && S_ISREG(st.st_mode)) unlink(raw);
+    free(raw);
+  }
+  return true;
+}
+
 bool drt_output_save(DrtErrors *e, const char *what, const char *file,
                      const Nrrd *nrrd) {
   if (!what) what = "output";
@@ -208,82 +413,55 @@ bool drt_output_save(DrtErrors *e, const char *what, const char *file,
     drt_error(e, "%s: nothing to write to '%s'", what, file);
     return true;
   }
-  const NrrdFormat *fmt = strcmp(file, "-") == 0 ? nrrdFormatNRRD : format_for(file);
+  bool dash = strcmp(file, "-") == 0;
+  const NrrdFormat *fmt = dash ? nrrdFormatNRRD : format_for(file);
   NrrdIoState *nio = io_state(fmt);
   if (!nio) {
     drt_error(e, "%s: out of memory writing '%s'", what, file);
     return true;
   }
+  struct stat st;
+  errno = 0;
+  bool exists = !dash && stat(file, &st) == 0;
   bool err = false;
-  if (strcmp(file, "-") == 0) {
-    if (nrrdWrite(stdout, nrrd, nio)) {
-      drt_error_biff(e, what, "-", "cannot write the output", NRRD);
-      err = true;
-    }
-    nrrdIoStateNix(nio);
-    return err;
-  }
-  if (fmt == nrrdFormatNRRD && ends_with(file, ".nhdr")) {
-    /* a detached header names its data file, so it cannot be renamed:
-     * write in place and clean up on failure */
-    if (nrrdSave(file, nrrd, nio)) {
-      drt_error_biff(e, what, file, "cannot write the output", NRRD);
-      unlink(file);
-      size_t n = strlen(file);
-      char *raw = malloc(n + 1);
-      if (raw) {
-        memcpy(raw, file, n - 5);
-        strcpy(raw + n - 5, ".raw");
-        unlink(raw);
-        free(raw);
-      }
-      err = true;
-    }
-    nrrdIoStateNix(nio);
-    return err;
-  }
-
-  /* temporary name next to the target, created exclusively */
-  size_t n = strlen(file) + 48;
-  char *tmp = malloc(n);
-  int fd = -1;
-  for (unsigned k = 0; tmp && k < 100 && fd < 0; k++) {
-    snprintf(tmp, n, "%s.%ld-%u.tmp", file, (long)getpid(), k);
-    fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL, 0666);
-    if (fd < 0 && errno != EEXIST) break;
-  }
-  if (fd < 0) {
-    drt_error_at(e, what, file, "cannot create the output: %s",
-                 tmp ? strerror(errno) : "out of memory");
-    free(tmp);
-    nrrdIoStateNix(nio);
-    return true;
-  }
-  FILE *f = fdopen(fd, "wb");
-  if (!f) {
-    close(fd);
-    err = true;
+  if (dash) {
+    err = write_stream(e, what, file, stdout, nrrd, nio);
+  } else if (!exists && errno != ENOENT) {
     drt_error_at(e, what, file, "cannot write the output: %s", strerror(errno));
+    err = true;
+  } else if (exists && (!S_ISREG(st.st_mode) || same_file(&st, STDOUT_FILENO) ||
+                        same_file(&st, STDERR_FILENO))) {
+    /* a device, a FIFO, or `-o /dev/stdout > out.nrrd`, where renaming
+     * would cut our own stdout off */
+    err = save_special(e, what, file, &st, nrrd, nio);
+  } else if (fmt == nrrdFormatNRRD && ends_with(file, ".nhdr")) {
+    err = save_detached(e, what, file, nrrd, nio);
   } else {
-    if (nrrdWrite(f, nrrd, nio)) {
-      drt_error_biff(e, what, file, "cannot write the output", NRRD);
-      err = true;
-    }
-    if (fflush(f) != 0 || ferror(f)) {
-      if (!err) drt_error_at(e, what, file, "cannot write the output: %s", strerror(errno));
-      err = true;
-    }
-    if (fclose(f) != 0 && !err) {
+    /* a regular file, a new one, or a dangling link: replace the file at
+     * the end of the links, so that a link stays a link */
+    bool magic;
+    char *target = follow_links(file, &magic);
+    if (!target) {
       drt_error_at(e, what, file, "cannot write the output: %s", strerror(errno));
       err = true;
+    } else if (magic && exists) {
+      /* an open file reached through /proc: append through it, as the
+       * shell's `>>` would; its name is no place to rename to */
+      int fd = open(file, O_WRONLY | O_APPEND | O_NOCTTY);
+      if (fd < 0) {
+        drt_error_at(e, what, file, "cannot open the output: %s", strerror(errno));
+        err = true;
+      } else {
+        err = write_fd(e, what, file, fd, nrrd, nio);
+      }
+    } else if (magic) {
+      drt_error_at(e, what, file, "cannot write the output: %s", strerror(ENOENT));
+      err = true;
+    } else {
+      err = save_replace(e, what, file, target, exists ? &st : NULL, nrrd, nio);
     }
+    free(target);
   }
-  if (!err && rename(tmp, file) != 0) {
-    drt_error_at(e, what, file, "cannot write the output: %s", strerror(errno));
-    err = true;
-  }
-  if (err) unlink(tmp);
-  free(tmp);
   nrrdIoStateNix(nio);
   return err;
 }

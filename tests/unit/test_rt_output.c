@@ -4,11 +4,22 @@
  * checked against the §8.8 table: sample type, dimension, sizes (data
  * axis first, grid axes in reverse iterator order), kinds, no space
  * information, and the values at offsets computed by hand.
+ *
+ * test_special_targets: saving never replaces a file that is not a
+ * regular one (a device, a FIFO, a socket, stdout) and writes through
+ * symbolic links, which stay links.
  */
+#define _DEFAULT_SOURCE /* mknod, makedev */
 #include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/socket.h>
 #include <sys/stat.h>
+#include <sys/sysmacros.h>
+#include <sys/un.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "diderot_rt.h"
@@ -408,6 +419,256 @@ static void test_save_errors(void) {
   drt_errors_free(&e);
 }
 
+/* ------------------------------------------------ special targets */
+
+/* A fresh 3-sample float output holding v, v+1, v+2. */
+static Nrrd *small_output(float v) {
+  DrtErrors e;
+  drt_errors_init(&e);
+  DrtDomain dom = {0, NULL, 3};
+  DrtOutSpec spec = {nrrdTypeFloat, 1, nrrdKindUnknown};
+  Nrrd *n = nrrdNew();
+  CHECK(!drt_output_alloc(&e, "output 'x'", n, &spec, &dom));
+  drt_errors_free(&e);
+  for (int i = 0; i < 3; i++) ((float *)n->data)[i] = v + (float)i;
+  return n;
+}
+
+/* PATH loads as the output of small_output(v). */
+static void check_small(const char *path, float v, const char *what) {
+  Nrrd *b = load(path);
+  CHECK_MSG(b && b->type == nrrdTypeFloat && b->dim == 1 && b->axis[0].size == 3,
+            "%s: '%s' is not the output", what, path);
+  if (b && b->type == nrrdTypeFloat && b->axis[0].size == 3)
+    for (int i = 0; i < 3; i++)
+      CHECK_MSG(((const float *)b->data)[i] == v + (float)i, "%s: value %d", what, i);
+  if (b) nrrdNuke(b);
+}
+
+static bool save_ok(const char *path, const Nrrd *n) {
+  DrtErrors e;
+  drt_errors_init(&e);
+  bool err = drt_output_save(&e, "output 'x'", path, n);
+  CHECK_MSG(!err, "saving to '%s': %s", path, drt_errors_text(&e));
+  drt_errors_free(&e);
+  return !err;
+}
+
+static mode_t type_of(const char *path) {
+  struct stat st;
+  return lstat(path, &st) == 0 ? (st.st_mode & S_IFMT) : 0;
+}
+
+/* Copy everything read from fd to the new file OUT (in a child: _exit). */
+static void drain_to(int fd, const char *out) {
+  int o = open(out, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+  char buf[4096];
+  ssize_t k;
+  while (o >= 0 && (k = read(fd, buf, sizeof buf)) > 0)
+    if (write(o, buf, (size_t)k) != k) _exit(2);
+  _exit(o >= 0 && close(o) == 0 ? 0 : 2);
+}
+
+/* Wait for a reader child; it kills itself (alarm) if the writer never
+ * comes, so a runtime that replaces the FIFO or socket fails, not hangs. */
+static void reap(pid_t pid, const char *what) {
+  int status = 0;
+  CHECK_MSG(waitpid(pid, &status, 0) == pid && WIFEXITED(status) &&
+                WEXITSTATUS(status) == 0,
+            "%s: the reader got nothing (status %#x)", what, (unsigned)status);
+}
+
+static void test_devices(void) {
+  char path[256], full[256];
+  tmp_path(path, sizeof path, "null");
+  tmp_path(full, sizeof full, "full");
+  /* copies of /dev/null and /dev/full, never the real ones */
+  if (mknod(path, S_IFCHR | 0666, makedev(1, 3)) != 0 ||
+      mknod(full, S_IFCHR | 0666, makedev(1, 7)) != 0) {
+    printf("note: rt_output: mknod: %s (not root?): the device checks did not run\n",
+           strerror(errno));
+    unlink(path);
+    return;
+  }
+  Nrrd *n = small_output(1.0f);
+  save_ok(path, n);
+  CHECK_MSG(type_of(path) == S_IFCHR, "the null device was replaced");
+  /* a write error on a device names the file and the reason */
+  DrtErrors e;
+  drt_errors_init(&e);
+  CHECK(drt_output_save(&e, "output 'x'", full, n));
+  CHECK_MSG(strstr(drt_errors_text(&e), full) &&
+                strstr(drt_errors_text(&e), strerror(ENOSPC)),
+            "%s", drt_errors_text(&e));
+  CHECK_MSG(type_of(full) == S_IFCHR, "the full device was replaced");
+  drt_errors_free(&e);
+  nrrdNuke(n);
+  unlink(path);
+  unlink(full);
+}
+
+static void test_fifo(void) {
+  char path[256], got[256];
+  tmp_path(path, sizeof path, "fifo.nrrd");
+  tmp_path(got, sizeof got, "fifo-got");
+  CHECK(mkfifo(path, 0644) == 0);
+  pid_t pid = fork();
+  CHECK(pid >= 0);
+  if (pid == 0) {
+    alarm(5);
+    int fd = open(path, O_RDONLY);
+    if (fd < 0) _exit(1);
+    drain_to(fd, got);
+  }
+  if (pid < 0) return;
+  Nrrd *n = small_output(2.0f);
+  save_ok(path, n);
+  reap(pid, "fifo");
+  check_small(got, 2.0f, "fifo");
+  CHECK_MSG(type_of(path) == S_IFIFO, "the FIFO was replaced");
+  nrrdNuke(n);
+  unlink(path);
+  unlink(got);
+}
+
+static void test_socket(void) {
+  char path[256], got[256];
+  tmp_path(path, sizeof path, "sock.nrrd");
+  tmp_path(got, sizeof got, "sock-got");
+  struct sockaddr_un sa;
+  memset(&sa, 0, sizeof sa);
+  sa.sun_family = AF_UNIX;
+  if (strlen(path) >= sizeof sa.sun_path) return;
+  memcpy(sa.sun_path, path, strlen(path) + 1);
+  int ls = socket(AF_UNIX, SOCK_STREAM, 0);
+  CHECK(ls >= 0 && bind(ls, (struct sockaddr *)&sa, sizeof sa) == 0 && listen(ls, 1) == 0);
+  pid_t pid = fork();
+  CHECK(pid >= 0);
+  if (pid == 0) {
+    alarm(5);
+    int c = accept(ls, NULL, NULL);
+    if (c < 0) _exit(1);
+    drain_to(c, got);
+  }
+  close(ls);
+  if (pid < 0) return;
+  Nrrd *n = small_output(3.0f);
+  save_ok(path, n);
+  reap(pid, "socket");
+  check_small(got, 3.0f, "socket");
+  CHECK_MSG(type_of(path) == S_IFSOCK, "the socket was replaced");
+  nrrdNuke(n);
+  unlink(path);
+  unlink(got);
+}
+
+static void test_symlinks(void) {
+  char dir[256], link[256], target[256], link2[256];
+  tmp_path(dir, sizeof dir, "real");
+  CHECK(mkdir(dir, 0777) == 0);
+  tmp_path(link, sizeof link, "link.nrrd");
+  tmp_path(target, sizeof target, "real/target.nrrd");
+  /* a dangling relative link: its target is created */
+  CHECK(symlink("real/target.nrrd", link) == 0);
+  Nrrd *n = small_output(4.0f);
+  save_ok(link, n);
+  CHECK_MSG(type_of(link) == S_IFLNK, "the dangling link was replaced");
+  CHECK(type_of(target) == S_IFREG);
+  check_small(target, 4.0f, "dangling link");
+  /* an existing target, through a chain of two links; its mode stays */
+  tmp_path(link2, sizeof link2, "link2.nrrd");
+  CHECK(symlink("link.nrrd", link2) == 0);
+  CHECK(chmod(target, 0600) == 0);
+  nrrdNuke(n);
+  n = small_output(5.0f);
+  save_ok(link2, n);
+  CHECK(type_of(link) == S_IFLNK && type_of(link2) == S_IFLNK);
+  char buf[64] = "";
+  CHECK(readlink(link, buf, sizeof buf - 1) > 0 && strcmp(buf, "real/target.nrrd") == 0);
+  check_small(target, 5.0f, "link chain");
+  struct stat st;
+  CHECK(stat(target, &st) == 0 && (st.st_mode & 0777) == 0600);
+  /* a detached header through a link: the header through it, the data
+   * file beside the link, where a reader of the link's name finds it */
+  char dlink[256], dhdr[256], draw[256];
+  tmp_path(dlink, sizeof dlink, "dlink.nhdr");
+  tmp_path(dhdr, sizeof dhdr, "real/det.nhdr");
+  tmp_path(draw, sizeof draw, "dlink.raw");
+  CHECK(symlink("real/det.nhdr", dlink) == 0);
+  save_ok(dlink, n);
+  CHECK(type_of(dlink) == S_IFLNK && type_of(dhdr) == S_IFREG && type_of(draw) == S_IFREG);
+  check_small(dlink, 5.0f, "detached header through a link");
+  /* a link into a missing directory: an error naming the file */
+  char bad[256];
+  tmp_path(bad, sizeof bad, "bad.nrrd");
+  CHECK(symlink("nowhere/x.nrrd", bad) == 0);
+  DrtErrors e;
+  drt_errors_init(&e);
+  CHECK(drt_output_save(&e, "output 'x'", bad, n));
+  CHECK_MSG(strstr(drt_errors_text(&e), bad) && strstr(drt_errors_text(&e), strerror(ENOENT)),
+            "%s", drt_errors_text(&e));
+  CHECK(type_of(bad) == S_IFLNK);
+  drt_errors_free(&e);
+  nrrdNuke(n);
+  check_no_tmp_files();
+  unlink(bad);
+  unlink(dlink);
+  unlink(dhdr);
+  unlink(draw);
+  unlink(link2);
+  unlink(link);
+  unlink(target);
+  rmdir(dir);
+}
+
+/* -o /dev/stdout with stdout redirected to a file (`> out.nrrd`): written
+ * through our stdout, the file is not replaced. The literal /dev/stdout
+ * only once a link of our own to /proc/self/fd/1 (what /dev/stdout is)
+ * came through intact: a runtime that replaces links must not replace
+ * the machine's /dev/stdout. */
+static void test_stdout(void) {
+  char link[256], out[256];
+  tmp_path(link, sizeof link, "stdout");
+  tmp_path(out, sizeof out, "stdout-got.nrrd");
+  if (symlink("/proc/self/fd/1", link) != 0 || access("/proc/self/fd/1", F_OK) != 0) {
+    printf("note: rt_output: no /proc/self/fd: the stdout checks did not run\n");
+    unlink(link);
+    return;
+  }
+  Nrrd *n = small_output(6.0f);
+  const char *names[] = {link, "/dev/stdout"};
+  for (int k = 0; k < 2; k++) {
+    if (k == 1 && (type_of(link) != S_IFLNK || type_of("/dev/stdout") != S_IFLNK)) break;
+    fflush(stdout);
+    int saved = dup(STDOUT_FILENO);
+    int fd = open(out, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+    struct stat before, after;
+    CHECK(saved >= 0 && fd >= 0 && fstat(fd, &before) == 0);
+    if (saved < 0 || fd < 0) return;
+    dup2(fd, STDOUT_FILENO);
+    close(fd);
+    save_ok(names[k], n);
+    fflush(stdout);
+    dup2(saved, STDOUT_FILENO);
+    close(saved);
+    CHECK_MSG(type_of(names[k]) == S_IFLNK, "'%s' was replaced", names[k]);
+    CHECK_MSG(stat(out, &after) == 0 && after.st_ino == before.st_ino,
+              "'%s': the redirected stdout was replaced", names[k]);
+    check_small(out, 6.0f, names[k]);
+  }
+  nrrdNuke(n);
+  unlink(out);
+  unlink(link);
+}
+
+static void test_special_targets(void) {
+  test_devices();
+  test_fifo();
+  test_socket();
+  test_symlinks();
+  test_stdout();
+}
+
 int main(void) {
   snprintf(tmpdir, sizeof tmpdir, "/tmp/test_rt_output-XXXXXX");
   if (!mkdtemp(tmpdir)) {
@@ -420,6 +681,7 @@ int main(void) {
   test_dynseq();
   test_names();
   test_save_errors();
+  test_special_targets();
   check_no_tmp_files();
   /* clean up everything written */
   DIR *d = opendir(tmpdir);
