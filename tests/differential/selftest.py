@@ -1,0 +1,169 @@
+#!/usr/bin/python3
+"""selftest.py -- checks of the differential oracle itself (no compiler).
+
+    /usr/bin/python3 tests/differential/selftest.py [-v]
+
+1. Convolution oracle vs exact polynomial calculus: for every kernel, in 1-D,
+   2-D and 3-D, on rotated anisotropic grids, an image sampled (in double)
+   from a random polynomial of the degree the kernel reproduces
+   (polyfield.REPRODUCES) is probed at random inside points through
+   gen.probe_image; value, gradient and Hessian must equal the polynomial's
+   (polyfield.Poly, exact Fractions) to 1e-9 relative.  One degree higher
+   must fail for some point (the check can fail).
+2. Taylor-series arithmetic: sqrt/exp/sin/recip of a series against mpmath
+   derivatives of the composed function.
+3. Perturbed runs: a generated program's tolerances are positive where the
+   value is computed, and a wrong value is rejected by run.compare.
+4. Determinism: the same seed gives the same program and oracle.
+Prints `selftest: N passed, M failed`.
+"""
+
+import os
+import random
+import sys
+import tempfile
+from fractions import Fraction as Q
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+try:
+    import mpmath  # noqa: F401
+except ImportError:   # a Python without mpmath: use Debian's
+    if sys.executable != "/usr/bin/python3" and os.path.exists("/usr/bin/python3"):
+        os.execv("/usr/bin/python3", ["/usr/bin/python3"] + sys.argv)
+    raise
+sys.path.insert(0, HERE)
+sys.path.insert(0, os.path.join(HERE, "..", "oracle"))
+
+import mpmath  # noqa: E402
+from mpmath import mpf  # noqa: E402
+
+import gen  # noqa: E402
+import polyfield as pf  # noqa: E402
+from tps import TPS  # noqa: E402
+
+passed = failed = 0
+VERBOSE = "-v" in sys.argv
+
+
+def check(ok, what):
+    global passed, failed
+    if ok:
+        passed += 1
+        if VERBOSE:
+            print("ok  ", what)
+    else:
+        failed += 1
+        print("FAIL", what)
+
+
+def random_poly(r, d, deg):
+    xs = pf.variables(d)
+    p = pf.Poly.const(d, Q(r.randint(-8, 8), 4))
+    for _ in range(4):
+        m = pf.Poly.const(d, Q(r.randint(-6, 6), 8))
+        for _ in range(deg):
+            m = m * xs[r.randrange(d)]
+        p = p + m
+    return p
+
+
+def conv_vs_poly(r, kern, d, deg):
+    """Max relative error of probe_image against the polynomial, over points."""
+    sizes = [r.randint(9, 11) for _ in range(d)]
+    spac = [Q(r.randint(4, 12), 8) for _ in range(d)]
+    g = pf.Grid.centered(sizes, spac, rotate=d > 1)
+    P = random_poly(r, d, deg)
+    data = [float(P(g.world(idx))) for idx in g.indices()]
+    img = gen.Img("img", g, (), "double", data, "img.nrrd")
+    s = pf.SUPPORT[kern]
+    worst = 0.0
+    for _ in range(6):
+        # a random inside index point, then its (exact) world position
+        p = [Q(r.randint(int((s - 1) * 64) + 8, int((n - s) * 64) - 8), 64) for n in sizes]
+        x = g.world(p)
+        xm = [mpf(v.numerator) / v.denominator for v in x]
+        K = min(2, gen.TRUE_CONT[kern] + 0) if gen.TRUE_CONT[kern] < 2 else 2
+        try:
+            t = gen.probe_image(img, kern, None, xm, K)[0]
+        except gen.Fragile:
+            continue
+        # exact derivatives of P at x
+        want = {(0,) * d: P(x)}
+        if K >= 1:
+            for i in range(d):
+                e = [0] * d
+                e[i] = 1
+                want[tuple(e)] = P.deriv(i)(x)
+        if K >= 2:
+            for i in range(d):
+                for j in range(i, d):
+                    e = [0] * d
+                    e[i] += 1
+                    e[j] += 1
+                    f = 2 if i == j else 1     # Taylor coefficient = D/m!
+                    want[tuple(e)] = P.deriv(i).deriv(j)(x) / f
+        scale = max(1.0, max(abs(float(v)) for v in want.values()))
+        for e, v in want.items():
+            got = t.c.get(e, mpf(0))
+            worst = max(worst, abs(float(got) - float(v)) / scale)
+    return worst
+
+
+def main():
+    r = random.Random(12345)
+    gen.CTX.rng = None
+    gen.CTX.trace = []
+    gen.CTX.u = 2.0 ** -24
+    for kern in gen.KERNELS:
+        for d in (1, 2, 3):
+            deg = pf.REPRODUCES[kern]
+            err = conv_vs_poly(r, kern, d, deg)
+            check(err < 1e-9, "convolution oracle reproduces degree %d with %s in %d-D (err %.2g)"
+                  % (deg, kern, d, err))
+        err = conv_vs_poly(r, kern, 2, pf.REPRODUCES[kern] + 1)
+        check(err > 1e-6, "%s does not reproduce degree %d (err %.2g): the check can fail"
+              % (kern, pf.REPRODUCES[kern] + 1, err))
+    # series arithmetic
+    x0 = mpf("0.7")
+    t = TPS.var(1, 3, 0, x0)
+    for name, f in (("sqrt", mpmath.sqrt), ("exp", mpmath.exp), ("sin", mpmath.sin),
+                    ("recip", lambda v: 1 / v), ("atan", mpmath.atan)):
+        s = t.apply(name)
+        ok = all(abs(s.c.get((j,), 0) - mpmath.diff(f, x0, j) / mpmath.factorial(j)) < 1e-25
+                 for j in range(4))
+        check(ok, "Taylor series of %s" % name)
+    # generated programs: determinism, tolerances, and a wrong value is caught
+    import json
+    import run
+    with tempfile.TemporaryDirectory() as tmp:
+        for seed in (3, 4):
+            a, b = os.path.join(tmp, "a%d" % seed), os.path.join(tmp, "b%d" % seed)
+            gen.generate(seed, a)
+            gen.generate(seed, b)
+            same = all(open(os.path.join(a, f), "rb").read() == open(os.path.join(b, f), "rb").read()
+                       for f in ("prog.diderot", "oracle.json"))
+            check(same, "seed %d: the same program and oracle twice" % seed)
+            orc = json.load(open(os.path.join(a, "oracle.json")))
+            # a result equal to the oracle passes; a perturbed one fails
+            outs = {}
+            for name, o in orc["outputs"].items():
+                outs[name] = {i: [float(v) for v in row] for i, row in zip(orc["ids"], o["rows"])}
+            prints = {}
+            for p in orc["prints"]:
+                flat = [float(v) for vs in p for v in vs if run._isnum(str(v))]
+                prints[(int(flat[0]), int(flat[1]))] = flat
+            res = {"outs": outs, "prints": prints}
+            check(not run.compare(res, orc, "float"), "seed %d: the exact values pass" % seed)
+            name = next(n for n in orc["outputs"] if n != "id")
+            i0 = orc["ids"][0]
+            bad = dict(outs)
+            bad[name] = dict(outs[name])
+            bad[name][i0] = [v + 0.01 * max(1, abs(v)) for v in outs[name][i0]]
+            check(bool(run.compare({"outs": bad, "prints": prints}, orc, "float")),
+                  "seed %d: a value off by 1%% is caught" % seed)
+    print("selftest: %d passed, %d failed" % (passed, failed))
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
