@@ -269,6 +269,12 @@ bool drt_world_external_sync(DrtWorld *w, uint32_t n, const void *packed,
  * chunk, then phase (start before update), then creator and order. */
 uint32_t drt_world_chunk(const DrtWorld *w);
 
+/* OpenMP executables (rt_omp.c), from a constructor before main: unless
+ * the user chose a wait policy, run the program again with
+ * OMP_WAIT_POLICY=passive, so idle threads sleep at the super-step barrier
+ * instead of spinning (they collapse a loaded machine otherwise). */
+void drt_omp_default_wait_policy(void);
+
 #ifdef __cplusplus
 }
 #endif

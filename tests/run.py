@@ -411,6 +411,24 @@ class Runner:
             problems += ["stderr lacks %r" % h for h in case.get("has", []) if h not in err]
             problems += ["stderr has %r" % h for h in case.get("hasnt", []) if h in err]
             problems += ["stdout lacks %r" % h for h in case.get("out_has", []) if h not in out]
+            if "run" in case and not problems:  # then run what was built
+                renv = dict(os.environ)
+                for k in case.get("run_unset", []):
+                    renv.pop(k, None)
+                renv.update(case.get("run_env", {}))
+                p = run_killable([a.format(**files) for a in case["run"]], work, TIMEOUT, renv)
+                if isinstance(p, str):
+                    return Outcome(name, "fail", [p])
+                rerr = p.stderr.decode("utf-8", "replace")
+                if p.returncode != 0:
+                    problems.append("the program exited %d" % p.returncode)
+                for h in case.get("run_has", []):
+                    if h not in rerr:
+                        problems.append("the program's stderr lacks %r" % h)
+                for h in case.get("run_hasnt", []):
+                    if h in rerr:
+                        problems.append("the program's stderr has %r" % h)
+                err = rerr
             if problems:
                 return Outcome(name, "fail", problems + last_lines(err))
             return Outcome(name, "pass")

@@ -262,6 +262,9 @@ void emit_prelude(EmitCtx *e, EmitBuf *out) {
                   "#include \"diderot_tensor.h\"\n",
                   o->source ? o->source : "a Diderot program");
   if (o->target == EMIT_TARGET_OMP) emit_buf_puts(out, "#include <omp.h>\n");
+  if (o->target == EMIT_TARGET_OMP && o->exec) /* rt_omp.c says why; never in a library */
+    emit_buf_puts(out, "__attribute__((constructor)) static void d_omp_defaults(void) {\n"
+                       "  drt_omp_default_wait_policy();\n}\n");
   emit_buf_printf(out, "\ntypedef %s dint;\ntypedef %s dreal;\n",
                   o->long_int ? "int64_t" : "int32_t", o->double_real ? "double" : "float");
   emit_buf_printf(out, "#define D_REAL_NRRD %s\n#define D_INT_NRRD %s\n",

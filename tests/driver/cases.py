@@ -67,4 +67,17 @@ CASES = [
          has=["cannot write '", "nodir/p.c': No such file or directory"]),
     # the examples' dprobe requires "vis15" in the first line of --version
     dict(name="version_vis15", args=["--version"], status=0, out_has=["vis15"]),
+    # OpenMP executables sleep, not spin, at barriers unless the user chose a
+    # policy. libgomp prints its settings with OMP_DISPLAY_ENV=verbose: an
+    # unset policy shows GOMP_SPINCOUNT = '300000' (spin, then sleep), the
+    # passive one '0'; the program runs itself again with the passive
+    # policy, so both displays appear and the second must say '0'.
+    dict(name="omp_passive_default", args=["--target=omp", "--exec", "{prog}", "-o", "{work}/p"],
+         status=0, run=["{work}/p", "-o", "{work}/out.nrrd"],
+         run_unset=["OMP_WAIT_POLICY", "GOMP_SPINCOUNT"], run_env={"OMP_DISPLAY_ENV": "verbose"},
+         run_has=["GOMP_SPINCOUNT = '0'"]),
+    dict(name="omp_user_policy_kept", args=["--target=omp", "--exec", "{prog}", "-o", "{work}/p"],
+         status=0, run=["{work}/p", "-o", "{work}/out.nrrd"],
+         run_env={"OMP_DISPLAY_ENV": "verbose", "OMP_WAIT_POLICY": "active"},
+         run_has=["OMP_WAIT_POLICY = 'ACTIVE'"], run_hasnt=["'PASSIVE'", "GOMP_SPINCOUNT = '0'"]),
 ]
