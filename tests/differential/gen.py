@@ -145,6 +145,8 @@ def tyname(t, dia):
     if t[0] == "fld":
         return "field#%d(%d)[%s]" % (t[3], t[1], ",".join(map(str, t[2])))
     if t[0] == "seq":
+        if t[2] is None:
+            return tyname(t[1], dia) + ("[]" if dia == 2 else "{}")
         return tyname(t[1], dia) + ("[%d]" % t[2] if dia == 2 else "{%d}" % t[2])
     if t[0] == "img":
         return "image(%d)[%s]" % (t[1], ",".join(map(str, t[2])))
@@ -218,7 +220,7 @@ class N:
 BIN = {"add": "+", "sub": "-", "mul": "*", "div": "/", "mod": "%", "dot": "•",
        "cross": "×", "outer": "⊗", "colon": ":", "lt": "<", "le": "<=",
        "gt": ">", "ge": ">=", "eq": "==", "ne": "!=", "and": "&&", "or": "||",
-       "pow": "^", "conv": "⊛"}
+       "pow": "^", "conv": "⊛", "at": "@"}
 
 
 def src(e, dia):
@@ -874,6 +876,9 @@ def ev_op(e, op, args, P):
         return apply_op(a.s, [a, b], lambda x, y: [s_div(p, y[0]) for p in x])
     if op == "mod":
         return cmod(*args)
+    if op == "at":
+        a, b = args
+        return (a if isinstance(a, list) else [a]) + (b if isinstance(b, list) else [b])
     if op == "pow":
         a, b = as_ten(args[0]), args[1]
 
@@ -1365,6 +1370,8 @@ class Gen:
         return [n for n, tt in self.scope if tt == t]
 
     def ex(self, t, depth):
+        if t[0] == "seq":
+            return N("seqlit", t, [self.ex(t[1], depth) for _ in range(t[2])])
         if t == INT:
             return self.ex_int(depth)
         if t == BOOL:
@@ -1400,8 +1407,17 @@ class Gen:
                 opts += ["inv", "evecs"]
         if self.funcs_of(t):
             opts += ["call", "call"]
+        seqs = [n for n, tt in self.scope if tt[0] == "seq" and tt[1] == t]
+        if seqs:
+            opts += ["seqread"] * 2
         o = r.choice(opts)
         sub = lambda s2=s: self.ex_ten(s2, depth - 1)  # noqa: E731
+        if o == "seqread":
+            n = r.choice(seqs)
+            st = dict(self.scope)[n]
+            ln = N("call", INT, [var(n, st)], v="length")
+            idx = N("mod", INT, [N("norm", INT, [self.ex_int(min(depth - 1, 1))]), ln])
+            return N("seqidx", t, [var(n, st), idx])
         n2 = r.choice([2, 3])
         if o == "var":
             return var(r.choice(vs), t)
@@ -1535,6 +1551,8 @@ class Gen:
             hi = lit_int(r, 2, 4)
             return N("reduce", REAL, [body], v=(name, k, lo, hi))
         # 1.0: no ranges outside the creation clause; iterate over a global sequence
+        if name == "mean" and not self.ref_defects:
+            name = "sum"     # D4: mean over a fixed-size sequence breaks the original
         self.scope.append((k, REAL))
         body = N("mul", REAL, [var(k, REAL), self.ex_ten((), depth - 1)])
         self.scope.pop()
@@ -1699,7 +1717,8 @@ class Gen:
         self.scope += [("pos", PT), ("id", INT)]
         self.outs = []
         for _ in range(r.randint(1, 3)):
-            t = r.choice([REAL, REAL, INT, BOOL, PT, TEN(2), TEN(3), TEN(2, 2), TEN(3, 3)])
+            t = r.choice([REAL, REAL, INT, BOOL, PT, TEN(2), TEN(3), TEN(2, 2), TEN(3, 3),
+                          SEQ(REAL, 3), SEQ(TEN(2), 2)])
             n = self.fresh("o")
             init = self.ex(t, 1)
             st.append((True, t, n, init))
@@ -1744,6 +1763,14 @@ class Gen:
             n = self.fresh("v")
             body.append(("decl", t, n, self.ex(t, 2)))
             self.scope.append((n, t))
+        if r.random() < 0.25:
+            et = r.choice([REAL, REAL, TEN(2)])
+            n = self.fresh("dv")
+            e = N("seqlit", SEQ(et, 2), [self.ex(et, 1), self.ex(et, 1)])
+            if r.random() < 0.7:
+                e = N("at", SEQ(et, None), [e, self.ex(et, 1)] if r.random() < 0.5 else [self.ex(et, 1), e])
+            body.append(("decl", SEQ(et, None), n, e))
+            self.scope.append((n, SEQ(et, None)))
         outs = list(self.outs)
         r.shuffle(outs)
         if r.random() < 0.4:
@@ -2057,6 +2084,8 @@ class Interp:
 def flat(v):
     if isinstance(v, Ten):
         return list(v.v)
+    if isinstance(v, list):
+        return [x for e in v for x in flat(e)]
     return [v]
 
 
