@@ -1664,7 +1664,8 @@ class Gen:
             c = [Q(r.randint(-8 * box, 8 * box), 16) for _ in range(D)]
             pts.append(lit_real(r) if False else (N("lit", REAL, v=(_dec(c[0]), _mq(c[0]))) if D == 1 else
                        N("tcons", PT, [N("lit", REAL, v=(_dec(x), _mq(x))) for x in c])))
-        self.decls.append(("global", SEQ(PT, self.npts), "pts", N("seqlit", SEQ(PT, self.npts), pts)))
+        self.pts_node = N("seqlit", SEQ(PT, self.npts), pts)
+        self.decls.append(("global", SEQ(PT, self.npts), "pts", self.pts_node))
         self.decls.append(("global", SEQ(REAL, 4), "rs", N("seqlit", SEQ(REAL, 4), [lit_real(r) for _ in range(4)])))
         self.decls.append(("global", SEQ(INT, 4), "ks", N("seqlit", SEQ(INT, 4), [lit_int(r) for _ in range(4)])))
         if dia == 2 and r.random() < 0.5:
@@ -1733,6 +1734,7 @@ class Gen:
             self.scope.append(("nb", INT))
         self.state = st
         self.update = self.gen_update()
+        self.near_border(self.pts_node.a)
         self.stab = None
         if r.random() < 0.3:
             n, t = r.choice(self.outs)
@@ -1753,6 +1755,30 @@ class Gen:
             if self.gupdate[0][3].v[0] == "mean" and self.gupdate[0][3].v[2] != "all":
                 self.gupdate[0][3].v = ("sum",) + self.gupdate[0][3].v[1:]
         return self
+
+    def near_border(self, pts):
+        """Move one or two probe points close to the edge of the region where
+        an image can be reconstructed without border control (§8.5)."""
+        r = self.r
+        if self.wide or not self.images or r.random() < 0.7:
+            return
+        for _ in range(r.randint(1, 2)):
+            img = r.choice(list(self.images.values()))
+            sup = [pf.SUPPORT[k[1]] for k in self.fieldvars if k[0] == img.name]
+            if not sup:
+                return
+            s = max(sup)
+            g = img.grid
+            p = [Q(r.randint(int(n * 16), int(n * 32)), 64) for n in g.sizes]   # middle part
+            a = r.randrange(g.d)
+            delta = Q(r.randint(3, 20), 64)
+            p[a] = Q(s - 1) + delta if r.random() < 0.5 else Q(g.sizes[a] - s) - delta
+            x = [pf.dyadic(float(v), 8) for v in g.world(p)]
+            j = r.randrange(len(pts))
+            if self.D == 1:
+                pts[j] = N("lit", REAL, v=(_dec(x[0]), _mq(x[0])))
+            else:
+                pts[j] = N("tcons", TEN(self.D), [N("lit", REAL, v=(_dec(v), _mq(v))) for v in x])
 
     def gen_update(self):
         r = self.r
