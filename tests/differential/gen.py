@@ -1735,6 +1735,12 @@ class Gen:
         self.state = st
         self.update = self.gen_update()
         self.near_border(self.pts_node.a)
+        self.sinit = self.start = None
+        if dia == 2 and r.random() < 0.25:
+            n, t = r.choice(self.outs)
+            self.sinit = [("assign", n, t, self.ex(t, 1))]
+        if dia == 2 and r.random() < 0.25:
+            self.start = [("opassign", "acc", REAL, "+=", self.ex(REAL, 2))]
         self.stab = None
         if r.random() < 0.3:
             n, t = r.choice(self.outs)
@@ -1939,6 +1945,16 @@ def program_text(g):
     L.append("strand S(%s) {" % ", ".join("%s %s" % (tyname(t, dia), n) for t, n in g.params))
     for out, t, n, e in g.state:
         L.append("  %s%s %s = %s;" % ("output " if out else "", tyname(t, dia), n, src(e, dia)))
+    if g.sinit:
+        L.append("  initialize {")
+        for s in g.sinit:
+            L += stmt_src(s, dia, 2)
+        L.append("  }")
+    if g.start:
+        L.append("  start {")
+        for s in g.start:
+            L += stmt_src(s, dia, 2)
+        L.append("  }")
     L.append("  update {")
     for s in g.update:
         L += stmt_src(s, dia, 2)
@@ -2054,6 +2070,8 @@ class Interp:
         senv.vars = s.st
         for out, t, n, e in self.g.state:
             s.st[n] = coerce(ev(e, senv, self), t)
+        if self.g.sinit:
+            self.exec(self.g.sinit, Env(senv), s)
         s.params = penv  # noqa
         return s
 
@@ -2081,6 +2099,14 @@ class Interp:
             alive = [s for s in self.strands if s.status in ("active", "stable")]
             self.snap = [(s, dict(s.st)) for s in alive]
             self.snap_pos = {id(s): st["pos"] for s, st in self.snap}
+            if g.start:
+                for s in list(self.strands):
+                    if s.status == "active" and s.fresh:
+                        senv = Env(s.params)
+                        senv.vars = s.st
+                        self.exec(g.start, Env(senv), s)
+            for s in self.strands:
+                s.fresh = False
             for s in list(self.strands):
                 if s.status != "active":
                     continue
