@@ -59,6 +59,11 @@ Each of these counts as one test:
                        a list of (more diderotc options, more run
                        arguments): each is another build whose runs must
                        pass the same checks and write byte-identical files.
+  docs/...             the documentation against the compiler: the man
+                       pages' options and API, every example program and
+                       marked command block of doc/language.md,
+                       doc/tutorial.md, README.md and doc/user-guide.md, no
+                       stale claims (tests/docs/doctest.py).
 The directives are described in tests/programs/README.md. The last line of
 output is always `N passed, N failed, N skipped`; the exit status is 1 when
 anything failed. Python 3 standard library only.
@@ -434,6 +439,13 @@ class Runner:
             return Outcome(name, "pass")
         finally:
             shutil.rmtree(work, ignore_errors=True)
+
+    def docs_case(self, arg):
+        """docs/...: an example, command block or claim of the documentation
+        (tests/docs/doctest.py)."""
+        name, fn = arg
+        status, details = fn()
+        return Outcome(name, status, details)
 
     def unit(self, path):
         name = "unit/" + os.path.basename(path)
@@ -1109,6 +1121,12 @@ class Runner:
         exec(compile(read_text(drv_path), drv_path, "exec"), drv)
         for case in drv["CASES"]:
             tests.append(("driver/" + case["name"], self.driver_case, (drv, case)))
+        # docs/...: the documentation checked against the compiler (tests/docs/doctest.py)
+        docs_path = os.path.join(self.srcdir, "tests", "docs", "doctest.py")
+        docs = {"__name__": "doctest_docs"}
+        exec(compile(read_text(docs_path), docs_path, "exec"), docs)
+        for name, fn in docs["collect"](self.srcdir, self.builddir, self.diderotc):
+            tests.append((name, self.docs_case, (name, fn)))
         for p in find_programs(os.path.join(self.srcdir, "tests", "cuda")):
             stem = os.path.basename(p)[:-len(".diderot")]
             tests.append(("cuda/lib/" + stem, self.cudalib, p))
