@@ -79,6 +79,9 @@ DENY = [
     "not yet implemented",
 ]
 
+# Where "language.md §N" references are looked for (besides the top-level *.md).
+SOURCE_DIRS = ["doc", "examples", "tests", "src", "rt", "bench", "tools", "scripts"]
+
 FENCE_RE = re.compile(r"^(?P<indent> {0,3})(?P<fence>`{3,}|~{3,})(?P<info>[^`]*)$")
 
 
@@ -420,10 +423,11 @@ create_collection { S(i) | i in 0..n-1 };
             if m:
                 heads.add(m.group(1))
         problems = []
-        for dirpath, dirnames, files in os.walk(self.srcdir):
-            dirnames[:] = [d for d in dirnames if not d.startswith(".")
-                           and os.path.join(dirpath, d) != self.builddir
-                           and d not in ("build", "autom4te.cache")]
+        roots = [os.path.join(self.srcdir, d) for d in SOURCE_DIRS]
+        walk = [(self.srcdir, [], [f for f in os.listdir(self.srcdir) if f.endswith(".md")])]
+        for r in roots:
+            walk += list(os.walk(r)) if os.path.isdir(r) else []
+        for dirpath, dirnames, files in walk:
             for f in files:
                 if not f.endswith((".md", ".1", ".3", ".c", ".h", ".py")):
                     continue
@@ -432,7 +436,7 @@ create_collection { S(i) | i in 0..n-1 };
                     text = open(p, encoding="utf-8").read()
                 except (OSError, UnicodeDecodeError):
                     continue
-                for m in re.finditer(r"language\.md(?:\)|`)?,? (?:§|section )(\d+(?:\.\d+)*)",
+                for m in re.finditer(r"language\.md(?:\)|`)?,?\s+(?:§|section )(\d+(?:\.\d+)*)",
                                      text):
                     if m.group(1).rstrip(".") not in heads:
                         problems.append("%s: language.md §%s does not exist"
