@@ -131,7 +131,7 @@ static bool driver_internal_supported(const DriverOptions *o) {
 
 /* Everything after typechecking is refused explicitly until it is built. */
 static const char *driver_unbuilt_request(const DriverOptions *o) {
-  if (o->dump & DUMP_TREE) return "--dump of an IR level";
+  if (o->dump & DUMP_TREE) return "--dump=tree (there is no TreeIR: use --dump=low)";
   if (!driver_internal_supported(o)) return "internal compiler controls";
   return NULL;
 }
@@ -461,8 +461,7 @@ int main(int argc, char **argv) {
     watch.log = driver_open_log(arena, &opts, argc, argv);
   driver_time_line(&watch, "frontend");
   if (unbuilt) {
-    fprintf(stderr, "%s: error: %s is not yet supported by this diderotc (use --check or --dump=ast)\n",
-            opts.file, unbuilt);
+    fprintf(stderr, "%s: error: %s is not supported by this diderotc\n", opts.file, unbuilt);
     status = EXIT_PROGRAM_ERROR;
   } else if (!opts.check && !opts.dump) {
     status = driver_codegen(arena, diag, prog, &opts, &watch);
