@@ -314,11 +314,15 @@ void drt_print_seq_bool(FILE *f, const bool *v, size_t n);
 
 /* ======================================================================
  * The executable's command line (rt_cli.c, §7.2)
+ *
+ * Parsed by Teem's hest, as the original Diderot's programs are: the
+ * generated code describes its options in a DrtOption table and the
+ * runtime turns it into hest options.
  * ==================================================================== */
 
 typedef enum DrtOptType {
   DRT_OPT_FLAG,    /* no value: *(bool *)dest = given (false if absent) */
-  DRT_OPT_BOOL,    /* bool: true/false (also yes/no, on/off, t/f, y/n, 1/0) */
+  DRT_OPT_BOOL,    /* bool: hest's spellings (true/false, yes/no, on/off, t/f, y/n, 1/0) */
   DRT_OPT_INT,     /* int32_t[count] */
   DRT_OPT_LONG,    /* int64_t[count] (int with --long-int) */
   DRT_OPT_UINT,    /* uint32_t[count], non-negative (step counts) */
@@ -328,12 +332,17 @@ typedef enum DrtOptType {
   DRT_OPT_FILE     /* const char *: a file name (images, T[], outputs) */
 } DrtOptType;
 
-/* One command-line option. NAME is "a,bb" for -a / --bb, or "xyz" for
- * -xyz only (hest's convention), without dashes. An option that is not
- * given gets DFLT (command-line text, parsed like a value, e.g. "290 414")
- * when DFLT is non-NULL, keeps the value already in *dest when DFLT is
- * NULL, and is an error when REQUIRED. String and file values point into
- * argv or DFLT. */
+/* One command-line option. NAME is hest's flag without dashes: "a,bb" for
+ * -a / --bb, or "xyz" for -xyz only. An option that is not given gets DFLT
+ * (command-line text, parsed like a value, e.g. "290 414") when DFLT is
+ * non-NULL, keeps the value already in *dest when DFLT is NULL (that value
+ * is hest's default, shown in the usage), and is an error when REQUIRED.
+ * A string or file value given on the command line lives until
+ * drt_cli_free; a default one points at DFLT. Names shadow: when a later
+ * option has the same short name (a program input `h`, or `n` beside
+ * -n/--nworkers), the earlier one keeps only its long form (--help,
+ * --nworkers); without a long form it cannot be given (its default holds).
+ * Names longer than DRT_CLI_MAX_NAME are refused (hest's fixed buffers). */
 typedef struct DrtOption {
   const char *name;
   DrtOptType type;
@@ -345,11 +354,14 @@ typedef struct DrtOption {
   bool *given;          /* optional: set to whether it appeared */
 } DrtOption;
 
+#define DRT_CLI_MAX_NAME 200
+
 typedef struct DrtCli {
   const char *prog;     /* program name in messages (argv[0] if NULL) */
   const char *info;     /* one-line description, or NULL */
   const DrtOption *opts;
   unsigned nopts;
+  void *state;          /* hest's parse, owned by drt_cli_parse: NULL at first */
 } DrtCli;
 
 /* Results of drt_cli_parse. */
@@ -359,21 +371,27 @@ enum {
   DRT_CLI_ERROR = 2     /* a message and the usage went to err: exit 2 */
 };
 
-/* Parse argv[1..argc) (argv[0] is the program). -h and --help print the
- * full usage (synopsis plus every option with its description and
- * default) on out. An unknown option, a stray argument, a repeated option,
- * a missing or bad value, or a missing required option prints one message
- * and the synopsis on err. */
-int drt_cli_parse(const DrtCli *cli, int argc, const char *const *argv,
+/* Parse argv[1..argc) (argv[0] is the program) with hest. -h prints the
+ * usage and --help the usage and hest's glossary (every option with its
+ * description, type and default) on out, wherever they appear. A repeated
+ * option takes its last value (hest's rule). An unknown option, a stray
+ * argument, a missing or bad value, or a missing required option prints one
+ * message and the usage on err. Strings given on the command line stay
+ * valid until drt_cli_free(cli), which every parse must be followed by. */
+int drt_cli_parse(DrtCli *cli, int argc, const char *const *argv,
                   FILE *out, FILE *err);
+/* Free what the last drt_cli_parse kept (string values); cli can be parsed
+ * again. Harmless when nothing was parsed. */
+void drt_cli_free(DrtCli *cli);
 /* The exit status for a parse result (0 for help, 2 for errors). */
 int drt_cli_exit_status(int result);
-/* Print the synopsis, and with `full` the option glossary. */
+/* Print hest's usage, and with `full` the description and the glossary. */
 void drt_cli_usage(const DrtCli *cli, const char *prog, FILE *f, bool full);
 
-/* The standard options of a generated executable. Outputs (-o / -o-NAME,
- * -sp / -sp-NAME) depend on the program and are table entries the
- * generated code writes itself, e.g.
+/* The standard options of a generated executable, in the original's order
+ * (-l, -s, -print, -v, -t, -n). Outputs (-o / -o-NAME, -sp / -sp-NAME)
+ * depend on the program and are table entries the generated code writes
+ * itself, e.g.
  *   { "o,output", DRT_OPT_FILE, 1, "output file", "rgb.nrrd", false, &o }
  *   { "o-rgb,output-rgb", DRT_OPT_FILE, 1, "...", "rgb.nrrd", false, &o1 }
  *   { "sp,snapshot-prefix", DRT_OPT_FILE, 1, "...", "rgb", false, &sp } */

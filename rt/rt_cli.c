@@ -1,70 +1,80 @@
 /* rt_cli.c -- the command line of generated executables (LANGUAGE.md §7.2).
  *
- * A small hest-like parser driven by a table the generated code provides.
- * Hest's conventions are kept where users see them: "a,bb" names give -a
- * and --bb, a single name "xyz" gives -xyz; an option takes a fixed
- * number of words, so negative numbers are plain values; booleans accept
- * hest's spellings. It is our own code so that messages and the exit
- * status (2 for a bad command line) are exactly what we document.
+ * Parsed by Teem's hest, as the original Diderot's programs are
+ * (src/lib/common/options.cxx there): the generated code's DrtOption table
+ * becomes a hest option table with the original's flags, value names and
+ * types, and hest does the scanning, the defaults, the repeated options
+ * (the last one counts), the required options, the usage and the glossary.
+ * What we add:
+ *  - strict values: numbers and booleans go through a hest callback
+ *    (airTypeOther) that takes a whole word or nothing, where hest's own
+ *    sscanf parsers take "1.5" as the int 1 and "3abc" as 3. The callback
+ *    never fails in hest's eyes: it records the bad word, and the message
+ *    ("option '-eps': bad value 'abc' (expected a number)") is ours, printed
+ *    after hestParse. That also keeps long values out of hest's fixed-size
+ *    error buffer;
+ *  - -h / --help are found before parsing, as the original does, so that
+ *    they work with required options missing; they print on `out`;
+ *  - shadowing: a later option with the same short name takes it, the
+ *    earlier keeps its long form, given to hest as the flag "-long" (hest
+ *    prints and matches "-" + flag, so that is --long alone);
+ *  - exit status 2 and a one-line hint after a bad command line.
  */
 #include <ctype.h>
 #include <errno.h>
-#include <float.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
-#include <strings.h>
+
+#include <teem/hest.h>
 
 #include "rt_internal.h"
 
-/* Option names come from program identifiers, so their length is not
- * bounded: they are matched in place and formatted into malloc'd text. */
+/* ----------------------------------------------------------- state */
 
-/* Length of the single-dash name of "a,bb" or "xyz". */
-static size_t short_len(const char *name) {
-  const char *comma = strchr(name, ',');
-  return comma ? (size_t)(comma - name) : strlen(name);
-}
+typedef struct CliOpt CliOpt;
 
-/* A program input named like the short form of a standard option (an
- * input `h`, or `n` beside -n/--nworkers) takes that short form: options
- * later in the table (the program's) shadow the short name of earlier ones
- * (the standard options), which keep their long form (--help, --nworkers).
- * k == nopts stands for the built-in help, "h,help", before every option. */
-static bool short_shadowed(const DrtCli *cli, unsigned k) {
-  const char *name = k < cli->nopts ? cli->opts[k].name : "h,help";
-  size_t n = short_len(name);
-  for (unsigned j = k < cli->nopts ? k + 1 : 0; j < cli->nopts; j++) {
-    const char *o = cli->opts[j].name;
-    if (short_len(o) == n && strncmp(o, name, n) == 0) return true;
-  }
-  return false;
-}
+/* One value as hest's callback sees it: the value and, set before parsing,
+ * the option it belongs to (the callback has no other context). Strings
+ * and flags use v.s and v.b directly as hest's value storage. */
+typedef struct CliSlot {
+  union {
+    int32_t i32;
+    int64_t i64;
+    uint32_t u32;
+    float f;
+    double d;
+    int b;
+    char *s;
+  } v;
+  CliOpt *owner;
+} CliSlot;
 
-/* Does word w name option `name` ("a,bb": -a or --bb; "xyz": -xyz)?
- * The -a form only when it is not shadowed. */
-static bool matches(const char *name, const char *w, bool shadowed) {
-  const char *comma = strchr(name, ',');
-  size_t slen = short_len(name);
-  if (w[0] != '-') return false;
-  if (!shadowed && strncmp(w + 1, name, slen) == 0 && w[1 + slen] == '\0') return true;
-  return comma && w[1] == '-' && strcmp(w + 2, comma + 1) == 0;
-}
+struct CliOpt {
+  const DrtOption *o;
+  unsigned nv;        /* values taken */
+  CliSlot *slots;     /* nv of them (one for flags and strings) */
+  int hidx;           /* index in hest's table; -1: cannot be given */
+  char *shown;        /* how our messages name it: "-a" or "--bb" */
+  char *bad;          /* the first word the callback rejected */
+  bool bad_missing;   /* the callback got no word (a short default) */
+  bool oom;
+};
 
-static bool is_help(const DrtCli *cli, const char *w) {
-  return matches("h,help", w, short_shadowed(cli, cli->nopts));
-}
-
-static int find_option(const DrtCli *cli, const char *w) {
-  for (unsigned i = 0; i < cli->nopts; i++)
-    if (matches(cli->opts[i].name, w, short_shadowed(cli, i))) return (int)i;
-  return -1;
-}
+typedef struct CliState {
+  hestOpt *hopt;
+  hestParm *parm;
+  unsigned n;
+  CliOpt *opts;
+  CliSlot *slots;
+  int help;           /* hest's storage for -h/--help */
+  bool help_short;    /* -h is help (no program option named h) */
+  bool parsed;        /* hestParse succeeded: hestParseFree is due */
+} CliState;
 
 static unsigned nvalues(const DrtOption *o) {
   switch (o->type) {
-  case DRT_OPT_FLAG: return 0;
   case DRT_OPT_INT: case DRT_OPT_LONG: case DRT_OPT_UINT:
   case DRT_OPT_FLOAT: case DRT_OPT_DOUBLE:
     return o->count ? o->count : 1;
@@ -72,93 +82,124 @@ static unsigned nvalues(const DrtOption *o) {
   }
 }
 
-static const char *placeholder(DrtOptType t) {
-  switch (t) {
-  case DRT_OPT_BOOL: return "bool";
-  case DRT_OPT_INT: case DRT_OPT_LONG: return "int";
-  case DRT_OPT_UINT: return "N";
-  case DRT_OPT_FLOAT: case DRT_OPT_DOUBLE: return "real";
-  case DRT_OPT_STRING: return "string";
-  case DRT_OPT_FILE: return "file";
-  default: return "";
-  }
+static bool is_string(DrtOptType t) { return t == DRT_OPT_STRING || t == DRT_OPT_FILE; }
+
+/* Length of the short name of "a,bb" or "xyz". */
+static size_t short_len(const char *name) {
+  const char *comma = strchr(name, ',');
+  return comma ? (size_t)(comma - name) : strlen(name);
 }
 
-/* "-cent <real real>" (lng: the "--" form; NULL if there is none), with
- * brackets when `optional`; malloc'd, NULL when out of memory or when
- * there is no long form. */
-static char *option_text(const DrtOption *o, bool lng, bool optional) {
-  const char *name = o->name, *comma = strchr(name, ',');
-  if (lng && !comma) return NULL;
-  const char *nm = lng ? comma + 1 : name;
-  int nlen = lng ? (int)strlen(nm) : comma ? (int)(comma - name) : (int)strlen(name);
-  unsigned nv = nvalues(o);
-  size_t n = (size_t)nlen + 8 + nv * (strlen(placeholder(o->type)) + 1);
-  char *buf = malloc(n);
-  if (!buf) return NULL;
-  size_t k = (size_t)snprintf(buf, n, "%s%s%.*s", optional ? "[" : "", lng ? "--" : "-",
-                              nlen, nm);
-  for (unsigned i = 0; i < nv; i++)
-    k += (size_t)snprintf(buf + k, n - k, "%s%s%s", i ? " " : " <",
-                          placeholder(o->type), i + 1 == nv ? ">" : "");
-  if (optional) snprintf(buf + k, n - k, "]");
-  return buf;
-}
-
-/* ----------------------------------------------------------- values */
-
-static bool parse_bool(const char *w, bool *b) {
-  static const char *const yes[] = {"true", "yes", "on", "t", "y", "1"};
-  static const char *const no[] = {"false", "no", "off", "f", "n", "0"};
-  for (size_t i = 0; i < sizeof yes / sizeof yes[0]; i++) {
-    if (strcasecmp(w, yes[i]) == 0) { *b = true; return true; }
-    if (strcasecmp(w, no[i]) == 0) { *b = false; return true; }
+/* Does an option after k (k == -1: the built-in "h,help", before all) have
+ * k's short name? */
+static bool shadowed(const DrtCli *cli, int k) {
+  const char *name = k < 0 ? "h,help" : cli->opts[k].name;
+  size_t n = short_len(name);
+  for (unsigned j = (unsigned)(k + 1); j < cli->nopts; j++) {
+    const char *o = cli->opts[j].name;
+    if (short_len(o) == n && strncmp(o, name, n) == 0) return true;
   }
   return false;
 }
 
-/* Parse word w as value i of option o into o->dest; false if bad. */
-static bool parse_value(const DrtOption *o, unsigned i, const char *w) {
+static char *text_printf(const char *fmt, ...) DRT_PRINTF(1, 2);
+
+static char *text_printf(const char *fmt, ...) {
+  va_list ap;
+  va_start(ap, fmt);
+  int n = vsnprintf(NULL, 0, fmt, ap);
+  va_end(ap);
+  char *s = n < 0 ? NULL : malloc((size_t)n + 1);
+  if (!s) return NULL;
+  va_start(ap, fmt);
+  vsnprintf(s, (size_t)n + 1, fmt, ap);
+  va_end(ap);
+  return s;
+}
+
+/* ----------------------------------------------------------- values */
+
+/* Parse one whole word as a value of type t; false if bad (or NULL: hest
+ * passes NULL when a default has too few words). */
+static bool parse_word(DrtOptType t, const char *w, CliSlot *s) {
   char *end;
+  if (!w) return false;
   errno = 0;
-  switch (o->type) {
-  case DRT_OPT_BOOL: return parse_bool(w, (bool *)o->dest);
-  case DRT_OPT_STRING:
-  case DRT_OPT_FILE: *(const char **)o->dest = w; return true;
+  switch (t) {
+  case DRT_OPT_BOOL: {
+    int b = airEnumVal(airBool, w);
+    if (b == airEnumUnknown(airBool)) return false;
+    s->v.b = b;
+    return true;
+  }
   case DRT_OPT_INT: {
     long long v = strtoll(w, &end, 10);
     if (end == w || *end || errno || v < INT32_MIN || v > INT32_MAX) return false;
-    ((int32_t *)o->dest)[i] = (int32_t)v;
+    s->v.i32 = (int32_t)v;
     return true;
   }
   case DRT_OPT_LONG: {
     long long v = strtoll(w, &end, 10);
     if (end == w || *end || errno) return false;
-    ((int64_t *)o->dest)[i] = v;
+    s->v.i64 = v;
     return true;
   }
   case DRT_OPT_UINT: {
     const char *p = w;
     while (isspace((unsigned char)*p)) p++;
-    if (*p == '-') return false;
+    if (*p == '-') return false; /* strtoull would wrap it */
     unsigned long long v = strtoull(w, &end, 10);
     if (end == w || *end || errno || v > UINT32_MAX) return false;
-    ((uint32_t *)o->dest)[i] = (uint32_t)v;
+    s->v.u32 = (uint32_t)v;
     return true;
   }
   case DRT_OPT_FLOAT: {
     float v = strtof(w, &end);
     if (end == w || *end || (errno == ERANGE && isinf(v))) return false;
-    ((float *)o->dest)[i] = v;
+    s->v.f = v;
     return true;
   }
   case DRT_OPT_DOUBLE: {
     double v = strtod(w, &end);
     if (end == w || *end || (errno == ERANGE && isinf(v))) return false;
-    ((double *)o->dest)[i] = v;
+    s->v.d = v;
     return true;
   }
   default: return false;
+  }
+}
+
+/* hest's callback for numbers and booleans: records a bad word in its
+ * option and reports success, so that hest goes on and we word the error. */
+static int cli_cb_parse(void *ptr, char *str, char err[AIR_STRLEN_HUGE]) {
+  CliSlot *s = ptr;
+  CliOpt *c = s->owner;
+  (void)err;
+  if (!parse_word(c->o->type, str, s) && !c->bad && !c->bad_missing) {
+    if (!str) c->bad_missing = true;
+    else if (!(c->bad = airStrdup(str))) c->oom = true;
+  }
+  return 0;
+}
+
+/* The type names are hest's own (airTypeStr), so the glossary reads as the
+ * original's: "(float)", "(2 floats)", "(unsigned int)". */
+static hestCB cb_bool = {sizeof(CliSlot), "bool", cli_cb_parse, NULL};
+static hestCB cb_int = {sizeof(CliSlot), "int", cli_cb_parse, NULL};
+static hestCB cb_long = {sizeof(CliSlot), "long int", cli_cb_parse, NULL};
+static hestCB cb_uint = {sizeof(CliSlot), "unsigned int", cli_cb_parse, NULL};
+static hestCB cb_float = {sizeof(CliSlot), "float", cli_cb_parse, NULL};
+static hestCB cb_double = {sizeof(CliSlot), "double", cli_cb_parse, NULL};
+
+static hestCB *type_cb(DrtOptType t) {
+  switch (t) {
+  case DRT_OPT_BOOL: return &cb_bool;
+  case DRT_OPT_INT: return &cb_int;
+  case DRT_OPT_LONG: return &cb_long;
+  case DRT_OPT_UINT: return &cb_uint;
+  case DRT_OPT_FLOAT: return &cb_float;
+  case DRT_OPT_DOUBLE: return &cb_double;
+  default: return NULL;
   }
 }
 
@@ -168,173 +209,377 @@ static const char *expected(DrtOptType t) {
   case DRT_OPT_INT: return "a 32-bit integer";
   case DRT_OPT_LONG: return "a 64-bit integer";
   case DRT_OPT_UINT: return "a non-negative integer";
-  case DRT_OPT_FLOAT: case DRT_OPT_DOUBLE: return "a number";
-  default: return "a word";
+  default: return "a number";
   }
+}
+
+/* hest's value name: the original's "int", "bool", "str", and "x", "x y",
+ * "x y z", "x y z w" for reals (it stopped at 4 components). Beyond:
+ * "x1 x2 ... x9", and "x1 x2 ... xN" for long ones (hest's glossary buffer
+ * holds about 2000 characters; it says "(N floats)" anyway). */
+static char *value_name(const DrtOption *o, unsigned nv) {
+  static const char *const xyzw[] = {"x", "x y", "x y z", "x y z w"};
+  bool real = o->type == DRT_OPT_FLOAT || o->type == DRT_OPT_DOUBLE;
+  switch (o->type) {
+  case DRT_OPT_FLAG: return NULL;
+  case DRT_OPT_BOOL: return airStrdup("bool");
+  case DRT_OPT_STRING: case DRT_OPT_FILE: return airStrdup("str");
+  default: break;
+  }
+  if (real && nv <= 4) return airStrdup(xyzw[nv - 1]);
+  if (!real && nv <= 4) return text_printf("int%s%s%s", nv > 1 ? " int" : "", nv > 2 ? " int" : "",
+                                           nv > 3 ? " int" : "");
+  const char *x = real ? "x" : "i";
+  if (nv > 9) return text_printf("%s1 %s2 ... %s%u", x, x, x, nv);
+  char *s = malloc(9 * 4);
+  if (!s) return NULL;
+  size_t k = 0;
+  for (unsigned i = 0; i < nv; i++) k += (size_t)snprintf(s + k, 4, "%s%s%u", i ? " " : "", x, i + 1);
+  return s;
+}
+
+/* The shortest "%g" text that reads back as x (in float when `single`). */
+static void real_text(char *buf, size_t n, double x, bool single) {
+  for (int p = single ? 6 : 15;; p++) {
+    snprintf(buf, n, "%.*g", p, x);
+    if (p >= (single ? 9 : 17)) return;
+    if (single ? strtof(buf, NULL) == (float)x : strtod(buf, NULL) == x) return;
+  }
+}
+
+/* An option with no default text keeps the value in *dest: that value,
+ * as text, is hest's default (the original did the same with every input:
+ * it printed the current value). NULL when out of memory. */
+static char *current_text(const DrtOption *o, unsigned nv) {
+  if (is_string(o->type)) {
+    const char *s = *(const char *const *)o->dest;
+    return airStrdup(s ? s : "");
+  }
+  char *buf = malloc((size_t)nv * 32 + 1);
+  if (!buf) return NULL;
+  size_t k = 0;
+  for (unsigned i = 0; i < nv; i++) {
+    char w[32];
+    switch (o->type) {
+    case DRT_OPT_BOOL: snprintf(w, sizeof w, "%s", *(bool *)o->dest ? "true" : "false"); break;
+    case DRT_OPT_INT: snprintf(w, sizeof w, "%d", (int)((int32_t *)o->dest)[i]); break;
+    case DRT_OPT_LONG: snprintf(w, sizeof w, "%lld", (long long)((int64_t *)o->dest)[i]); break;
+    case DRT_OPT_UINT: snprintf(w, sizeof w, "%u", (unsigned)((uint32_t *)o->dest)[i]); break;
+    case DRT_OPT_FLOAT: real_text(w, sizeof w, ((float *)o->dest)[i], true); break;
+    default: real_text(w, sizeof w, ((double *)o->dest)[i], false); break;
+    }
+    k += (size_t)snprintf(buf + k, 33, "%s%s", i ? " " : "", w);
+  }
+  buf[k] = '\0';
+  return buf;
+}
+
+/* Words of a default text; hest would silently drop extra ones. */
+static unsigned count_words(const char *s) {
+  unsigned n = 0;
+  for (;;) {
+    while (isspace((unsigned char)*s)) s++;
+    if (!*s) return n;
+    n++;
+    while (*s && !isspace((unsigned char)*s)) s++;
+  }
+}
+
+/* The default of an option that cannot be given (see shadowed). */
+static void parse_default(CliOpt *c) {
+  const char *s = c->o->dflt;
+  char word[128];
+  for (unsigned i = 0; i < c->nv; i++) {
+    while (isspace((unsigned char)*s)) s++;
+    size_t n = 0;
+    while (s[n] && !isspace((unsigned char)s[n])) n++;
+    if (n >= sizeof word) n = sizeof word - 1;
+    memcpy(word, s, n);
+    word[n] = '\0';
+    cli_cb_parse(&c->slots[i], n ? word : NULL, NULL);
+    s += n;
+  }
+}
+
+/* ----------------------------------------------------------- the table */
+
+static void state_free(CliState *st) {
+  if (!st) return;
+  if (st->parsed) hestParseFree(st->hopt);
+  hestOptFree(st->hopt);
+  hestParmFree(st->parm);
+  for (unsigned i = 0; st->opts && i < st->n; i++) {
+    free(st->opts[i].shown);
+    free(st->opts[i].bad);
+  }
+  free(st->opts);
+  free(st->slots);
+  free(st);
+}
+
+/* hest copies what hestOptAdd gets; we free ours after. Text longer than
+ * `cap` is cut for the usage: hest formats it into fixed buffers. */
+static char *capped(const char *s, size_t cap) {
+  if (!s || strlen(s) <= cap) return airStrdup(s);
+  char *t = malloc(cap + 4);
+  if (t) {
+    memcpy(t, s, cap);
+    memcpy(t + cap, "...", 4);
+  }
+  return t;
+}
+
+/* Build hest's table from cli's. `display`: for the usage (long defaults
+ * cut). NULL with *why set (malloc'd) when the table is bad or memory is
+ * short. */
+static CliState *state_new(const DrtCli *cli, bool display, char **why) {
+  *why = NULL;
+  CliState *st = calloc(1, sizeof *st);
+  unsigned nslots = 0;
+  for (unsigned i = 0; i < cli->nopts; i++) nslots += nvalues(&cli->opts[i]);
+  if (st) {
+    st->n = cli->nopts;
+    st->opts = calloc(cli->nopts + 1, sizeof *st->opts);
+    st->slots = calloc(nslots + 1, sizeof *st->slots);
+    st->parm = hestParmNew();
+  }
+  if (!st || !st->opts || !st->slots || !st->parm) goto oom;
+  st->parm->noArgsIsNoProblem = AIR_TRUE; /* the original's: all defaults is fine */
+  st->parm->respFileEnable = AIR_FALSE;
+  /* No variable-parameter options here; and with the stop flag, hest
+   * reads opt[-2] for "-name --". */
+  st->parm->varParamStopFlag = '\0';
+  st->help_short = !shadowed(cli, -1);
+  hestOptAdd(&st->hopt, st->help_short ? "h,help" : "-help", NULL, airTypeInt, 0, 0,
+             &st->help, NULL, "print usage information (--help: with this glossary) and exit",
+             NULL, NULL, NULL);
+  CliSlot *slot = st->slots;
+  for (unsigned i = 0; i < cli->nopts; i++) {
+    const DrtOption *o = &cli->opts[i];
+    CliOpt *c = &st->opts[i];
+    c->o = o;
+    c->nv = nvalues(o);
+    c->slots = slot;
+    for (unsigned k = 0; k < c->nv; k++) slot[k].owner = c;
+    slot += c->nv;
+    c->hidx = -1;
+    const char *comma = strchr(o->name, ',');
+    if (strlen(o->name) > DRT_CLI_MAX_NAME) {
+      *why = text_printf("option '-%.40s...': name longer than %d characters (internal error)",
+                         o->name, DRT_CLI_MAX_NAME);
+      goto fail;
+    }
+    if (!is_string(o->type) && o->type != DRT_OPT_FLAG && o->dflt &&
+        count_words(o->dflt) != c->nv) {
+      *why = text_printf("option '-%.*s': bad default '%s' (internal error)",
+                         (int)short_len(o->name), o->name, o->dflt);
+      goto fail;
+    }
+    bool hidden = shadowed(cli, (int)i);
+    c->shown = hidden && comma ? text_printf("--%s", comma + 1)
+                               : text_printf("-%.*s", (int)short_len(o->name), o->name);
+    if (!c->shown) goto oom;
+    if (hidden && !comma) {
+      /* cannot be given: the default holds */
+      if (o->required) {
+        *why = text_printf("option '%s' cannot be given: a later option has its name "
+                           "(internal error)", c->shown);
+        goto fail;
+      }
+      continue;
+    }
+    char *flag = hidden ? text_printf("-%s", comma + 1) : airStrdup(o->name);
+    char *name = value_name(o, c->nv);
+    char *dflt = NULL;
+    if (!o->required && o->type != DRT_OPT_FLAG) {
+      dflt = o->dflt ? airStrdup(o->dflt) : current_text(o, c->nv);
+      if (dflt && display) {
+        char *cut = capped(dflt, 600);
+        free(dflt);
+        dflt = cut;
+      }
+    }
+    char *info = capped(o->desc, 1000);
+    bool bad = !flag || (o->type != DRT_OPT_FLAG && !name) ||
+               (!o->required && o->type != DRT_OPT_FLAG && !dflt) || (o->desc && !info);
+    if (!bad) {
+      unsigned nv = o->type == DRT_OPT_FLAG ? 0 : c->nv;
+      hestCB *cb = type_cb(o->type);
+      int type = cb ? airTypeOther : is_string(o->type) ? airTypeString : airTypeInt;
+      c->hidx = (int)hestOptAdd(&st->hopt, flag, name, type, (int)nv, (int)nv, c->slots,
+                                dflt, info, NULL, NULL, cb);
+    }
+    free(flag);
+    free(name);
+    free(dflt);
+    free(info);
+    if (bad) goto oom;
+  }
+  return st;
+oom:
+  if (!*why) *why = text_printf("out of memory");
+fail:
+  state_free(st);
+  return NULL;
 }
 
 /* ----------------------------------------------------------- usage */
 
-static void wrap_word(FILE *f, const char *w, size_t indent, size_t *col) {
-  size_t n = strlen(w);
-  if (*col > indent && *col + 1 + n > 79) {
-    fprintf(f, "\n%*s", (int)indent, "");
-    *col = indent;
-  } else if (*col > indent) {
-    fputc(' ', f);
-    (*col)++;
-  }
-  fputs(w, f);
-  *col += n;
+static const char *prog_name(const DrtCli *cli, const char *argv0) {
+  return cli->prog ? cli->prog : argv0 ? argv0 : "program";
+}
+
+/* hestUsage builds the synopsis in a buffer of 2*AIR_STRLEN_HUGE bytes:
+ * a table too long for it (a hundred inputs or so) gets a short synopsis
+ * (the glossary still lists every option). */
+static void usage_line(FILE *f, const CliState *st, const char *prog) {
+  size_t need = strlen("Usage: ") + strlen(prog) + 1;
+  for (unsigned i = 0; st->hopt[i].flag; i++)
+    need += 2 * strlen(st->hopt[i].flag) + (st->hopt[i].name ? strlen(st->hopt[i].name) : 0) + 12;
+  if (need < 2 * AIR_STRLEN_HUGE - 16)
+    hestUsage(f, st->hopt, prog, st->parm);
+  else
+    fprintf(f, "\nUsage: %s [options]\n", prog);
+}
+
+static void usage(FILE *f, const CliState *st, const DrtCli *cli, const char *prog, bool full) {
+  if (full && cli->info) hestInfo(f, prog, cli->info, st->parm);
+  usage_line(f, st, prog);
+  if (full) hestGlossary(f, st->hopt, st->parm);
 }
 
 void drt_cli_usage(const DrtCli *cli, const char *prog, FILE *f, bool full) {
-  if (cli->prog) prog = cli->prog;
-  if (!prog) prog = "program";
-  if (full && cli->info) fprintf(f, "%s: %s\n", prog, cli->info);
-  fprintf(f, "Usage: %s ", prog);
-  size_t indent = strlen("Usage: ") + strlen(prog) + 1, col = indent;
-  bool help_shadowed = short_shadowed(cli, cli->nopts);
-  wrap_word(f, help_shadowed ? "[--help]" : "[-h]", indent, &col);
-  for (unsigned i = 0; i < cli->nopts; i++) {
-    const DrtOption *o = &cli->opts[i];
-    bool shadowed = short_shadowed(cli, i);
-    char *item = option_text(o, shadowed, !o->required);
-    if (!item && shadowed) continue; /* no long form: not reachable */
-    wrap_word(f, item ? item : "?", indent, &col);
-    free(item);
+  char *why;
+  CliState *st = state_new(cli, true, &why);
+  prog = prog_name(cli, prog);
+  if (!st) {
+    fprintf(f, "%s: %s\n", prog, why ? why : "out of memory");
+    free(why);
+    return;
   }
-  fputc('\n', f);
-  if (!full) return;
-  fprintf(f, "\n  %s--help\n      print this usage and exit\n", help_shadowed ? "" : "-h, ");
-  for (unsigned i = 0; i < cli->nopts; i++) {
-    const DrtOption *o = &cli->opts[i];
-    bool shadowed = short_shadowed(cli, i);
-    char *shrt = shadowed ? NULL : option_text(o, false, false);
-    char *lng = option_text(o, true, false);
-    if (shrt) fprintf(f, "  %s", shrt);
-    if (lng) fprintf(f, "%s%s", shrt ? ", " : "  ", lng);
-    if (!shrt && !lng) {
-      if (shadowed) continue;
-      fprintf(f, "  ?");
-    }
-    free(shrt);
-    free(lng);
-    bool has_dflt = !o->required && o->dflt && o->type != DRT_OPT_FLAG;
-    if (o->desc || o->required || has_dflt) fprintf(f, "\n      %s", o->desc ? o->desc : "");
-    if (o->required) {
-      fprintf(f, "%s(required)", o->desc ? " " : "");
-    } else if (has_dflt) {
-      bool quote = o->type == DRT_OPT_STRING || o->type == DRT_OPT_FILE;
-      fprintf(f, "%s(default: %s%s%s)", o->desc ? " " : "", quote ? "\"" : "",
-              o->dflt, quote ? "\"" : "");
-    }
-    fputc('\n', f);
-  }
+  usage(f, st, cli, prog, full);
+  state_free(st);
 }
 
 /* ----------------------------------------------------------- parsing */
 
-static int fail(const DrtCli *cli, const char *prog, FILE *err,
-                const char *fmt, ...) DRT_PRINTF(4, 5);
+/* A bad command line: the message, and with st the synopsis and a hint. */
+static int fail(const CliState *st, const char *prog, FILE *err, const char *fmt, ...)
+    DRT_PRINTF(4, 5);
 
-static int fail(const DrtCli *cli, const char *prog, FILE *err,
-                const char *fmt, ...) {
-  const char *p = cli->prog ? cli->prog : prog ? prog : "program";
+static int fail(const CliState *st, const char *prog, FILE *err, const char *fmt, ...) {
   va_list ap;
   va_start(ap, fmt);
-  fprintf(err, "%s: ", p);
+  fprintf(err, "%s: ", prog);
   vfprintf(err, fmt, ap);
   va_end(ap);
   fputc('\n', err);
-  drt_cli_usage(cli, prog, err, false);
-  fprintf(err, "Use '%s --help' for a description of every option.\n", p);
+  if (st) {
+    usage_line(err, st, prog);
+    fprintf(err, "Use '%s --help' for a description of every option.\n", prog);
+  }
   return DRT_CLI_ERROR;
 }
 
-/* Split a default's text into exactly nv words and parse them. */
-static bool parse_default(const DrtOption *o) {
-  const char *s = o->dflt;
-  unsigned nv = nvalues(o);
-  if (o->type == DRT_OPT_STRING || o->type == DRT_OPT_FILE)
-    return parse_value(o, 0, s); /* the whole text: may contain spaces */
-  char word[128];
-  for (unsigned i = 0; i < nv; i++) {
-    while (isspace((unsigned char)*s)) s++;
-    size_t n = 0;
-    while (s[n] && !isspace((unsigned char)s[n])) n++;
-    if (n == 0 || n >= sizeof word) return false;
-    memcpy(word, s, n);
-    word[n] = '\0';
-    if (!parse_value(o, i, word)) return false;
-    s += n;
+/* Copy a parsed option into the program's variable. */
+static void store(const CliOpt *c, bool from_user) {
+  const DrtOption *o = c->o;
+  if (o->type == DRT_OPT_FLAG) {
+    *(bool *)o->dest = c->slots[0].v.b != 0;
+    return;
   }
-  while (isspace((unsigned char)*s)) s++;
-  return *s == '\0';
+  if (is_string(o->type)) {
+    if (from_user) *(const char **)o->dest = c->slots[0].v.s;
+    else if (o->dflt) *(const char **)o->dest = o->dflt; /* hest's copy squeezes spaces */
+    return;
+  }
+  if (!from_user && !o->dflt) return; /* hest's default was *dest itself */
+  for (unsigned i = 0; i < c->nv; i++) {
+    const CliSlot *s = &c->slots[i];
+    switch (o->type) {
+    case DRT_OPT_BOOL: *(bool *)o->dest = s->v.b != 0; break;
+    case DRT_OPT_INT: ((int32_t *)o->dest)[i] = s->v.i32; break;
+    case DRT_OPT_LONG: ((int64_t *)o->dest)[i] = s->v.i64; break;
+    case DRT_OPT_UINT: ((uint32_t *)o->dest)[i] = s->v.u32; break;
+    case DRT_OPT_FLOAT: ((float *)o->dest)[i] = s->v.f; break;
+    default: ((double *)o->dest)[i] = s->v.d; break;
+    }
+  }
 }
 
-static int parse(const DrtCli *cli, int argc, const char *const *argv,
-                 FILE *out, FILE *err, bool *seen) {
-  const char *prog = argc > 0 && argv[0] ? argv[0] : NULL;
+static int parse(DrtCli *cli, CliState *st, int argc, const char *const *argv,
+                 const char *prog, FILE *out, FILE *err) {
+  /* -h / --help anywhere, before hest (as the original): the usage is
+   * there even when a required option is missing */
   for (int a = 1; a < argc; a++) {
-    const char *w = argv[a];
-    if (is_help(cli, w)) {
-      drt_cli_usage(cli, prog, out, true);
+    bool lng = strcmp(argv[a], "--help") == 0;
+    if (lng || (st->help_short && strcmp(argv[a], "-h") == 0)) {
+      char *why;
+      CliState *d = state_new(cli, true, &why);
+      usage(out, d ? d : st, cli, prog, lng);
+      state_free(d);
+      free(why);
       return DRT_CLI_HELP;
     }
-    int k = find_option(cli, w);
-    if (k < 0)
-      return fail(cli, prog, err, w[0] == '-' && w[1] ? "unknown option '%s'"
-                                                     : "unexpected argument '%s'", w);
-    const DrtOption *o = &cli->opts[k];
-    if (seen[k]) return fail(cli, prog, err, "option '%s' given more than once", w);
-    seen[k] = true;
-    if (o->type == DRT_OPT_FLAG) {
-      *(bool *)o->dest = true;
-      continue;
-    }
-    unsigned nv = nvalues(o);
-    for (unsigned i = 0; i < nv; i++) {
-      const char *v = a + 1 < argc ? argv[a + 1] : NULL;
-      if (!v || is_help(cli, v) || find_option(cli, v) >= 0) {
-        if (nv == 1)
-          return fail(cli, prog, err, "option '%s' needs a value", w);
-        return fail(cli, prog, err, "option '%s' needs %u values, got %u", w, nv, i);
-      }
-      a++;
-      if (!parse_value(o, i, v))
-        return fail(cli, prog, err, "option '%s': bad value '%s' (expected %s)",
-                    w, v, expected(o->type));
-    }
   }
-  for (unsigned k = 0; k < cli->nopts; k++) {
-    const DrtOption *o = &cli->opts[k];
-    if (o->given) *o->given = seen[k];
-    if (seen[k]) continue;
-    const char *comma = strchr(o->name, ',');
-    int slen = comma ? (int)(comma - o->name) : (int)strlen(o->name);
-    if (o->type == DRT_OPT_FLAG) {
-      *(bool *)o->dest = false;
-    } else if (o->required) {
-      return fail(cli, prog, err, "missing required option '-%.*s'", slen, o->name);
-    } else if (o->dflt && !parse_default(o)) {
-      return fail(cli, prog, err, "option '-%.*s': bad default '%s' (internal error)",
-                  slen, o->name, o->dflt);
-    }
+  for (unsigned i = 0; i < st->n; i++) {
+    const DrtOption *o = st->opts[i].o;
+    if (st->opts[i].hidx < 0 && o->dflt && !is_string(o->type) && o->type != DRT_OPT_FLAG)
+      parse_default(&st->opts[i]);
+  }
+  /* hest wants a NULL-terminated argv */
+  const char **words = calloc((size_t)(argc > 0 ? argc : 1), sizeof *words);
+  if (!words) return fail(NULL, prog, err, "out of memory");
+  for (int a = 1; a < argc; a++) words[a - 1] = argv[a];
+  char *herr = NULL;
+  int bad = hestParse(st->hopt, argc > 0 ? argc - 1 : 0, words, &herr, st->parm);
+  free(words);
+  if (bad) {
+    int r = fail(st, prog, err, "%s", herr ? herr : "bad command line");
+    free(herr);
+    return r;
+  }
+  st->parsed = true;
+  for (unsigned i = 0; i < st->n; i++) {
+    const CliOpt *c = &st->opts[i];
+    bool user = c->hidx >= 0 && st->hopt[c->hidx].source == hestSourceUser;
+    if (c->oom) return fail(NULL, prog, err, "out of memory");
+    if (user && (c->bad || c->bad_missing))
+      return fail(st, prog, err, "option '%s': bad value '%s' (expected %s)", c->shown,
+                  c->bad ? c->bad : "", expected(c->o->type));
+    if (c->bad || c->bad_missing)
+      return fail(NULL, prog, err, "option '%s': bad default '%s' (internal error)",
+                  c->shown, c->o->dflt ? c->o->dflt : "");
+  }
+  for (unsigned i = 0; i < st->n; i++) {
+    const CliOpt *c = &st->opts[i];
+    bool user = c->hidx >= 0 && st->hopt[c->hidx].source == hestSourceUser;
+    if (c->o->given) *c->o->given = user;
+    store(c, user);
   }
   return DRT_CLI_OK;
 }
 
-int drt_cli_parse(const DrtCli *cli, int argc, const char *const *argv,
+int drt_cli_parse(DrtCli *cli, int argc, const char *const *argv,
                   FILE *out, FILE *err) {
-  bool *seen = calloc(cli->nopts + 1, sizeof *seen);
-  if (!seen) {
-    fprintf(err, "%s: out of memory\n", cli->prog ? cli->prog : "program");
-    return DRT_CLI_ERROR;
+  drt_cli_free(cli);
+  const char *prog = prog_name(cli, argc > 0 ? argv[0] : NULL);
+  char *why;
+  CliState *st = state_new(cli, false, &why);
+  if (!st) {
+    int r = fail(NULL, prog, err, "%s", why ? why : "out of memory");
+    free(why);
+    return r;
   }
-  int r = parse(cli, argc, argv, out, err, seen);
-  free(seen);
+  int r = parse(cli, st, argc, argv, prog, out, err);
+  if (r == DRT_CLI_OK) cli->state = st; /* string values live in it */
+  else state_free(st);
   return r;
+}
+
+void drt_cli_free(DrtCli *cli) {
+  state_free(cli->state);
+  cli->state = NULL;
 }
 
 int drt_cli_exit_status(int result) {
@@ -344,27 +589,26 @@ int drt_cli_exit_status(int result) {
 unsigned drt_cli_std_options(DrtOption *tab, DrtStdOptions *so,
                              unsigned features) {
   unsigned n = 0;
-  tab[n++] = (DrtOption){"l,limit", DRT_OPT_UINT, 1,
-                         "super-step limit (0 = unlimited)", "0", false,
-                         &so->limit, NULL};
-  tab[n++] = (DrtOption){"print", DRT_OPT_FILE, 1,
-                         "where print output goes (- is stdout)", "-", false,
-                         &so->print_file, NULL};
-  tab[n++] = (DrtOption){"v,verbose", DRT_OPT_FLAG, 0,
-                         "runtime messages on stderr", NULL, false,
-                         &so->verbose, NULL};
-  tab[n++] = (DrtOption){"t,timing", DRT_OPT_FLAG, 0,
-                         "print the run's wall and CPU time (usr=<s> cpu=<s>)",
-                         NULL, false, &so->timing, NULL};
   so->nworkers = 0;
   so->snapshot = 0;
-  if (features & DRT_CLI_PARALLEL)
-    tab[n++] = (DrtOption){"n,nworkers", DRT_OPT_UINT, 1,
-                           "number of worker threads (0 = one per core)", "0",
-                           false, &so->nworkers, NULL};
+  tab[n++] = (DrtOption){"l,limit", DRT_OPT_UINT, 1,
+                         "specify limit on number of super-steps (0 means unlimited)", "0",
+                         false, &so->limit, NULL};
   if (features & DRT_CLI_SNAPSHOT)
     tab[n++] = (DrtOption){"s,snapshot", DRT_OPT_UINT, 1,
-                           "write a snapshot every N super-steps (0 = never)",
+                           "specify number of super-steps per snapshot (0 means no snapshots)",
                            "0", false, &so->snapshot, NULL};
+  tab[n++] = (DrtOption){"print", DRT_OPT_FILE, 1,
+                         "specify where to direct printed output (- means stdout)", "-", false,
+                         &so->print_file, NULL};
+  tab[n++] = (DrtOption){"v,verbose", DRT_OPT_FLAG, 0, "enable runtime-system messages", NULL,
+                         false, &so->verbose, NULL};
+  tab[n++] = (DrtOption){"t,timing", DRT_OPT_FLAG, 0,
+                         "enable execution timing: print usr=<wall seconds> cpu=<CPU seconds>",
+                         NULL, false, &so->timing, NULL};
+  if (features & DRT_CLI_PARALLEL)
+    tab[n++] = (DrtOption){"n,nworkers", DRT_OPT_UINT, 1,
+                           "specify number of worker threads (0 means one per core)", "0",
+                           false, &so->nworkers, NULL};
   return n;
 }

@@ -9,6 +9,9 @@
 #include <string.h>
 
 #define OUT(...) emit_buf_printf(out, __VA_ARGS__)
+/* DRT_CLI_MAX_NAME of rt/diderot_rt.h: longer option names would overflow
+ * hest's fixed buffers, and the runtime refuses them */
+#define CLI_MAX_NAME 200
 
 /* ---- small helpers ------------------------------------------------------------- */
 
@@ -508,6 +511,11 @@ static void emit_main(EmitCtx *e, EmitBuf *out) {
     const char *f = emit_global_field(e, g);
     const char *desc = g->desc ? emit_string_lit(e, g->desc) : "NULL";
     const char *oname = emit_string_lit(e, g->name);
+    if (strlen(g->name) > CLI_MAX_NAME) {
+      emit_fail(e, "input '%.40s...': a name longer than %d characters cannot be a command-line option",
+                g->name, CLI_MAX_NAME);
+      return;
+    }
     if (g->ty->kind == IR_TY_IMAGE || is_dynseq(g->ty)) {
       OUT("  opts[nopts++] = (DrtOption){%s, DRT_OPT_FILE, 1, %s, %s, %s, &wrld->path_%s, NULL};\n",
           oname, desc, g->path ? emit_string_lit(e, g->path) : "NULL", g->path ? "false" : "true", f);
@@ -533,7 +541,8 @@ static void emit_main(EmitCtx *e, EmitBuf *out) {
     OUT("  opts[nopts++] = (DrtOption){%s, %s, %u, %s, %s, %s, %s, &wrld->def_%s};\n", oname, type,
         count, desc, dflt, g->has_default ? "false" : "true", dest, f);
   }
-  /* outputs: -o with one output, -o-NAME with several */
+  /* outputs: -o with one output, -o-NAME with several (the original's
+   * options and help texts) */
   int k = 0;
   OUT("  const char *outf[%d];\n", nout ? nout : 1);
   for (int i = 0; i < m->nstate; i++) {
@@ -542,13 +551,22 @@ static void emit_main(EmitCtx *e, EmitBuf *out) {
     bool dyn = is_dynseq(s->ty);
     const char *dflt = dyn ? s->name : arena_printf(e->a, "%s.nrrd", s->name);
     const char *opt = nout == 1 ? "o,output" : arena_printf(e->a, "o-%s,output-%s", s->name, s->name);
+    /* -sp-NAME,snapshot-prefix-NAME is the longest option an output gets */
+    if (nout > 1 && 2 * strlen(s->name) + strlen("sp-,snapshot-prefix-") > CLI_MAX_NAME) {
+      emit_fail(e, "output '%.40s...': a name longer than %d characters cannot name a command-line option",
+                s->name, (int)(CLI_MAX_NAME - strlen("sp-,snapshot-prefix-")) / 2);
+      return;
+    }
+    const char *desc = nout == 1 ? (dyn ? "specify output-file prefix" : "specify output file")
+                                 : arena_printf(e->a, "specify %s for %s",
+                                                dyn ? "output-file prefix" : "output file", s->name);
     OUT("  opts[nopts++] = (DrtOption){%s, DRT_OPT_FILE, 1, %s, %s, false, &outf[%d], NULL};\n",
-        emit_string_lit(e, opt), dyn ? "\"output prefix\"" : "\"output file\"", emit_string_lit(e, dflt),
-        k);
+        emit_string_lit(e, opt), emit_string_lit(e, desc), emit_string_lit(e, dflt), k);
     k++;
   }
   emit_snapshot_options(e, out); /* -sp / -sp-NAME (emit_c_snap.c) */
-  OUT("  DrtCli cli = {%s, NULL, opts, nopts};\n"
+  /* hest parses it (rt_cli.c); string values live in cli until drt_cli_free */
+  OUT("  DrtCli cli = {%s, NULL, opts, nopts, NULL};\n"
       "  int pr = drt_cli_parse(&cli, argc, argv, stdout, stderr);\n"
       "  if (pr != DRT_CLI_OK) { d_world_free(wrld); return drt_cli_exit_status(pr); }\n"
       "  drt_world_set_verbose(wrld->rt, so.verbose);\n"
@@ -557,7 +575,7 @@ static void emit_main(EmitCtx *e, EmitBuf *out) {
       "    if (!wrld->print) {\n"
       "      fprintf(stderr, \"%%s: cannot open the print file '%%s': %%s\\n\", argv[0], so.print_file,\n"
       "              strerror(errno));\n"
-      "      wrld->print = stdout;\n      d_world_free(wrld);\n      return 1;\n    }\n"
+      "      wrld->print = stdout;\n      d_world_free(wrld);\n      drt_cli_free(&cli);\n      return 1;\n    }\n"
       "    wrld->print_owned = true;\n  }\n",
       emit_string_lit(e, name));
   /* images and dynamic sequences named on the command line */
@@ -581,7 +599,7 @@ static void emit_main(EmitCtx *e, EmitBuf *out) {
   if (omp) OUT("  if (so.nworkers) drt_world_set_parallel(wrld->rt, d_pfor, so.nworkers, 0);\n");
   OUT("  if (drt_any_errors(err) || d_create_strands(wrld)) {\n"
       "    drt_errors_report(err, stderr, \"Error initializing world\");\n"
-      "    d_world_free(wrld);\n    return 1;\n  }\n"
+      "    d_world_free(wrld);\n    drt_cli_free(&cli);\n    return 1;\n  }\n"
       /* -t: usr= is the run's wall-clock duration (with threads, CPU time
        * is not it), cpu= the CPU time of the process's threads over it */
       "  struct timespec w0_, w1_;\n"
@@ -593,7 +611,7 @@ static void emit_main(EmitCtx *e, EmitBuf *out) {
       "  double secs_ = (double)(w1_.tv_sec - w0_.tv_sec) + 1e-9 * (double)(w1_.tv_nsec - w0_.tv_nsec);\n"
       "  if (drt_any_errors(err)) {\n"
       "    drt_errors_report(err, stderr, \"Error during execution\");\n"
-      "    d_world_free(wrld);\n    return 1;\n  }\n"
+      "    d_world_free(wrld);\n    drt_cli_free(&cli);\n    return 1;\n  }\n"
       "  if (so.verbose) fprintf(stderr, \"done: %%u steps, %%u stable\\n\",\n"
       "      (unsigned)drt_world_total_steps(wrld->rt), (unsigned)drt_world_nstable(wrld->rt));\n"
       "  else if (so.timing) printf(\"usr=%%f cpu=%%f\\n\", secs_, cpu_);\n"
@@ -602,7 +620,7 @@ static void emit_main(EmitCtx *e, EmitBuf *out) {
       "    drt_world_kill_all(wrld->rt);\n"
       "  if (drt_world_nstable(wrld->rt) == 0) {\n"
       "    fprintf(stderr, \"Error: no stable strands at termination, so no output\\n\");\n"
-      "    d_world_free(wrld);\n    return 1;\n  }\n"
+      "    d_world_free(wrld);\n    drt_cli_free(&cli);\n    return 1;\n  }\n"
       "  bool bad_ = false;\n",
       emit_snapshot_run(e, emit_cuda_run_call(e, "wrld", "so.limit"),
                         emit_cuda_run_call(e, "wrld", "chunk_")));
@@ -626,7 +644,7 @@ static void emit_main(EmitCtx *e, EmitBuf *out) {
   }
   OUT("  if (bad_) drt_errors_report(err, stderr, \"Error saving output\");\n"
       "  else if (err->nwarnings) fputs(drt_warnings_text(err), stderr);\n"
-      "  d_world_free(wrld);\n  return bad_ ? 1 : 0;\n}\n");
+      "  d_world_free(wrld);\n  drt_cli_free(&cli);\n  return bad_ ? 1 : 0;\n}\n");
 }
 
 /* ---- the library API (§7.3) ---------------------------------------------------------------------- */
