@@ -262,11 +262,13 @@ bool drt_output_alloc_dynseq(DrtErrors *e, const char *what, Nrrd *nlen,
                              const DrtDomain *dom, const uint32_t *lengths);
 
 /* Save nrrd to FILE with nrrdSave's choice of format by extension (".nrrd"
- * and unknown extensions: NRRD, raw encoding, native endianness). The
- * file is written under a temporary name in the same directory and
- * renamed, so an error never leaves a partial FILE (for a detached header
- * ".nhdr" the two files are written in place and removed on error).
- * "-" writes to stdout. */
+ * and unknown extensions: NRRD, raw encoding, native endianness). A
+ * regular (or new) file is written under a temporary name in its directory
+ * and renamed, so an error never leaves a partial FILE (for a detached
+ * header ".nhdr" the two files are written in place and removed on error).
+ * A target that exists and is not a regular file (device, FIFO, socket,
+ * the program's own stdout) is written through in place; symbolic links
+ * are followed and stay links. "-" writes to stdout. */
 bool drt_output_save(DrtErrors *e, const char *what, const char *file,
                      const Nrrd *nrrd);
 

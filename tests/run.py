@@ -387,11 +387,15 @@ class Runner:
         work = tempfile.mkdtemp(prefix="diderot-driver-")
         try:
             files = {}
-            for key, text in (("prog", drv["PROG"]), ("bad", drv["BAD"])):
+            for key, text in (("prog", drv["PROG"]), ("bad", drv["BAD"]), ("hdr", drv["HDR"]),
+                              ("api", drv["API"])):
                 files[key] = os.path.join(work, key + ".diderot")
                 with open(files[key], "w") as f:
                     f.write(text)
             files["work"] = work
+            for fname, text in case.get("files", {}).items():
+                with open(os.path.join(work, fname), "w") as f:
+                    f.write(text)
             exe = self.diderotc
             if case.get("copy"):  # the compiler alone, away from its build tree
                 exe = os.path.join(work, "bin", "diderotc")
@@ -433,6 +437,10 @@ class Runner:
                 for h in case.get("run_hasnt", []):
                     if h in rerr:
                         problems.append("the program's stderr has %r" % h)
+                for path, h in case.get("run_file_has", []):
+                    path = path.format(**files)
+                    if not os.path.exists(path) or h not in read_text(path):
+                        problems.append("%s lacks %r" % (os.path.basename(path), h))
                 err = rerr
             if problems:
                 return Outcome(name, "fail", problems + last_lines(err))

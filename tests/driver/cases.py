@@ -26,6 +26,56 @@ create_collection { S(i) | i in 0..1 };
 
 ESC = "\033["
 
+HDR = """#version 2.0
+input real scale ("a factor */ that closes a comment") = 1.0;
+input int count ("how many");
+strand S (int i) {
+  output real out = 0.0;
+  update { out = scale * real(i + count); stabilize; }
+}
+create_collection { S(i) | i in 0..1 };
+"""
+
+# A library with a fixed int sequence input and an image input, and a C
+# client of its API: int[2] values go through as ints (they went through as
+# floats), and a failed image set leaves the input unset, so creating the
+# strands fails with a message instead of running without an image.
+API = """#version 2.0
+input int[2] q ("two ints") = {1, 2};
+input image(2)[] img ("an image");
+field#0(2)[] F = img ⊛ tent;
+strand S (int i) {
+  output int out = 0;
+  output real v = 0.0;
+  update { out = q[0] * 10 + q[1] + i; v = F([0.0, 0.0]); stabilize; }
+}
+create_collection { S(i) | i in 0..1 };
+"""
+
+API_CLIENT = r"""#include <stdio.h>
+#include <stdlib.h>
+#include "lib.h"
+int main(void) {
+  Diderot_world_t *w = Diderot_new_world();
+  if (!w || Diderot_init_world(w)) return 10;
+  int32_t q[2] = {0, 0};
+  Diderot_input_get_q(w, q);
+  printf("default q = %d %d\n", q[0], q[1]);
+  int32_t nq[2] = {3, 4};
+  if (Diderot_input_set_q(w, nq)) return 11;
+  Diderot_input_get_q(w, q);
+  printf("set q = %d %d\n", q[0], q[1]);
+  if (!Diderot_input_set_by_name_img(w, "no-such-file.nrrd")) return 12;
+  free(Diderot_get_errors(w));
+  if (!Diderot_create_strands(w)) return 13;
+  char *e = Diderot_get_errors(w);
+  printf("create: %s\n", e ? e : "(no message)");
+  free(e);
+  Diderot_shutdown(w);
+  return 0;
+}
+"""
+
 CASES = [
     # misspelled options get the closest option name
     dict(name="option_typo", args=["--targt=omp", "{prog}"], status=2,
@@ -80,4 +130,18 @@ CASES = [
          status=0, run=["{work}/p", "-o", "{work}/out.nrrd"],
          run_env={"OMP_DISPLAY_ENV": "verbose", "OMP_WAIT_POLICY": "active"},
          run_has=["OMP_WAIT_POLICY = 'ACTIVE'"], run_hasnt=["'PASSIVE'", "GOMP_SPINCOUNT = '0'"]),
+    # the generated library header explains each call, and an input
+    # description holding "*/" cannot break it
+    dict(name="library_header_comments", args=["{hdr}", "-o", "{work}/lib"], status=0,
+         run=["cc", "-fsyntax-only", "-Wall", "-Wextra", "-Werror", "-x", "c", "{work}/lib.h"],
+         run_file_has=[("{work}/lib.h", "Every function returning bool returns true on ERROR"),
+                       ("{work}/lib.h", "input int count (\"how many\"): must be set before"),
+                       ("{work}/lib.h", "a factor * / that closes a comment")]),
+    dict(name="library_api_inputs", args=["{api}", "-o", "{work}/lib"], status=0,
+         files={"client.c": API_CLIENT},
+         run=["sh", "-c", "cc -std=c11 -I{work} {work}/client.c {work}/lib.o -lteem -lm "
+              "-o {work}/client && {work}/client > {work}/client.out"],
+         run_file_has=[("{work}/client.out", "default q = 1 2"),
+                       ("{work}/client.out", "set q = 3 4"),
+                       ("{work}/client.out", "create: undefined input 'img'")]),
 ]
