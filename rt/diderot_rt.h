@@ -83,8 +83,9 @@ const char *drt_warnings_text(const DrtErrors *e);
 /* Return the accumulated error text (malloc'd, caller frees; NULL when
  * there are none) and clear the errors: what NS_get_errors returns. */
 char *drt_errors_take(DrtErrors *e);
-/* The executable's error report (§7.2): "MSG:\n<errors>" on f. */
-void drt_errors_report(const DrtErrors *e, FILE *f, const char *msg);
+/* The executable's error report (§7.2): "PROG: error: MESSAGE" on f, one
+ * line per message (PROG: argv[0] or its base name). */
+void drt_errors_report(const DrtErrors *e, FILE *f, const char *prog);
 
 /* ======================================================================
  * Images (rt_image.c): load, normalize (§8.3), check, world-to-index

@@ -174,6 +174,15 @@ char *drt_errors_take(DrtErrors *e) {
   return s;
 }
 
-void drt_errors_report(const DrtErrors *e, FILE *f, const char *msg) {
-  fprintf(f, "%s:\n%s", msg, drt_errors_text(e));
+void drt_errors_report(const DrtErrors *e, FILE *f, const char *prog) {
+  /* "PROG: error: MESSAGE", one line per message, as compilers write them:
+   * the program's base name, so a script's log says which program failed */
+  const char *slash = prog ? strrchr(prog, '/') : NULL;
+  const char *name = slash ? slash + 1 : prog ? prog : "diderot";
+  const char *t = drt_errors_text(e);
+  while (*t) {
+    size_t n = strcspn(t, "\n");
+    fprintf(f, "%s: error: %.*s\n", name, (int)n, t);
+    t += n + (t[n] == '\n');
+  }
 }

@@ -418,7 +418,8 @@ static bool finish(DrtErrors *e, const DrtImageSpec *spec, const char *file,
   unsigned comp = n->dim - d;
   size_t ncomp = comp ? n->axis[0].size : 1;
   if (d != spec->dim) {
-    drt_error_at(e, what, file, "image dimension is %u, expected %u", d, spec->dim);
+    drt_error_at(e, what, file, "the image is %u-D, but the program declares a %u-D image", d,
+                 spec->dim);
     goto fail;
   }
   if (ncomp != spec->ncomp) {
@@ -431,16 +432,40 @@ static bool finish(DrtErrors *e, const DrtImageSpec *spec, const char *file,
                    "nrrd has 1 component per sample (no component axis), "
                    "expected %u", spec->ncomp);
   }
-  if (spec->file_type != nrrdTypeDefault && n->type != spec->file_type)
-    drt_error_at(e, what, file, "sample type is '%s', expected '%s'",
-                 drt_type_name(n->type), drt_type_name(spec->file_type));
+  /* the program is specialised to its proxy's sample type and sizes
+   * (§8.2): say so, and what to do, in the user's terms */
+  if (spec->file_type != nrrdTypeDefault && n->type != spec->file_type) {
+    const char *want = drt_type_name(spec->file_type);
+    if (spec->sizes)
+      drt_error_at(e, what, file,
+                   "the samples are %s, but the program was compiled for %s samples (the type "
+                   "of its proxy image): convert the file (unu convert -t %s) or recompile "
+                   "with a proxy of type %s",
+                   drt_type_name(n->type), want, want, drt_type_name(n->type));
+    else
+      drt_error_at(e, what, file,
+                   "the samples are %s, but an image input without a proxy holds %s "
+                   "samples: convert the file (unu convert -t %s) or give the input a proxy",
+                   drt_type_name(n->type), want, want);
+  }
+  bool sizes_differ = false;
   for (unsigned a = 0; a < d; a++) {
     size_t sz = n->axis[comp + a].size;
-    if (spec->sizes && sz != spec->sizes[a])
-      drt_error_at(e, what, file, "nrrd axis %u has size %zu, expected %zu",
-                   comp + a, sz, spec->sizes[a]);
+    if (spec->sizes && sz != spec->sizes[a]) sizes_differ = true;
     else if (sz > INT_MAX)
-      drt_error_at(e, what, file, "nrrd axis %u is too large (%zu)", comp + a, sz);
+      drt_error_at(e, what, file, "axis %u is too large (%zu samples)", comp + a, sz);
+  }
+  if (sizes_differ) {
+    char have[96] = "", want[96] = "";
+    for (unsigned a = 0; a < d; a++) {
+      size_t hl = strlen(have), wl = strlen(want);
+      snprintf(have + hl, sizeof have - hl, "%s%zu", a ? "x" : "", n->axis[comp + a].size);
+      snprintf(want + wl, sizeof want - wl, "%s%zu", a ? "x" : "", spec->sizes[a]);
+    }
+    drt_error_at(e, what, file,
+                 "the image is %s samples, but the program was compiled for %s (the size of "
+                 "its proxy image): recompile with a proxy of this size",
+                 have, want);
   }
   if (e->nerrors != before) goto fail;
 

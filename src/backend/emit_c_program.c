@@ -498,8 +498,12 @@ static void emit_main(EmitCtx *e, EmitBuf *out) {
   bool omp = e->opt->target == EMIT_TARGET_OMP;
   emit_snapshot_fn(e, out); /* d_snapshot (emit_c_snap.c) */
   OUT("int main(int argc, const char **argv) {\n"
+      /* messages name the program as a compiler's do: "mip: error: ..." */
+      "  const char *prog_ = strrchr(argv[0], '/') ? strrchr(argv[0], '/') + 1 : argv[0];\n"
       "  d_world *wrld = d_world_new();\n"
-      "  if (!wrld || drt_world_init(wrld->rt)) { fputs(\"cannot create the world\\n\", stderr); return 1; }\n"
+      "  if (!wrld || drt_world_init(wrld->rt)) {\n"
+      "    fprintf(stderr, \"%%s: error: out of memory creating the world\\n\", prog_);\n"
+      "    return 1;\n  }\n"
       "  DrtErrors *err = drt_world_errors(wrld->rt);\n"
       "  d_set_defaults(wrld);\n"
       "  DrtStdOptions so;\n  DrtOption opts[DRT_CLI_MAX_STD + %d];\n"
@@ -573,7 +577,7 @@ static void emit_main(EmitCtx *e, EmitBuf *out) {
       "  if (strcmp(so.print_file, \"-\") != 0) {\n"
       "    wrld->print = fopen(so.print_file, \"w\");\n"
       "    if (!wrld->print) {\n"
-      "      fprintf(stderr, \"%%s: cannot open the print file '%%s': %%s\\n\", argv[0], so.print_file,\n"
+      "      fprintf(stderr, \"%%s: error: cannot open the print file '%%s': %%s\\n\", prog_, so.print_file,\n"
       "              strerror(errno));\n"
       "      wrld->print = stdout;\n      d_world_free(wrld);\n      drt_cli_free(&cli);\n      return 1;\n    }\n"
       "    wrld->print_owned = true;\n  }\n",
@@ -598,7 +602,7 @@ static void emit_main(EmitCtx *e, EmitBuf *out) {
   }
   if (omp) OUT("  if (so.nworkers) drt_world_set_parallel(wrld->rt, d_pfor, so.nworkers, 0);\n");
   OUT("  if (drt_any_errors(err) || d_create_strands(wrld)) {\n"
-      "    drt_errors_report(err, stderr, \"Error initializing world\");\n"
+      "    drt_errors_report(err, stderr, prog_);\n"
       "    d_world_free(wrld);\n    drt_cli_free(&cli);\n    return 1;\n  }\n"
       /* -t: usr= is the run's wall-clock duration (with threads, CPU time
        * is not it), cpu= the CPU time of the process's threads over it */
@@ -610,7 +614,7 @@ static void emit_main(EmitCtx *e, EmitBuf *out) {
       "  clock_gettime(CLOCK_MONOTONIC, &w1_);\n"
       "  double secs_ = (double)(w1_.tv_sec - w0_.tv_sec) + 1e-9 * (double)(w1_.tv_nsec - w0_.tv_nsec);\n"
       "  if (drt_any_errors(err)) {\n"
-      "    drt_errors_report(err, stderr, \"Error during execution\");\n"
+      "    drt_errors_report(err, stderr, prog_);\n"
       "    d_world_free(wrld);\n    drt_cli_free(&cli);\n    return 1;\n  }\n"
       "  if (so.verbose) fprintf(stderr, \"done: %%u steps, %%u stable\\n\",\n"
       "      (unsigned)drt_world_total_steps(wrld->rt), (unsigned)drt_world_nstable(wrld->rt));\n"
@@ -619,7 +623,7 @@ static void emit_main(EmitCtx *e, EmitBuf *out) {
       "  if (drt_world_nactive(wrld->rt) > 0 && !drt_world_is_grid(wrld->rt))\n"
       "    drt_world_kill_all(wrld->rt);\n"
       "  if (drt_world_nstable(wrld->rt) == 0) {\n"
-      "    fprintf(stderr, \"Error: no stable strands at termination, so no output\\n\");\n"
+      "    fprintf(stderr, \"%%s: error: no stable strands at termination, so no output\\n\", prog_);\n"
       "    d_world_free(wrld);\n    drt_cli_free(&cli);\n    return 1;\n  }\n"
       "  bool bad_ = false;\n",
       emit_snapshot_run(e, emit_cuda_run_call(e, "wrld", "so.limit"),
@@ -642,7 +646,7 @@ static void emit_main(EmitCtx *e, EmitBuf *out) {
           f, what, k);
     k++;
   }
-  OUT("  if (bad_) drt_errors_report(err, stderr, \"Error saving output\");\n"
+  OUT("  if (bad_) drt_errors_report(err, stderr, prog_);\n"
       "  else if (err->nwarnings) fputs(drt_warnings_text(err), stderr);\n"
       "  d_world_free(wrld);\n  drt_cli_free(&cli);\n  return bad_ ? 1 : 0;\n}\n");
 }

@@ -447,9 +447,12 @@ static void test_exec(bool grid, EmitTarget target) {
     CHECK(run_cmd(arena_printf(a, "cd %s && ./prog -l 1 -o-x l.nrrd 2> err.txt", dir)) == 1);
     CHECK(run_cmd(arena_printf(a, "grep -q 'no stable strands' %s/err.txt", dir)) == 0);
     CHECK(access(arena_printf(a, "%s/l.nrrd", dir), F_OK) != 0);
-    /* usage: -h exits 0 and lists the inputs with description and default */
+    /* usage: -h exits 0 and names the inputs (hest's synopsis); --help adds
+     * the glossary with each description and default */
     CHECK(run_cmd(arena_printf(a, "cd %s && ./prog -h > h.txt", dir)) == 0);
-    CHECK(run_cmd(arena_printf(a, "grep -q 'count' %s/h.txt && grep -q 'scale' %s/h.txt", dir, dir)) == 0);
+    CHECK(run_cmd(arena_printf(a, "grep -q -- '-num' %s/h.txt && grep -q -- '-scale' %s/h.txt", dir, dir)) == 0);
+    CHECK(run_cmd(arena_printf(a, "cd %s && ./prog --help > h.txt", dir)) == 0);
+    CHECK(run_cmd(arena_printf(a, "grep -q 'count (int); default: \"5\"' %s/h.txt", dir)) == 0);
     CHECK(run_cmd(arena_printf(a, "cd %s && ./prog -bogus 2> /dev/null", dir)) == 2);
   }
   if (!getenv("TEST_EMIT_KEEP")) run_cmd(arena_printf(a, "rm -rf %s", dir));
