@@ -228,6 +228,26 @@ const Type *tc_resolve_type(Tc *t, AstType *at) {
 
 /* -------------------------------------------------------------- proxy */
 
+/* The path of load_image's literal file name as the compiler reads it
+ * (relative to the program's directory). */
+static const char *proxy_resolve(Tc *t, const char *file) {
+  if (file[0] != '/' && t->opts && t->opts->proxy_dir && t->opts->proxy_dir[0])
+    return arena_printf(t->arena, "%s/%s", t->opts->proxy_dir, file);
+  return file;
+}
+
+/* Read the header of the proxy `file` (as written) for a load at `at`;
+ * NULL after reporting why it cannot be used. */
+static ProxyInfo *proxy_load(Tc *t, const char *file, const char *path, Span at) {
+  ProxyInfo *pi = ARENA_NEW(t->arena, ProxyInfo);
+  char err[256];
+  err[0] = 0;
+  if (proxy_read(path, pi, err, sizeof err)) return pi;
+  if (pi->bad_type) diag_report(t->diag, ERR_PROXY_TYPE, at, file, pi->type_name);
+  else diag_report(t->diag, ERR_PROXY_MISSING, at, file, err[0] ? err : "unknown error");
+  return NULL;
+}
+
 void tc_proxy(Tc *t, Symbol *s, Expr *init) {
   while (init && init->kind == E_PAREN) init = init->a;
   if (!init || init->kind != E_LOAD_IMAGE) return;
@@ -236,20 +256,9 @@ void tc_proxy(Tc *t, Symbol *s, Expr *init) {
   if (!ty || ty->kind != TY_IMAGE) return;
   const ConstValue *pv = const_fold(&t->ce, init->a);
   if (!pv || pv->kind != CV_STRING) return; /* reported by check_expr */
-  const char *path = pv->s;
-  if (path[0] != '/' && t->opts && t->opts->proxy_dir && t->opts->proxy_dir[0])
-    path = arena_printf(t->arena, "%s/%s", t->opts->proxy_dir, path);
-  s->proxy_path = path;
-  ProxyInfo *pi = ARENA_NEW(t->arena, ProxyInfo);
-  char err[256];
-  err[0] = 0;
-  if (!proxy_read(path, pi, err, sizeof err)) {
-    if (pi->bad_type)
-      diag_report(t->diag, ERR_PROXY_TYPE, init->span, pv->s, pi->type_name);
-    else
-      diag_report(t->diag, ERR_PROXY_MISSING, init->span, pv->s, err[0] ? err : "unknown error");
-    return;
-  }
+  s->proxy_path = proxy_resolve(t, pv->s);
+  ProxyInfo *pi = proxy_load(t, pv->s, s->proxy_path, init->span);
+  if (!pi) return;
   bool ok = true;
   if (pi->dim != ty->dim) {
     diag_report(t->diag, ERR_PROXY_DIM, init->span, pv->s, pi->dim, ty->dim);
@@ -266,25 +275,15 @@ void tc_proxy(Tc *t, Symbol *s, Expr *init) {
 const Type *tc_expr_proxy(Tc *t, Expr *e) {
   const ConstValue *pv = const_fold(&t->ce, e->a);
   if (!pv || pv->kind != CV_STRING) return t->tc.t_error;
-  const char *path = pv->s;
-  if (path[0] != '/' && t->opts && t->opts->proxy_dir && t->opts->proxy_dir[0])
-    path = arena_printf(t->arena, "%s/%s", t->opts->proxy_dir, path);
+  const char *path = proxy_resolve(t, pv->s);
   Program *p = t->prog;
   for (int i = 0; i < p->nimage_loads; i++) /* one load per file */
     if (strcmp(p->image_loads[i]->proxy_path, path) == 0) {
       e->sym = p->image_loads[i];
       return e->sym->ty;
     }
-  ProxyInfo *pi = ARENA_NEW(t->arena, ProxyInfo);
-  char err[256];
-  err[0] = 0;
-  if (!proxy_read(path, pi, err, sizeof err)) {
-    if (pi->bad_type)
-      diag_report(t->diag, ERR_PROXY_TYPE, e->span, pv->s, pi->type_name);
-    else
-      diag_report(t->diag, ERR_PROXY_MISSING, e->span, pv->s, err[0] ? err : "unknown error");
-    return t->tc.t_error;
-  }
+  ProxyInfo *pi = proxy_load(t, pv->s, path, e->span);
+  if (!pi) return t->tc.t_error;
   const Type *ty = type_image(&t->tc, pi->dim, shape_normalize(&t->tc, pi->order, pi->shape));
   /* a name no program can spell, so it cannot clash */
   const char *name = arena_printf(t->arena, "_image%d", p->nimage_loads);
