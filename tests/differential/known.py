@@ -54,6 +54,8 @@ def original_value_defect(orc, problems, prec, text=""):
             d3 = False
     if d3 and problems:
         return "D3: the original computes s = f(s) in place for a tensor state variable"
+    if problems and "length(" in text and all(len(p) >= 5 and p[4] is None for p in problems):
+        return "D6: length() is an unsigned int in the original's C++"
     if not INEXACT_KERNELS & set(orc.get("kernels", [])):
         return None
     lim = 1e-3 if prec == "float" else 1e-7
@@ -75,8 +77,10 @@ OURS_REJECTS = [
      "Q6: x op= e must keep x's type (doc/differences.md)"),
 ]
 POSITION = [
-    # ours reports a missing ';' at the next token's line like the original,
-    # but recovers; the original stops at the first error.
+    # ours reports a missing ';' at the end of the statement it ends; the
+    # original at the next token, which is on the next line
+    (r"missing ;", r"Error: syntax error",
+     "a missing ';' is reported after the statement (ours) or at the next token (original)"),
 ]
 
 
