@@ -10,6 +10,8 @@ ORIGINAL_FAILURES = [
     (r"unknown basis function \$(and|or)",
      "D1: all{}/exists{} reductions are an internal error of the original"),
     (r"uncaught exception|[Ii]nternal error|Fail:|impossible", "original: internal compiler error"),
+    (r"undefined reference to .Diderot::S_start",
+     "D5: a start method with a field probe in the stabilize method does not link in the original"),
     (r"has no member named .length.",
      "D4: mean over a fixed-size sequence: the original's C++ does not compile"),
     (r"Segmentation fault|rc=-11|rc=139", "original: generated program crashes"),
