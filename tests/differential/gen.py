@@ -1740,13 +1740,17 @@ class Gen:
         self.sinit = self.start = None
         if dia == 2 and r.random() < 0.25:
             n, t = r.choice(self.outs)
-            self.sinit = [("assign", n, t, self.ex(t, 1))]
+            self.sinit = [("assign", n, t, self.rhs(n, t, 1))]
         if dia == 2 and r.random() < 0.25:
             self.start = [("opassign", "acc", REAL, "+=", self.ex(REAL, 2))]
         self.stab = None
         if r.random() < 0.3:
             n, t = r.choice(self.outs)
-            self.stab = [("assign", n, t, self.ex(t, 1))]
+            saved = self.in_strand
+            if self.start and not self.ref_defects:
+                self.in_strand = False     # D5: no probes in stabilize with a start method
+            self.stab = [("assign", n, t, self.rhs(n, t, 1))]
+            self.in_strand = saved
         self.in_strand = False
         self.gupdate = None
         if self.gupd:
@@ -1763,6 +1767,19 @@ class Gen:
             if self.gupdate[0][3].v[0] == "mean" and self.gupdate[0][3].v[2] != "all":
                 self.gupdate[0][3].v = ("sum",) + self.gupdate[0][3].v[1:]
         return self
+
+    def rhs(self, n, t, depth):
+        """The right-hand side of an assignment to state variable n: it does
+        not read n when n is a non-scalar tensor (D3), except in the few
+        programs that exercise the original's known defects."""
+        if t[0] == "ten" and t[1] != () and not self.ref_defects:
+            saved = self.scope
+            self.scope = [(m, tt) for m, tt in self.scope if m != n]
+            try:
+                return self.ex(t, depth)
+            finally:
+                self.scope = saved
+        return self.ex(t, depth)
 
     def near_border(self, pts):
         """Move one or two probe points close to the edge of the region where
@@ -1809,8 +1826,8 @@ class Gen:
         r.shuffle(outs)
         if r.random() < 0.4:
             n, t = outs[0]
-            body.append(("if", self.ex_bool(2), [("assign", n, t, self.ex(t, 2))],
-                         [("assign", n, t, self.ex(t, 1))] if r.random() < 0.6 else None))
+            body.append(("if", self.ex_bool(2), [("assign", n, t, self.rhs(n, t, 2))],
+                         [("assign", n, t, self.rhs(n, t, 1))] if r.random() < 0.6 else None))
         if r.random() < 0.4:
             k = self.fresh("k")
             self.scope.append((k, INT))
@@ -1830,7 +1847,7 @@ class Gen:
             body.append(("sphere", sv, rad, inner))
         for n, t in outs:
             if r.random() < 0.8:
-                body.append(("assign", n, t, self.ex(t, r.randint(1, 3))))
+                body.append(("assign", n, t, self.rhs(n, t, r.randint(1, 3))))
         body.append(("opassign", "step", INT, "+=", N("lit", INT, v=("1", 1))))
         if r.random() < 0.3:
             pr = [N("lit", STR, v=('"p "', "p ")), var("id", INT), N("lit", STR, v=('" "', " ")), var("step", INT)]
