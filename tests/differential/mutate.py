@@ -67,6 +67,10 @@ def mutants(text, dia, r):
     sub_line("statement: die in update", r"^      stabilize;", "      die;")
     sub_line("statement: stabilize in function", r"^function", "function")  # no-op filter below
     sub_line("index: tensor index out of range", r"\]\[(\d)\]", "][7]")
+    sub_line("arity: strand creation", r"\{ S\(i\) \|", "{ S(i, i) |")
+    sub_line("scope: global assigned in a method", r"^    step \+= 1;", "    step += 1; gacc = 1.0;")
+    sub_line("type: vector condition", r"if \(\(step >= \(1 \+ \(id % \d\)\)\)\)", "if (pos)")
+    sub_line("type: probe with the wrong dimension", r"F(\d+)\(pos\)", r"F\1([pos, pos])")
     return [m for m in out if m[1] != text]
 
 
