@@ -1772,7 +1772,7 @@ class Gen:
         """The right-hand side of an assignment to state variable n: it does
         not read n when n is a non-scalar tensor (D3), except in the few
         programs that exercise the original's known defects."""
-        if t[0] == "ten" and t[1] != () and not self.ref_defects:
+        if (t[0] == "ten" and t[1] != () or t[0] == "seq") and not self.ref_defects:
             saved = self.scope
             self.scope = [(m, tt) for m, tt in self.scope if m != n]
             try:

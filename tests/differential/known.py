@@ -51,11 +51,11 @@ def original_value_defect(orc, problems, prec, text=""):
     for p in problems:
         name = p[0]
         typ = orc["outputs"].get(name, {}).get("type", [])
-        if not (len(typ) == 2 and typ[0] == "ten" and typ[1] != "()"
+        if not ((len(typ) == 2 and typ[0] == "ten" and typ[1] != "()" or typ[:1] == ["seq"])
                 and re.search(r"^\s*%s = .*\b%s\b" % (name, name), text, re.M)):
             d3 = False
     if d3 and problems:
-        return "D3: the original computes s = f(s) in place for a tensor state variable"
+        return "D3: the original computes s = f(s) in place for a tensor or sequence state variable"
     if problems and "length(" in text and all(len(p) >= 5 and p[4] is None for p in problems):
         return "D6: length() is an unsigned int in the original's C++"
     if not INEXACT_KERNELS & set(orc.get("kernels", [])):

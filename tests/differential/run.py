@@ -347,6 +347,7 @@ def main(argv=None):
     ap.add_argument("--keep", action="store_true", help="keep every program's directory")
     ap.add_argument("--log", default=None, help="JSON lines of every result")
     ap.add_argument("--reduce", action="store_true", help="reduce unexplained/ours-wrong programs")
+    ap.add_argument("-j", "--jobs", type=int, default=1, help="programs tested in parallel")
     ap.add_argument("--snapshot", default=None,
                     help="copy our compiler and runtime to DIR first and test that copy")
     ap.add_argument("-v", "--verbose", action="store_true")
@@ -370,25 +371,37 @@ def main(argv=None):
     P = 0
     n = a.seed
     import mutate
-    while True:
-        if a.count and P >= a.count:
-            break
-        if a.seconds and time.time() - t0 > a.seconds:
-            break
+    import threading
+    gen_lock = threading.Lock()    # gen.py keeps its perturbation state in a global
+
+    def one_seed(n):
+        """All comparisons of program n: [(kind, verdict, why)]."""
         pdir = os.path.join(work, "p%d" % n)
         results = []
         try:
-            g = gen.generate(n, pdir)
+            with gen_lock:
+                g = gen.generate(n, pdir)
             with open(os.path.join(pdir, "oracle.json")) as f:
                 orc = json.load(f)
-            results.append(("exec",) + test_program(pdir, orc, ours, ref, False))
+            results.append(("exec",) + test_program(pdir, orc, ours, ref, False)[:2])
             if a.double_every and n % a.double_every == 0:
-                results.append(("double",) + test_program(pdir, orc, ours, ref, True))
+                results.append(("double",) + test_program(pdir, orc, ours, ref, True)[:2])
             if a.mutate_every and n % a.mutate_every == 0:
-                results.append(("mutant",) + mutate.test_mutant(n, g, pdir, ours, ref))
+                results.append(("mutant",) + mutate.test_mutant(n, g, pdir, ours, ref)[:2])
         except gen.Reject as ex:
-            results.append(("gen", "skip", str(ex), None, None))
-        for kind, verdict, why, ro, rr in results:
+            results.append(("gen", "skip", str(ex)))
+        for kind, verdict, why in results:
+            if verdict in ("ours-wrong", "unexplained") and a.reduce and kind not in ("mutant", "gen"):
+                import reduce as red
+                red.reduce_dir(pdir, ours, ref, kind == "double")
+        keep = a.keep or any(v not in ("agree", "skip") for _, v, _ in results)
+        if not keep and os.path.isdir(pdir):
+            shutil.rmtree(pdir, ignore_errors=True)
+        return results
+
+    def record(n, results):
+        nonlocal P
+        for kind, verdict, why in results:
             if verdict == "skip":
                 continue
             P += 1
@@ -399,13 +412,24 @@ def main(argv=None):
                 log.flush()
             if verdict != "agree" or a.verbose:
                 print("%-6d %-7s %-15s %s" % (n, kind, verdict, why), flush=True)
-            if verdict in ("ours-wrong", "unexplained") and a.reduce and kind != "mutant":
-                import reduce as red
-                red.reduce_dir(pdir, ours, ref, kind == "double")
-        keep = a.keep or any(v not in ("agree", "skip") for _, v, _, _, _ in results)
-        if not keep and os.path.isdir(pdir):
-            shutil.rmtree(pdir, ignore_errors=True)
-        n += 1
+
+    def more():
+        if a.count and P >= a.count:
+            return False
+        return not (a.seconds and time.time() - t0 > a.seconds)
+
+    if a.jobs <= 1:
+        while more():
+            record(n, one_seed(n))
+            n += 1
+    else:
+        from concurrent.futures import ThreadPoolExecutor
+        with ThreadPoolExecutor(a.jobs) as pool:
+            while more():
+                batch = list(range(n, n + a.jobs))
+                for k, res in zip(batch, pool.map(one_seed, batch)):
+                    record(k, res)
+                n += a.jobs
     explained = counts["ours-wrong"] + counts["original-wrong"] + counts["open"]
     print("by verdict: " + ", ".join("%s %d" % kv for kv in counts.items()))
     print("elapsed %.0f s, %.2f s/program" % (time.time() - t0, (time.time() - t0) / max(P, 1)))
