@@ -30,6 +30,7 @@ tail -5 "$logdir/fuzz.log"
 # The original is built into build/diderot-ref from ../shared/reference
 # (apt-get installs SML/NJ) unless REFERENCE names a built one.
 dcount=${DIFFERENTIAL_COUNT:-150}
+dj=$(nproc 2>/dev/null || echo 1); [ "$dj" -gt 4 ] && dj=4   # parallel compiles
 diff_pass=0 diff_fail=0 diff_skip=0
 if [ "$dcount" -eq 0 ]; then
   diff_skip=1
@@ -39,7 +40,7 @@ elif [ -z "${REFERENCE:-}" ] && [ ! -f "$top/../shared/reference/build.sh" ]; th
 else
   echo "== differential testing against the original compiler ($dcount programs, seed 1)"
   if make -C build differential SECONDS=0 SEED=1 REFERENCE="${REFERENCE:-}" \
-       DIFFERENTIAL_FLAGS="--count $dcount --double-every 5 --mutate-every 5" >"$logdir/diff.log" 2>&1; then
+       DIFFERENTIAL_FLAGS="--count $dcount --double-every 5 --mutate-every 5 -j $dj" >"$logdir/diff.log" 2>&1; then
     diff_pass=1
   else
     diff_fail=1
