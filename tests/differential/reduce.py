@@ -118,6 +118,14 @@ class Reducer:
 
     def candidates(self, text):
         L = text.split("\n")
+        # a declared name together with every line that mentions it
+        names = re.findall(r"^\s*(?:input |const |output |function )?[\w\[\]{},#()]+ (\w+)(?: =|\()", text, re.M)
+        for name in names:
+            if name in ("id", "pos", "S"):
+                continue
+            keep = [l for l in L if not re.search(r"\b%s\b" % re.escape(name), l)]
+            if len(keep) < len(L):
+                yield "\n".join(keep)
         units = []
         i = 0
         while i < len(L):
