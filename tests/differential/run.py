@@ -153,7 +153,7 @@ def run_one(comp, d, orc, double):
     """Compile and run; returns dict(status, detail, outs, prints)."""
     rc, so, se = comp.compile(d, double)
     if rc != 0:
-        return {"status": "reject", "detail": (so + se).strip()[-2000:]}
+        return {"status": "reject", "detail": (so + se).strip()[:20000]}
     rc, so, se = sh(["./prog"], d, comp.env, RUN_TIMEOUT)
     if rc != 0:
         return {"status": "runfail", "detail": ("rc=%d " % rc + so[-500:] + se[-1500:]).strip()}
