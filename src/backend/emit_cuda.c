@@ -210,6 +210,19 @@ static bool cuda_dev_instr(EmitCtx *e, EmitBuf *out, IrInstr *in) {
     return true;
   }
   if (in->kind != IR_I_OP) return false;
+  if (e->m->level == IR_LOW && in->op == IR_LOP_VLOAD && in->dst && in->nargs == 2 &&
+      in->dst->ty->kind == IR_TY_VEC) {
+    /* consecutive samples, one load each: nvcc turns the C printer's
+     * memcpy from a (const dreal *) into byte loads (4 per sample, and the
+     * instructions that join them; the bspln3 probe's step kernel ran
+     * 1.65x slower on an H200, bench/results.md) */
+    const char *d = emit_var(e, in->dst);
+    OUT("  { const dreal *p_ = (const dreal *)%s->data + %s;\n", emit_var(e, in->args[0]),
+        emit_var(e, in->args[1]));
+    for (int i = 0; i < in->dst->ty->width; i++) OUT("    %s = p_[%d];\n", emit_lane(e, d, i), i);
+    OUT("  }\n");
+    return true;
+  }
   switch (in->op) {
   case IR_OP_NEW:
     if (!e->cfg || (e->cfg->kind != IR_CFG_START && e->cfg->kind != IR_CFG_UPDATE)) {
@@ -512,7 +525,7 @@ bool emit_cuda_program(Arena *a, IrModule *m, const EmitOptions *opt, const char
     OUT("static DC_HD void d_%s(%sdreal *st, uint32_t cap, uint32_t i, %sdreal *pk) {\n"
         "  const int64_t d_N = cap, d_i = i;\n  (void)d_N;\n"
         "  for (int64_t d_w = 0; d_w < D_STATE_WORDS; d_w++)\n"
-        "    memcpy(&%s, &%s, sizeof(dreal));\n}\n",
+        "    %s = %s;\n}\n", /* not memcpy: nvcc copies bytewise */
         put ? "put" : "get", put ? "" : "const ", put ? "const " : "",
         put ? arena_printf(a, "st[%s]", c.word) : "pk[d_w]",
         put ? "pk[d_w]" : arena_printf(a, "st[%s]", c.word));
