@@ -87,6 +87,10 @@ from progress import Progress  # noqa: E402
 TIMEOUT = 10          # seconds per diderotc command
 COMPILE_TIMEOUT = 120 # seconds per `diderotc --exec` (it runs the C compiler)
 UNIT_TIMEOUT = 120    # unit test binaries may do brute-force checks
+RUN_TIMEOUT = 60      # seconds per run of a generated program
+# These guard against hangs; they are no speed assertions. The sanitize
+# profile (ASan+UBSan builds, several times slower) multiplies them.
+SANITIZE_SLOWDOWN = 3
 WARN_CFLAGS = "-Wall -Wextra -Werror"  # compile/ tests: warning-free generated C
 
 # One positioned diagnostic: FILE:L:C: severity: text
@@ -692,7 +696,7 @@ class Runner:
             for f in os.listdir(work):
                 if f.endswith(".nrrd"):
                     os.remove(os.path.join(work, f))
-            r = run_killable([exe] + [str(a) for a in args] + extra, work, 60, env=env)
+            r = run_killable([exe] + [str(a) for a in args] + extra, work, RUN_TIMEOUT, env=env)
             if isinstance(r, str) or r.returncode != 0:
                 problems.append("%scase %d %s: %s" % (label, n, args, r if isinstance(r, str) else
                                 "exit status %d: %s" % (r.returncode, tail(r.stderr.decode("utf-8", "replace")))))
@@ -767,7 +771,7 @@ class Runner:
                 for f in os.listdir(work):
                     if f.endswith(".nrrd"):
                         os.remove(os.path.join(work, f))
-                r = run_killable([exe] + [str(a) for a in args], work, 60)
+                r = run_killable([exe] + [str(a) for a in args], work, RUN_TIMEOUT)
                 if isinstance(r, str) or r.returncode != 0:
                     problems.append("%s: case %d fails" % (label, n))
                     continue
@@ -1005,7 +1009,7 @@ class Runner:
     def client_run(self, exe, rundir, expected, nrrdpy, label, problems):
         """Run a client in rundir; its output files (bytes by name) or None."""
         os.makedirs(rundir)
-        r = run_killable([exe], rundir, 60)
+        r = run_killable([exe], rundir, RUN_TIMEOUT)
         if isinstance(r, str):
             problems.append("%s: %s" % (label, r))
             return None
@@ -1325,6 +1329,11 @@ def main(argv):
                          "same compiler paths on more generated code, are left to the full "
                          "profile")
     args = ap.parse_args(argv)
+    if args.profile == "sanitize":
+        global COMPILE_TIMEOUT, UNIT_TIMEOUT, RUN_TIMEOUT
+        COMPILE_TIMEOUT *= SANITIZE_SLOWDOWN
+        UNIT_TIMEOUT *= SANITIZE_SLOWDOWN
+        RUN_TIMEOUT *= SANITIZE_SLOWDOWN
     # OpenMP executables: test machines are shared and oversubscribed, where
     # threads spinning at the super-step barrier slow a run down 10x
     os.environ.setdefault("OMP_WAIT_POLICY", "passive")
