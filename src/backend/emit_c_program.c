@@ -790,8 +790,9 @@ static void emit_api(EmitCtx *e, EmitBuf *out, bool header) {
       continue;
     }
     ElemInfo ei = elem_info(g->ty);
-    /* a fixed sequence (int[3], vec2[4]) is passed as its elements' values */
-    unsigned nval = ei.ncomp * (ei.seqlen ? ei.seqlen : 1);
+    /* a fixed sequence (int[3], vec2[4]) is passed as its elements' values
+     * (ncomp counts them all) */
+    unsigned nval = ei.ncomp;
     bool arr = nval > 1 || ei.seqlen;
     const IrType *et = g->ty->kind == IR_TY_SEQ ? g->ty->elem : g->ty;
     const char *st = api_scalar_type(e, et->kind == IR_TY_TENSOR ? ir_type_real(m) : et);

@@ -139,8 +139,9 @@ CASES = [
                        ("{work}/lib.h", "a factor * / that closes a comment")]),
     dict(name="library_api_inputs", args=["{api}", "-o", "{work}/lib"], status=0,
          files={"client.c": API_CLIENT},
-         run=["sh", "-c", "cc -std=c11 -I{work} {work}/client.c {work}/lib.o -lteem -lm "
-              "-o {work}/client && {work}/client > {work}/client.out"],
+         # $CFLAGS_DIDEROT_EXTRA: the sanitizers of an ASan build's runtime
+         run=["sh", "-c", "cc -std=c11 $CFLAGS_DIDEROT_EXTRA -I{work} {work}/client.c "
+              "{work}/lib.o -lteem -lm -o {work}/client && {work}/client > {work}/client.out"],
          run_file_has=[("{work}/client.out", "default q = 1 2"),
                        ("{work}/client.out", "set q = 3 4"),
                        ("{work}/client.out", "create: undefined input 'img'")]),
