@@ -297,18 +297,6 @@ pow_expr(A) ::= suffix_expr(L) CARET pow_expr(R). { A = parser_binary(st, OP_POW
 
 %type suffix_expr {Expr *}
 suffix_expr(A) ::= suffixes(A).
-suffix_expr(A) ::= KW_REAL(K) LPAREN expr(E) RPAREN(R). { A = parser_wrap(st, E_REAL_CONV, K, E, R); }
-/* load("f") and image("f") take a string literal. */
-suffix_expr(A) ::= LOAD(K) LPAREN STRING(S) RPAREN(R). {
-  A = parser_wrap(st, E_LOAD_SEQ, K, parser_leaf(st, E_STRING, S), R);
-}
-suffix_expr(A) ::= IMAGE(K) LPAREN STRING(S) RPAREN(R). {
-  A = parser_wrap(st, E_LOAD_IMAGE, K, parser_leaf(st, E_STRING, S), R);
-}
-suffix_expr(A) ::= IDENTITY(K) LBRACKET dim(E) RBRACKET(R). {
-  A = parser_wrap(st, E_IDENTITY, K, E, R);
-}
-suffix_expr(A) ::= ZEROS(K) shape(S). { A = parser_list_expr(st, E_ZEROS, K, S); }
 suffix_expr(A) ::= KW_NAN(K). { A = parser_nan(st, K); }
 suffix_expr(A) ::= KW_NAN(K) shape(S). { A = parser_list_expr(st, E_NAN, K, S); }
 
@@ -363,6 +351,20 @@ atom(A) ::= LBRACKET(L) args(X) RBRACKET(R). {
   A = parser_list_expr(st, E_TENSOR, L, parser_plist(L, X, R));
 }
 atom(A) ::= BAR(L) expr(E) BAR(R). { A = parser_wrap(st, E_NORM, L, E, R); }
+/* As in the original 1.0 grammar, the special forms are atoms, so that
+ * suffixes apply to them: zeros[2,3][1,2], identity[3][0,:]. */
+atom(A) ::= KW_REAL(K) LPAREN expr(E) RPAREN(R). { A = parser_wrap(st, E_REAL_CONV, K, E, R); }
+/* load("f") and image("f") take a string literal. */
+atom(A) ::= LOAD(K) LPAREN STRING(S) RPAREN(R). {
+  A = parser_wrap(st, E_LOAD_SEQ, K, parser_leaf(st, E_STRING, S), R);
+}
+atom(A) ::= IMAGE(K) LPAREN STRING(S) RPAREN(R). {
+  A = parser_wrap(st, E_LOAD_IMAGE, K, parser_leaf(st, E_STRING, S), R);
+}
+atom(A) ::= IDENTITY(K) LBRACKET dim(E) RBRACKET(R). {
+  A = parser_wrap(st, E_IDENTITY, K, E, R);
+}
+atom(A) ::= ZEROS(K) shape(S). { A = parser_list_expr(st, E_ZEROS, K, S); }
 
 %type args_opt {ExprList}
 args_opt(A) ::= . { A = (ExprList){0}; }
