@@ -392,7 +392,7 @@ int drt_cli_exit_status(int result);
 void drt_cli_usage(const DrtCli *cli, const char *prog, FILE *f, bool full);
 
 /* The standard options of a generated executable, in the original's order
- * (-l, -s, -print, -v, -t, -n). Outputs (-o / -o-NAME, -sp / -sp-NAME)
+ * (-l, -s, -print, -v, -t, -n), then ours (-q). Outputs (-o / -o-NAME, -sp / -sp-NAME)
  * depend on the program and are table entries the generated code writes
  * itself, e.g.
  *   { "o,output", DRT_OPT_FILE, 1, "output file", "rgb.nrrd", false, &o }
@@ -405,10 +405,11 @@ typedef struct DrtStdOptions {
   bool timing;             /* -t/--timing */
   uint32_t nworkers;       /* -n/--nworkers (parallel target), 0 = all */
   uint32_t snapshot;       /* -s/--snapshot period, 0 = none (§10 Q13) */
+  bool quiet;              /* -q/--quiet: no progress line (ours) */
 } DrtStdOptions;
 
 enum { DRT_CLI_PARALLEL = 1, DRT_CLI_SNAPSHOT = 2 };
-#define DRT_CLI_MAX_STD 6
+#define DRT_CLI_MAX_STD 7
 
 /* Write the standard option entries (at most DRT_CLI_MAX_STD) into tab,
  * bound to *so, for the features given (DRT_CLI_* bits); returns the

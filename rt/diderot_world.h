@@ -194,6 +194,38 @@ bool drt_world_create_end(DrtWorld *w);
  * ("attempt to run uninitialized program"). */
 uint32_t drt_world_run(DrtWorld *w, uint32_t max_steps);
 
+/* Progress of runs (the terminal display of executables, the library's
+ * NS_set_progress_cb): fn(data, step, nactive, nstable, elapsed) is called
+ * by drt_world_run after a super-step when at least `interval` seconds have
+ * passed since its last call (0: after every step), and once more as the
+ * run returns unless the last call already reported its final step. step
+ * is drt_world_total_steps (so it never decreases), elapsed the seconds
+ * since this drt_world_run began. When fn returns true the run stops after
+ * that step (strands stay active; a later run continues). fn NULL: none. */
+typedef bool (*DrtProgressFn)(void *data, uint32_t step, uint32_t nactive, uint32_t nstable,
+                              double elapsed);
+void drt_world_set_progress(DrtWorld *w, DrtProgressFn fn, void *data, double interval);
+
+/* The progress line of an executable whose stderr is a terminal
+ * (rt_progress.c): "PROG: step N, A active, S stable, T s[, about E s
+ * left]", redrawn in place, first after half a second (a short run prints
+ * nothing), at most four times a second. begin returns false, and sets
+ * nothing, when f is not a terminal; otherwise it installs itself as w's
+ * progress function. limit is the run's step limit (0: none), for the
+ * estimate. end erases the line (call it before anything else is printed,
+ * and before t is gone). */
+typedef struct DrtTtyProgress {
+  FILE *f;
+  const char *prog;
+  uint32_t limit;
+  double t0;            /* when begin was called */
+  unsigned width;       /* of the terminal, or 80 */
+  unsigned shown;       /* characters of the line drawn now (0: none) */
+} DrtTtyProgress;
+bool drt_progress_tty_begin(DrtTtyProgress *t, DrtWorld *w, FILE *f, const char *prog,
+                            uint32_t limit);
+void drt_progress_tty_end(DrtTtyProgress *t);
+
 /* ---- queries ---- */
 uint32_t drt_world_nstrands(const DrtWorld *w); /* alive: active + stable */
 uint32_t drt_world_nactive(const DrtWorld *w);

@@ -610,5 +610,10 @@ unsigned drt_cli_std_options(DrtOption *tab, DrtStdOptions *so,
     tab[n++] = (DrtOption){"n,nworkers", DRT_OPT_UINT, 1,
                            "specify number of worker threads (0 means one per core)", "0",
                            false, &so->nworkers, NULL};
+  /* ours, after the original's: a program input named q takes -q (hest
+   * shadowing above), and this stays --quiet */
+  tab[n++] = (DrtOption){"q,quiet", DRT_OPT_FLAG, 0,
+                         "no progress display on a terminal (step, strands, time)", NULL, false,
+                         &so->quiet, NULL};
   return n;
 }

@@ -19,6 +19,9 @@ int drt_nrrd_explain(const char *file, char *msg, size_t len);
  * Teem's function names (biff is modified). */
 void drt_nrrd_reason(char *biff, char *msg, size_t len);
 
+/* A monotonic clock in seconds (rt_progress.c). */
+double drt_seconds(void);
+
 /* The world's heap of dynamic sequences (rt_seqheap.c): allocation from
  * any thread; between steps begin, mark every live buffer (mark returns
  * true the first time, so nested sequences are traversed once), sweep. */

@@ -46,6 +46,9 @@ struct DrtWorld {
   bool in_step;
   bool in_global;          /* in a global block: a global `die` defers compaction */
   DrtSeqHeap *seqs;        /* buffers of dynamic sequences (rt_seqheap.c) */
+  DrtProgressFn progress;  /* drt_world_set_progress */
+  void *progress_data;
+  double progress_interval;
 };
 
 /* ---- memory ---------------------------------------------------------------- */
@@ -204,6 +207,11 @@ DrtStage drt_world_stage(const DrtWorld *w) { return w->stage; }
 void *drt_world_globals(const DrtWorld *w) { return w->globals; }
 void drt_world_set_verbose(DrtWorld *w, bool v) { w->verbose = v; }
 bool drt_world_verbose(const DrtWorld *w) { return w->verbose; }
+void drt_world_set_progress(DrtWorld *w, DrtProgressFn fn, void *data, double interval) {
+  w->progress = fn;
+  w->progress_data = data;
+  w->progress_interval = interval > 0 ? interval : 0;
+}
 
 void drt_world_set_parallel(DrtWorld *w, DrtParallelFor pfor, uint32_t nworkers,
                             uint32_t chunk) {
@@ -564,15 +572,29 @@ uint32_t drt_world_run(DrtWorld *w, uint32_t max_steps) {
     return 0;
   }
   uint32_t steps = 0;
+  /* progress: the clock is read only when someone listens */
+  double t0 = w->progress ? drt_seconds() : 0, last = t0;
+  bool reported = false; /* the last call reported the current step */
   while (w->nactive > 0 && (max_steps == 0 || steps < max_steps)) {
     if (!drt_step(w)) break;
     steps++;
+    reported = false;
     if (w->verbose)
       fprintf(stderr, "step %u: %u active, %u stable\n", (unsigned)w->steps,
               (unsigned)w->nactive, (unsigned)w->nstable);
     if (drt_any_errors(&w->err)) break;
+    if (w->progress) {
+      double t = drt_seconds();
+      if (t - last >= w->progress_interval) {
+        last = t;
+        reported = true;
+        if (w->progress(w->progress_data, w->steps, w->nactive, w->nstable, t - t0)) break;
+      }
+    }
   }
   if (w->nactive == 0) w->stage = DRT_STAGE_DONE;
+  if (w->progress && !reported)
+    w->progress(w->progress_data, w->steps, w->nactive, w->nstable, drt_seconds() - t0);
   return steps;
 }
 

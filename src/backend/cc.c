@@ -14,6 +14,17 @@
 #ifndef DIDEROT_PREFIX
 #define DIDEROT_PREFIX "/usr/local"
 #endif
+/* The configured installation directories (Makefile.am), with make's
+ * variables expanded: the runtime's place in an install. */
+#ifndef DIDEROT_BINDIR
+#define DIDEROT_BINDIR DIDEROT_PREFIX "/bin"
+#endif
+#ifndef DIDEROT_LIBDIR
+#define DIDEROT_LIBDIR DIDEROT_PREFIX "/lib"
+#endif
+#ifndef DIDEROT_INCLUDEDIR
+#define DIDEROT_INCLUDEDIR DIDEROT_PREFIX "/include"
+#endif
 #ifndef DIDEROT_CC
 #define DIDEROT_CC "cc"
 #endif
@@ -42,22 +53,59 @@ static const char *cc_self_dir(Arena *a) {
   return arena_strdup(a, buf[0] ? buf : "/");
 }
 
+/* Whether the directories a and b are the same one (the same inode, so that
+ * a build tree reached through a symbolic link matches). */
+static bool cc_same_dir(const char *a, const char *b) {
+  struct stat sa, sb;
+  return a && b && stat(a, &sa) == 0 && stat(b, &sb) == 0 && sa.st_dev == sb.st_dev &&
+         sa.st_ino == sb.st_ino;
+}
+
 /* Whether `path` is `dir` or inside it. */
 static bool cc_under(const char *path, const char *dir) {
   size_t n = strlen(dir);
   return path && !strncmp(path, dir, n) && (path[n] == '\0' || path[n] == '/');
 }
 
+/* The length of `suffix` when the directory `path` ends with it (suffix
+ * is absolute, so the match starts at a component: "/tmp/d/usr/local/bin"
+ * ends with "/usr/local/bin"), else 0. */
+static size_t cc_ends_with_dir(const char *path, const char *suffix) {
+  size_t n = strlen(path), k = strlen(suffix);
+  if (k == 0 || suffix[0] != '/' || k > n || strcmp(path + n - k, suffix)) return 0;
+  return k;
+}
+
+/* Library and header directories of an installed runtime, if both hold it. */
+static bool cc_try(Arena *a, const char *libdir, const char *incdir, const char **lib,
+                   const char **inc) {
+  if (!libdir || !incdir) return false;
+  const char *l = cc_dir_with(a, &libdir, 1, "libdiderot-rt.a");
+  const char *i = cc_dir_with(a, &incdir, 1, "diderot_world.h");
+  if (!l || !i) return false;
+  *lib = l;
+  *inc = i;
+  return true;
+}
+
 /* The runtime that belongs to this diderotc, so that an installed compiler
  * never picks up a build tree that happens to exist, and a build tree's
- * compiler never an older installed runtime:
+ * compiler never an older installed runtime (the order is documented in
+ * cc.h, doc/user-guide.md and doc/diderotc.1):
  *   1. $DIDEROT_RT_DIR (the library in DIR or DIR/lib; headers in
  *      DIR/include/diderot, DIR/rt or this build's source tree);
- *   2. running from the build tree it was built in: that tree's library and
- *      the source tree's rt/ headers;
- *   3. installed: BIN/../lib and BIN/../include/diderot, where BIN holds
- *      the running executable (so an installed tree may be moved);
- *   4. the configured prefix. */
+ *   2. BUILD/diderotc itself, the compiler of the build tree it was built
+ *      in (exactly that directory, not one below it: an install under the
+ *      build tree, as the tests make, is an installed compiler): that
+ *      tree's library and the source tree's rt/ headers;
+ *   3. installed: the configured layout taken relative to the running
+ *      executable, whose directory BIN ends with the configured bindir
+ *      (ROOT/PREFIX/bin with ROOT the DESTDIR of a staged install, empty
+ *      for a plain one): ROOT/LIBDIR and ROOT/INCLUDEDIR/diderot; then
+ *      BIN/../lib and BIN/../include/diderot (an installed tree moved
+ *      elsewhere as a whole);
+ *   4. another program inside the build tree (a unit test): that tree;
+ *   5. the configured LIBDIR and INCLUDEDIR/diderot. */
 bool cc_find_runtime(Arena *a, const char **incdir, const char **libdir) {
   const char *env = getenv("DIDEROT_RT_DIR");
   const char *lib = NULL, *inc = NULL;
@@ -73,33 +121,36 @@ bool cc_find_runtime(Arena *a, const char **incdir, const char **libdir) {
                           src_rt};
     lib = cc_dir_with(a, libs, 2, "libdiderot-rt.a");
     inc = cc_dir_with(a, incs, 3, "diderot_world.h");
+    if (lib && inc) goto found;
   }
 #ifdef DIDEROT_BUILD_DIR
-  if ((!lib || !inc) && cc_under(self, DIDEROT_BUILD_DIR)) {
-    const char *libs[] = {DIDEROT_BUILD_DIR};
-    const char *incs[] = {src_rt};
-    const char *l = cc_dir_with(a, libs, 1, "libdiderot-rt.a");
-    const char *i = cc_dir_with(a, incs, 1, "diderot_world.h");
-    if (l && i) lib = l, inc = i;
-  }
+  if (cc_same_dir(self, DIDEROT_BUILD_DIR) && cc_try(a, DIDEROT_BUILD_DIR, src_rt, &lib, &inc))
+    goto found;
 #endif
-  if ((!lib || !inc) && self) {
-    const char *libs[] = {arena_printf(a, "%s/../lib", self)};
-    const char *incs[] = {arena_printf(a, "%s/../include/diderot", self)};
-    const char *l = cc_dir_with(a, libs, 1, "libdiderot-rt.a");
-    const char *i = cc_dir_with(a, incs, 1, "diderot_world.h");
-    if (l && i) lib = l, inc = i;
+  if (self) {
+    size_t k = cc_ends_with_dir(self, DIDEROT_BINDIR);
+    if (k) {
+      const char *root = arena_strndup(a, self, strlen(self) - k);
+      if (cc_try(a, arena_printf(a, "%s%s", root, DIDEROT_LIBDIR),
+                 arena_printf(a, "%s%s/diderot", root, DIDEROT_INCLUDEDIR), &lib, &inc))
+        goto found;
+    }
+    if (cc_try(a, arena_printf(a, "%s/../lib", self),
+               arena_printf(a, "%s/../include/diderot", self), &lib, &inc))
+      goto found;
   }
-  if (!lib || !inc) {
-    const char *libs[] = {DIDEROT_PREFIX "/lib"};
-    const char *incs[] = {DIDEROT_PREFIX "/include/diderot"};
-    const char *l = cc_dir_with(a, libs, 1, "libdiderot-rt.a");
-    const char *i = cc_dir_with(a, incs, 1, "diderot_world.h");
-    if (l && i) lib = l, inc = i;
-  }
+#ifdef DIDEROT_BUILD_DIR
+  /* other programs of the build tree (tests/unit/test_emit) */
+  if (cc_under(self, DIDEROT_BUILD_DIR) && cc_try(a, DIDEROT_BUILD_DIR, src_rt, &lib, &inc))
+    goto found;
+#endif
+  if (cc_try(a, DIDEROT_LIBDIR, DIDEROT_INCLUDEDIR "/diderot", &lib, &inc)) goto found;
+  *incdir = *libdir = NULL;
+  return false;
+found:
   *incdir = inc;
   *libdir = lib;
-  return lib && inc;
+  return true;
 }
 
 /* Whether the first word of `cmd` names a program that can be run: a path,
@@ -144,7 +195,7 @@ bool cc_preflight(Arena *a, const CcRequest *req, const char **why) {
                         "cannot find the Diderot runtime (libdiderot-rt.a and its headers) beside "
                         "this diderotc (%s/../lib) or in %s; reinstall diderotc (make install), "
                         "or set DIDEROT_RT_DIR to the directory that holds libdiderot-rt.a",
-                        self ? self : "?", DIDEROT_PREFIX "/lib");
+                        self ? self : "?", DIDEROT_LIBDIR);
     return false;
   }
   const char *cc = cc_c_compiler();

@@ -604,12 +604,18 @@ static void emit_main(EmitCtx *e, EmitBuf *out) {
   OUT("  if (drt_any_errors(err) || d_create_strands(wrld)) {\n"
       "    drt_errors_report(err, stderr, prog_);\n"
       "    d_world_free(wrld);\n    drt_cli_free(&cli);\n    return 1;\n  }\n"
+      /* the progress line on a terminal (rt_progress.c); -v prints
+       * every step instead */
+      "  DrtTtyProgress tty_;\n"
+      "  if (!so.quiet && !so.verbose) drt_progress_tty_begin(&tty_, wrld->rt, stderr, prog_, so.limit);\n"
+      "  else memset(&tty_, 0, sizeof tty_);\n"
       /* -t: usr= is the run's wall-clock duration (with threads, CPU time
        * is not it), cpu= the CPU time of the process's threads over it */
       "  struct timespec w0_, w1_;\n"
       "  clock_gettime(CLOCK_MONOTONIC, &w0_);\n"
       "  clock_t t0_ = clock();\n"
       "  %s;\n"
+      "  drt_progress_tty_end(&tty_);\n"
       "  double cpu_ = (double)(clock() - t0_) / CLOCKS_PER_SEC;\n"
       "  clock_gettime(CLOCK_MONOTONIC, &w1_);\n"
       "  double secs_ = (double)(w1_.tv_sec - w0_.tv_sec) + 1e-9 * (double)(w1_.tv_nsec - w0_.tv_nsec);\n"
@@ -722,6 +728,17 @@ static void emit_api(EmitCtx *e, EmitBuf *out, bool header) {
       "frees the string, and the record is cleared.");
   DECL("char *%s_get_errors(%s *w)", N, W);
   if (!header) OUT("  return drt_errors_take(drt_world_errors(((d_world *)w)->rt));\n}\n");
+  DOC("Progress of %s_run: cb(data, step, nactive, nstable, elapsed) is called after a "
+      "super-step when at least interval seconds have passed since its last call (0: after "
+      "every step), and once more as %s_run returns (unless the last call already reported "
+      "that step); step is the number of super-steps so far (it never decreases), elapsed "
+      "the seconds since this %s_run began. A true return stops the run after that step "
+      "(a later %s_run continues). cb NULL: no calls.", N, N, N, N);
+  OUT("typedef bool (*%s_progress_cb_t)(void *data, uint32_t step, uint32_t nactive, "
+        "uint32_t nstable, double elapsed);\n", N);
+  DECL("void %s_set_progress_cb(%s *w, %s_progress_cb_t cb, void *data, double interval)", N, W, N);
+  if (!header)
+    OUT("  drt_world_set_progress(((d_world *)w)->rt, cb, data, interval);\n}\n");
   DOC("Progress messages on stderr while running.");
   DECL("void %s_set_verbose(%s *w, bool v)", N, W);
   if (!header) OUT("  drt_world_set_verbose(((d_world *)w)->rt, v);\n}\n");

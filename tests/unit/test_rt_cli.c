@@ -201,9 +201,13 @@ static void test_good(void) {
   CHECK_STR(tab[1].name, "s,snapshot");
   CHECK_STR(tab[2].name, "print");
   CHECK_STR(tab[5].name, "n,nworkers");
+  CHECK_STR(tab[6].name, "q,quiet"); /* ours, after the original's */
   r = PARSE(n, "-img", "z", "-s", "5", "--nworkers", "4");
   CHECK_MSG(r.r == DRT_CLI_OK, "%s", r.err);
-  CHECK(v.so.snapshot == 5 && v.so.nworkers == 4);
+  CHECK(v.so.snapshot == 5 && v.so.nworkers == 4 && !v.so.quiet);
+  run_free(&r);
+  r = PARSE(n, "-img", "z", "-q");
+  CHECK_MSG(r.r == DRT_CLI_OK && v.so.quiet, "%s", r.err);
   run_free(&r);
   n = make_table(&v, DRT_CLI_SNAPSHOT);
   r = PARSE(n, "-img", "z");
@@ -405,9 +409,10 @@ static void test_usage(void) {
   Run r = PARSE(n, "-l", "2", "-h");
   CHECK(r.r == DRT_CLI_HELP && drt_cli_exit_status(r.r) == 0);
   CHECK(r.nerr == 0);
-  CHECK_MSG(r.out && strncmp(r.out, "\nUsage: prog [-h,--help] [-l,--limit <int>] [-print <str>] "
-                                    "[-v,--verbose] \\\n       [-t,--timing] -img <str> "
-                                    "[-cent <x y>]", 101) == 0 &&
+  static const char usage[] = "\nUsage: prog [-h,--help] [-l,--limit <int>] [-print <str>] "
+                              "[-v,--verbose] \\\n       [-t,--timing] [-q,--quiet] -img <str> "
+                              "[-cent <x y>]";
+  CHECK_MSG(r.out && strncmp(r.out, usage, sizeof usage - 1) == 0 &&
                 !strstr(r.out, " = "),
             "%s", r.out);
   run_free(&r);
