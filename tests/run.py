@@ -1136,6 +1136,14 @@ class Runner:
         exec(compile(read_text(drv_path), drv_path, "exec"), drv)
         for case in drv["CASES"]:
             tests.append(("driver/" + case["name"], self.driver_case, (drv, case)))
+        # driver/progress/... (tests/driver/progress.py) and install/...
+        # (tests/install/install.py): groups of (name, fn) like docs/
+        for rel in (("driver", "progress.py"), ("install", "install.py")):
+            path = os.path.join(self.srcdir, "tests", *rel)
+            scope = {"__name__": "tests_" + rel[0]}
+            exec(compile(read_text(path), path, "exec"), scope)
+            for name, fn in scope["collect"](self.srcdir, self.builddir, self.diderotc):
+                tests.append((name, self.docs_case, (name, fn)))
         # docs/...: the documentation checked against the compiler (tests/docs/doctest.py)
         docs_path = os.path.join(self.srcdir, "tests", "docs", "doctest.py")
         docs = {"__name__": "doctest_docs"}
@@ -1343,8 +1351,9 @@ def main(argv):
     if args.profile == "sanitize":
         # docs/: the documentation's commands build C clients as a user
         # would, without the sanitizers the runtime then needs
+        # install/: its clients too
         tests = [t for t in tests
-                 if not t[0].startswith(("cuda/nvcc/", "omp/", "layouts/", "docs/"))]
+                 if not t[0].startswith(("cuda/nvcc/", "omp/", "layouts/", "docs/", "install/"))]
     counts = {"pass": 0, "fail": 0, "skip": 0}
 
     def one(test):
