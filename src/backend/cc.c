@@ -135,8 +135,11 @@ bool cc_find_runtime(Arena *a, const char **incdir, const char **libdir) {
                  arena_printf(a, "%s%s/diderot", root, DIDEROT_INCLUDEDIR), &lib, &inc))
         goto found;
     }
-    if (cc_try(a, arena_printf(a, "%s/../lib", self),
-               arena_printf(a, "%s/../include/diderot", self), &lib, &inc))
+    /* BIN/.. written as the parent's path (BIN is resolved: no links) */
+    const char *slash = strrchr(self, '/');
+    const char *up = slash ? arena_strndup(a, self, (size_t)(slash - self)) : "..";
+    if (cc_try(a, arena_printf(a, "%s/lib", up), arena_printf(a, "%s/include/diderot", up), &lib,
+               &inc))
       goto found;
   }
 #ifdef DIDEROT_BUILD_DIR

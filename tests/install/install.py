@@ -89,7 +89,8 @@ def _make_install(srcdir, builddir):
         return "skip", ["the build tree has no Makefile"]
     if not shutil.which("pkg-config"):
         return "skip", ["needs pkg-config (Debian package: pkgconf)"]
-    top = os.path.join(builddir, "tests", "install")
+    # not BUILD/tests/install: in an in-tree build that is this file's directory
+    top = os.path.join(builddir, "tests", "install-work")
     stage = os.path.join(top, "stage")
     shutil.rmtree(top, ignore_errors=True)
     os.makedirs(stage)
