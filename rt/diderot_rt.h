@@ -94,8 +94,12 @@ void drt_errors_report(const DrtErrors *e, FILE *f, const char *prog);
 /* What the generated code expects of an image.
  *
  * Sample type policy (§8.2, §8.3, §9.7):
- *  - with a proxy, file_type is the proxy's sample type and the file must
- *    have exactly that type (and the proxy's sizes);
+ *  - with a proxy, file_type is the proxy's sample type; a file of another
+ *    type is accepted when store_type holds all its values exactly
+ *    (drt_type_exact_in: uchar into float, int into double, ...), and
+ *    refused otherwise (double or int into float), with what to do;
+ *  - sizes, spacing, origin and orientation are never fixed: one build
+ *    serves images of any size;
  *  - without a proxy, file_type is nrrdTypeDefault (0): any numeric
  *    sample type is accepted and converted without scaling. (The reference
  *    demands float here; accepting any type is a deliberate, harmless
@@ -115,8 +119,6 @@ typedef struct DrtImageSpec {
   unsigned ncomp;       /* ∏σ, 1 for a scalar image */
   int file_type;        /* required sample type, or nrrdTypeDefault = any */
   int store_type;       /* in-memory sample type (the real type) */
-  const size_t *sizes;  /* proxy sizes of the d spatial axes, fastest
-                           first; NULL when there is no proxy */
 } DrtImageSpec;
 
 /* A loaded image. Sample (i0,i1,i2), component c is data element
@@ -208,6 +210,10 @@ void drt_sequence_free(DrtSequence *seq);
  * Returns true if either type is not a numeric scalar type. */
 bool drt_convert(void *dst, int dst_type, const void *src, int src_type,
                  size_t n, bool to_bool);
+/* Whether every value of Teem type `from` converts to type `to` exactly
+ * (float: the integers of up to 16 bits; double: all but the 64-bit
+ * integers; any type to itself). */
+bool drt_type_exact_in(int from, int to);
 
 /* ======================================================================
  * Outputs (rt_output.c, §8.8)

@@ -170,6 +170,18 @@ bool drt_convert(void *dst, int dst_type, const void *src, int src_type,
   return false;
 }
 
+bool drt_type_exact_in(int from, int to) {
+  if (from == to) return true;
+  switch (to) {
+  case nrrdTypeFloat: /* a 24-bit significand: integers of up to 16 bits */
+    return from == nrrdTypeChar || from == nrrdTypeUChar || from == nrrdTypeShort ||
+           from == nrrdTypeUShort;
+  case nrrdTypeDouble: /* 53 bits: every type but the 64-bit integers */
+    return from != nrrdTypeLLong && from != nrrdTypeULLong && drt_type_ok(from);
+  default: return false;
+  }
+}
+
 /* ------------------------------------------------------------- loading */
 
 Nrrd *drt_load_nrrd(DrtErrors *e, const char *what, const char *file) {
@@ -432,40 +444,25 @@ static bool finish(DrtErrors *e, const DrtImageSpec *spec, const char *file,
                    "nrrd has 1 component per sample (no component axis), "
                    "expected %u", spec->ncomp);
   }
-  /* the program is specialised to its proxy's sample type and sizes
-   * (§8.2): say so, and what to do, in the user's terms */
-  if (spec->file_type != nrrdTypeDefault && n->type != spec->file_type) {
-    const char *want = drt_type_name(spec->file_type);
-    if (spec->sizes)
-      drt_error_at(e, what, file,
-                   "the samples are %s, but the program was compiled for %s samples (the type "
-                   "of its proxy image): convert the file (unu convert -t %s) or recompile "
-                   "with a proxy of type %s",
-                   drt_type_name(n->type), want, want, drt_type_name(n->type));
-    else
-      drt_error_at(e, what, file,
-                   "the samples are %s, but an image input without a proxy holds %s "
-                   "samples: convert the file (unu convert -t %s) or give the input a proxy",
-                   drt_type_name(n->type), want, want);
+  /* The proxy fixes the sample type, not the sizes (§8.2): another type
+   * is converted when the real type holds all its values exactly;
+   * otherwise say what to do in the user's terms. */
+  if (spec->file_type != nrrdTypeDefault && n->type != spec->file_type &&
+      !drt_type_exact_in(n->type, spec->store_type)) {
+    const char *want = drt_type_name(spec->file_type), *have = drt_type_name(n->type);
+    bool dbl = spec->store_type == nrrdTypeFloat && drt_type_exact_in(n->type, nrrdTypeDouble);
+    drt_error_at(e, what, file,
+                 "the samples are %s, but the program was compiled for %s samples (the type "
+                 "of its proxy image) and computes in %s, which does not hold every %s "
+                 "exactly: convert the file (unu convert -t %s) or recompile %swith a proxy "
+                 "of type %s",
+                 have, want, drt_type_name(spec->store_type), have, want,
+                 dbl ? "with --double or " : "", have);
   }
-  bool sizes_differ = false;
   for (unsigned a = 0; a < d; a++) {
     size_t sz = n->axis[comp + a].size;
-    if (spec->sizes && sz != spec->sizes[a]) sizes_differ = true;
-    else if (sz > INT_MAX)
+    if (sz > INT_MAX)
       drt_error_at(e, what, file, "axis %u is too large (%zu samples)", comp + a, sz);
-  }
-  if (sizes_differ) {
-    char have[96] = "", want[96] = "";
-    for (unsigned a = 0; a < d; a++) {
-      size_t hl = strlen(have), wl = strlen(want);
-      snprintf(have + hl, sizeof have - hl, "%s%zu", a ? "x" : "", n->axis[comp + a].size);
-      snprintf(want + wl, sizeof want - wl, "%s%zu", a ? "x" : "", spec->sizes[a]);
-    }
-    drt_error_at(e, what, file,
-                 "the image is %s samples, but the program was compiled for %s (the size of "
-                 "its proxy image): recompile with a proxy of this size",
-                 have, want);
   }
   if (e->nerrors != before) goto fail;
 

@@ -154,13 +154,13 @@ static void emit_helpers(EmitCtx *e, EmitBuf *out) {
   OUT("/* images: loaded into world-owned storage (freed at shutdown); helpers are\n"
       " * inline so that a program without images or sequences has no unused code */\n"
       "static inline const DrtImage *d_load_image(d_world *wrld, const char *what, const char *file,\n"
-      "    const Nrrd *nin, unsigned dim, unsigned ncomp, int file_type, const size_t *sizes) {\n"
+      "    const Nrrd *nin, unsigned dim, unsigned ncomp, int file_type) {\n"
       "  DrtImage *img = calloc(1, sizeof *img);\n"
       "  if (!img || (wrld->nimgs == wrld->capimgs && !(wrld->capimgs = 2 * wrld->capimgs + 4,\n"
       "      wrld->imgs = realloc(wrld->imgs, wrld->capimgs * sizeof *wrld->imgs)))) {\n"
       "    fputs(\"out of memory\\n\", stderr);\n    exit(1);\n  }\n"
       "  wrld->imgs[wrld->nimgs++] = img;\n"
-      "  DrtImageSpec spec = {what, dim, ncomp, file_type, D_REAL_NRRD, sizes};\n"
+      "  DrtImageSpec spec = {what, dim, ncomp, file_type, D_REAL_NRRD};\n"
       "  if (nin) drt_image_load_nrrd(drt_world_errors(wrld->rt), &spec, nin, img);\n"
       "  else drt_image_load_file(drt_world_errors(wrld->rt), &spec, file, img);\n"
       "%s  return img;\n}\n\n"
@@ -252,19 +252,14 @@ static void emit_defaults(EmitCtx *e, EmitBuf *out) {
   OUT("}\n\n");
 }
 
-/* The spec of an image global: from its proxy (sample type and sizes are
- * checked) or free. */
+/* The spec of an image global: the proxy's sample type, or any type;
+ * never sizes (one build serves images of any size, §8.2). */
 static const char *image_spec_args(EmitCtx *e, const IrGlobal *g) {
   const IrType *t = g->ty;
   int C = emit_tensor_size(t);
   const IrProxy *p = g->proxy;
-  if (!p) return arena_printf(e->a, "%d, %d, nrrdTypeDefault, NULL", t->dim, C);
-  EmitBuf b;
-  emit_buf_init(&b, e->a);
-  emit_buf_printf(&b, "%d, %d, %d, (const size_t[]){", t->dim, C, p->nrrd_type);
-  for (int k = 0; k < p->dim && k < 3; k++) emit_buf_printf(&b, "%s%d", k ? ", " : "", p->sizes[k]);
-  emit_buf_puts(&b, "}");
-  return emit_buf_str(&b);
+  return p ? arena_printf(e->a, "%d, %d, %d", t->dim, C, p->nrrd_type)
+           : arena_printf(e->a, "%d, %d, nrrdTypeDefault", t->dim, C);
 }
 
 /* The image global that receives a LOAD_IMAGE result, for its proxy. */
@@ -287,7 +282,7 @@ const char *emit_load_image_call(EmitCtx *e, const IrVar *dst, const char *file)
                         emit_string_lit(e, arena_printf(e->a, "image '%s'", g->name)), file,
                         image_spec_args(e, g));
   const IrType *t = dst->ty;
-  return arena_printf(e->a, "d_load_image(wrld, \"image\", %s, NULL, %d, %d, nrrdTypeDefault, NULL)",
+  return arena_printf(e->a, "d_load_image(wrld, \"image\", %s, NULL, %d, %d, nrrdTypeDefault)",
                       file, t->dim, emit_tensor_size(t));
 }
 
@@ -973,7 +968,7 @@ bool emit_program_glue(EmitCtx *e, EmitBuf *result) {
       emit_buf_str(&structs));
   if (e->opt->stats) emit_layout_stats(e, stderr);
   OUT("static const DrtImage *d_load_image(d_world *, const char *, const char *, const Nrrd *,\n"
-      "    unsigned, unsigned, int, const size_t *);\n"
+      "    unsigned, unsigned, int);\n"
       "static void d_load_dseq(d_world *, const char *, const char *, const Nrrd *, int, unsigned,\n"
       "    bool, uint32_t *, void **);\n");
   OUT("%s\n%s%s", emit_buf_str(&protos), emit_buf_str(&fns), emit_buf_str(&glue));

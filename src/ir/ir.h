@@ -359,12 +359,11 @@ struct IrValue {
   const IrValue *const *elems;
 };
 
-/* The header of a proxy image (LANGUAGE.md §8.2): the code is specialised
- * to its sample type and sizes. */
+/* The header of a proxy image (LANGUAGE.md §8.2): it fixes the sample
+ * type (with dimension and shape); sizes are run-time values. */
 typedef struct IrProxy {
   int dim;                 /* spatial axes */
   int ncomp;               /* components per sample */
-  int sizes[3];            /* spatial axis sizes, fastest first */
   int nrrd_type;           /* Teem's nrrdType* value */
   const char *sample_type; /* "float", "uchar", ... */
 } IrProxy;

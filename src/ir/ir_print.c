@@ -383,8 +383,7 @@ void ir_print_module(FILE *out, const IrModule *m, unsigned flags) {
       print_string(out, g->path);
     }
     if (g->proxy)
-      fprintf(out, " proxy %s %dx%dx%d", g->proxy->sample_type ? g->proxy->sample_type : "?",
-              g->proxy->sizes[0], g->proxy->sizes[1], g->proxy->sizes[2]);
+      fprintf(out, " proxy %s", g->proxy->sample_type ? g->proxy->sample_type : "?");
     fputc('\n', out);
   }
   for (int i = 0; i < m->nstate; i++) {

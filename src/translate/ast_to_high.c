@@ -565,7 +565,6 @@ static const IrProxy *proxy_of(Tr *t, const Symbol *s) {
   IrProxy *p = ARENA_NEW(t->a, IrProxy);
   p->dim = s->proxy->dim;
   p->ncomp = s->proxy->ncomp;
-  for (int i = 0; i < 3; i++) p->sizes[i] = s->proxy->sizes[i];
   p->nrrd_type = s->proxy->nrrd_type;
   p->sample_type = s->proxy->type_name;
   return p;

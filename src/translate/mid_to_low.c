@@ -43,7 +43,7 @@
  *                     MidToLowOptions.brick asks for bricks, which bring
  *                     idiv/imod by the brick size); without border control
  *                     an affine layout gives one base offset per probe plus
- *                     a stride multiple per tap (a constant with a proxy);
+ *                     a stride multiple per tap (N_a read at run time);
  *                     with border control each tap index goes through
  *                     clamp_index / mirror_index / wrap_index(i, N_a) (the
  *                     maps of LANGUAGE.md §4.7) per axis before addressing.
@@ -54,9 +54,9 @@
  *   world_to_index  → img_transform / img_translate, vdot, vadd.
  *   tfloor, tfract  → floor per component, vsub; real_to_int → floor_to_int.
  *   inside_image    → comparisons of each component with s−1 and N_a − s.
- * Image sizes N_a are int literals when the image is a global with a proxy
- * (the runtime checks the sizes against it, LANGUAGE.md §8.3) and
- * seq_index(image_size(img), a) otherwise. int[d] neighbourhood positions
+ * Image sizes N_a are run-time values, seq_index(image_size(img), a), also
+ * for an image with a proxy: the proxy fixes dimension, voxel shape and
+ * sample type, not sizes (§8.2). int[d] neighbourhood positions
  * are kept as d ints (seq_cons only if one crosses a boundary).
  *
  * Afterwards the module is value-numbered and cleaned of dead code (unless
@@ -325,25 +325,11 @@ static IrVar *get_whole(M2L *L, const IrVar *mv) { return m2l_materialize(L, m2l
 
 /* ---- images ---------------------------------------------------------------------- */
 
-/* The proxy of an image variable that reads a global, if it has one. */
-static const IrProxy *image_proxy(const IrVar *img) {
-  while (img && img->def && img->def->kind == IR_I_COPY)
-    img = img->def->args[0];
-  if (!img || !img->def || img->def->kind != IR_I_GLOBAL_GET || !img->def->global)
-    return NULL;
-  const IrProxy *p = img->def->global->proxy;
-  return p && p->dim == img->ty->dim ? p : NULL;
-}
-
-IrVar *m2l_image_size(M2L *L, const IrVar *mid_img, int axis, int64_t *known) {
-  const IrProxy *p = image_proxy(mid_img);
-  if (p && axis >= 0 && axis < p->dim && p->sizes[axis] > 0) {
-    if (known)
-      *known = p->sizes[axis];
-    return m2l_int(L, p->sizes[axis]);
-  }
-  if (known)
-    *known = -1;
+/* Image sizes are run-time values even with a proxy (one build serves
+ * images of any size, LANGUAGE.md §8.2): literal proxy sizes made no
+ * measurable difference to probing (bench/results.md, "One build, any
+ * image"). */
+IrVar *m2l_image_size(M2L *L, const IrVar *mid_img, int axis) {
   IrVar *img = get_whole(L, mid_img);
   IrVar *sz = m2l_op1(L, IR_OP_IMAGE_SIZE, img);
   return m2l_op2(L, IR_OP_SEQ_INDEX, sz, m2l_int(L, axis));
@@ -416,10 +402,8 @@ static M2lVal *lower_inside_image(M2L *L, const IrInstr *in) {
   IrVar *all = NULL;
   for (int a = 0; a < d; a++) {
     IrVar *pa = m2l_component(L, p, a);
-    int64_t n;
-    IrVar *N = m2l_image_size(L, in->args[0], a, &n);
-    IrVar *hi = n >= 0 ? m2l_real(L, (double)(n - s))
-                       : m2l_op1(L, IR_OP_INT_TO_REAL, m2l_op2(L, IR_OP_ISUB, N, m2l_int(L, s)));
+    IrVar *N = m2l_image_size(L, in->args[0], a);
+    IrVar *hi = m2l_op1(L, IR_OP_INT_TO_REAL, m2l_op2(L, IR_OP_ISUB, N, m2l_int(L, s)));
     IrVar *c = m2l_op2(L, IR_OP_AND, m2l_op2(L, IR_OP_GT, pa, m2l_real(L, s - 1)),
                        m2l_op2(L, IR_OP_LT, pa, hi));
     all = all ? m2l_op2(L, IR_OP_AND, all, c) : c;

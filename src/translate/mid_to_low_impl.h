@@ -81,10 +81,9 @@ IrVar *m2l_materialize(M2L *L, const M2lVal *v);
 /* The lowered value of a MidIR variable (NULL, with a failure, if unset). */
 M2lVal *m2l_get(M2L *L, const IrVar *mid_var);
 
-/* Size of axis `axis` of a MidIR image variable: an int literal (also put
- * in *known) when the image is a global with a proxy, else read at run
- * time (*known = -1). */
-IrVar *m2l_image_size(M2L *L, const IrVar *mid_img, int axis, int64_t *known);
+/* Size of axis `axis` of a MidIR image variable, read at run time (a
+ * proxy does not fix sizes). */
+IrVar *m2l_image_size(M2L *L, const IrVar *mid_img, int axis);
 
 /* ---- mid_to_low_ein.c ---- */
 M2lVal *m2l_lower_ein(M2L *L, const IrInstr *in);

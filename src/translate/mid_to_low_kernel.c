@@ -486,18 +486,13 @@ M2lVal *m2l_load_voxels(M2L *L, const IrInstr *in) {
   memset(&E, 0, sizeof E);
   E.L = L;
 
-  /* Sizes: constants from a proxy, else run-time variables. */
+  /* Sizes: run-time shape parameters of the layout (any image size). */
   IrVar *N[3];
   const IxExpr *Nx[3];
   for (int a = 0; a < d; a++) {
-    int64_t known;
-    N[a] = m2l_image_size(L, mimg, a, &known);
-    if (known > 0) {
-      Nx[a] = ix_const(ix, known);
-    } else {
-      Nx[a] = ix_var(ix, arena_printf(L->a, "N%d", a), 1, IX_INF);
-      ix_bind(&E, Nx[a], N[a]);
-    }
+    N[a] = m2l_image_size(L, mimg, a);
+    Nx[a] = ix_var(ix, arena_printf(L->a, "N%d", a), 1, IX_INF);
+    ix_bind(&E, Nx[a], N[a]);
   }
   int B = L->opts->brick;
   const Layout *lay = m2l_image_layout(ix, d, ncomp, Nx, B);

@@ -15,7 +15,7 @@
  * DCE), which are deterministic and do not change the module, so a pass
  * that changes a program's meaning shows up as a difference. The inputs:
  * reals in [3.5, 6.5] (positions land inside every image), ints in 1..3,
- * images of random samples with the proxy's sizes (or 12 per axis) and the
+ * images of random samples, 12 per axis (a proxy fixes no sizes), and the
  * identity world-to-index transform; the same values at every pass (they
  * are keyed by global/state name, CFG and parameter position). A run that
  * fails before a pass (an operator or effect the interpreter does not
@@ -84,7 +84,7 @@ static LowImage *make_image(Inputs *in, const IrGlobal *g, uint64_t key) {
   for (int i = 0; i < t->order; i++) im->ncomp *= t->dims[i];
   long n = im->ncomp;
   for (int a = 0; a < im->dim && a < 3; a++) {
-    im->sizes[a] = g->proxy && g->proxy->dim == t->dim ? g->proxy->sizes[a] : 12;
+    im->sizes[a] = 12;
     n *= im->sizes[a];
   }
   double *data = ARENA_NEW_ARRAY(in->a, double, n > 0 ? n : 1);

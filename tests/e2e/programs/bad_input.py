@@ -1,13 +1,14 @@
 """bad_input: the executable given a missing file, files that are not NRRD,
-a corrupt header, truncated data, the wrong dimension, shape (components),
-sample type or sizes (the proxy fixes type and sizes, §8.2), for an image
-with a proxy (-img) and one without (-vol); and a dynamic sequence of
+a corrupt header, truncated data, the wrong dimension, shape (components)
+or sample type (double samples for a float proxy: float does not hold them
+exactly, §8.2), for an image with a proxy (-img) and one without (-vol); and a dynamic sequence of
 2-vectors (-seq, §8.7) given a file of the wrong shape (3 components, a
 1-D file, 3 axes), a missing, a non-NRRD or a truncated file. Each run must
 exit non-zero without crashing, print a short message (no usage dump) that names the
 input or the file, and leave no output file (not even a partial or
 temporary one). A good run first shows that the same command line works
-(and computes ctmr-exact values of linear images)."""
+(and computes ctmr-exact values of linear images), also with an image of
+other sizes than the proxy's (sizes are not fixed by the proxy)."""
 
 from fractions import Fraction as Q
 
@@ -52,7 +53,6 @@ def bad_files(t):
     add("dim3", "img", nrrd.dumps(G3.sample(P3, "float")))
     add("vector", "img", nrrd.dumps(G2.sample([P2, P2], "float")))
     add("double", "img", nrrd.dumps(G2.sample(P2, "double")))
-    add("sizes", "img", nrrd.dumps(Grid.centered([9, 8], [Q(1, 2), Q(1, 2)]).sample(P2, "float")))
     add("vol-dim3", "vol", nrrd.dumps(G3.sample(P3, "float")))
     add("vol-vector", "vol", nrrd.dumps(GV.sample([PV, PV, PV], "float")))
     add("vol-missing", "vol")
@@ -78,6 +78,10 @@ USER_TERMS = {
     "seq-missing": ["the file cannot be opened: No such file or directory"],
     "not-nrrd": ["the file is not a NRRD file (it starts with \"hello, world\""],
     "empty": ["the file is empty (0 bytes), not a NRRD file"],
+    "double": ["the samples are double, but the program was compiled for float samples",
+               "recompile"],
+    "dim3": ["the image is 3-D, but the program declares a 2-D image"],
+    "vector": ["nrrd has 2 components per sample", "expected 1"],
     "truncated": ["the file is truncated", "72 float samples (288 bytes of data)",
                   "only 248 bytes follow the header"],
     "vol-truncated": ["the file is truncated", "42 float samples (168 bytes of data)",
@@ -95,6 +99,10 @@ def run(t):
     t.exec(["-img", "good.nrrd", "-vol", "vol.nrrd", "-seq", "seq.nrrd", "-o", "out.nrrd"])
     n = t.layout("out.nrrd", "float", [3], ["space"])
     t.close("v", n.data, exp)
+    G2b = Grid.centered([9, 13], [Q(1, 4), Q(1, 2)])
+    G2b.write(t.path("other-size.nrrd"), P2, "float")
+    t.exec(["-img", "other-size.nrrd", "-vol", "vol.nrrd", "-seq", "seq.nrrd", "-o", "out.nrrd"])
+    t.close("v (other sizes)", t.layout("out.nrrd", "float", [3], ["space"]).data, exp)
     for name, (which, f) in cases.items():
         files = {"img": "good.nrrd", "vol": "vol.nrrd", "seq": "seq.nrrd"}
         files[which] = f
