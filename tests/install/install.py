@@ -9,7 +9,9 @@ Makefile):
      pages, diderot.pc and diderot-omp.pc;
   2. the installed diderotc, without DIDEROT_RT_DIR, builds and runs an
      executable, and its --verbose commands name the installed runtime
-     (-I and -L under STAGE), never the source or build tree's;
+     (-I and -L under STAGE), never the source or build tree's; with
+     --target=cuda --cuda-emulate (when c++ is there) the installed CUDA
+     headers build one that writes the same bytes;
   3. a C client of a library built by it (sequential and OpenMP), compiled
      with `cc client.c lib.o $(pkg-config --cflags --libs diderot[-omp])`
      (PKG_CONFIG_SYSROOT_DIR=STAGE, as for any staged install), prints
@@ -150,6 +152,25 @@ def _check(srcdir, builddir, top, stage, env):
         return bad + (_tail(err) if bad else [])
 
     problems += build_exec(installed, libdir, inc, "staged")
+    # the CUDA target's headers (include/diderot/cuda), in host emulation
+    if shutil.which(env.get("CXX") or "c++"):
+        rc, out, err = _run([installed, "--target=cuda", "--cuda-emulate", "--exec",
+                             "prog.diderot", "-o", "progcu"], work, env)
+        if rc != 0:
+            problems += ["cuda: diderotc --target=cuda --cuda-emulate exit status %d" % rc] \
+                + _tail(err)
+        else:
+            rc, out, err = _run([os.path.join(work, "progcu"), "-n", "4", "-o", "outcu.nrrd"],
+                                work, env)
+            try:
+                with open(os.path.join(work, "out.nrrd"), "rb") as a, \
+                        open(os.path.join(work, "outcu.nrrd"), "rb") as b:
+                    same = a.read() == b.read()
+            except OSError:
+                same = False
+            if rc != 0 or not same:
+                problems.append("cuda: the emulated program (exit status %d) does not "
+                                "write the C program's bytes" % rc)
 
     # 3. C clients through pkg-config
     pcenv = dict(env, PKG_CONFIG_PATH=os.path.dirname(found["diderot.pc"]),
