@@ -284,6 +284,14 @@ bool drt_world_output_includes(const DrtWorld *w, uint32_t id, bool snapshot);
 
 /* ---- super-steps run elsewhere (the CUDA target, rt/cuda) ---- */
 
+/* Progress reports (drt_world_set_progress) of such a run, as
+ * drt_world_run makes them: begin as it starts, step after each super-step
+ * with the total step number and the counts (true: stop the run there),
+ * end as it returns. No-ops when no progress function is set. */
+void drt_world_progress_begin(DrtWorld *w);
+bool drt_world_progress_step(DrtWorld *w, uint32_t step, uint32_t nactive, uint32_t nstable);
+void drt_world_progress_end(DrtWorld *w, uint32_t step, uint32_t nactive, uint32_t nstable);
+
 /* The checks of drt_world_run before a run whose steps another engine
  * executes: true (with an error when uninitialized) when it must not run
  * (also when the world is done); POST_CREATE becomes RUNNING with *first

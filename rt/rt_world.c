@@ -49,6 +49,8 @@ struct DrtWorld {
   DrtProgressFn progress;  /* drt_world_set_progress */
   void *progress_data;
   double progress_interval;
+  double progress_t0, progress_last; /* this run's start, the last call */
+  bool progress_reported;  /* the last call reported the current step */
 };
 
 /* ---- memory ---------------------------------------------------------------- */
@@ -211,6 +213,28 @@ void drt_world_set_progress(DrtWorld *w, DrtProgressFn fn, void *data, double in
   w->progress = fn;
   w->progress_data = data;
   w->progress_interval = interval > 0 ? interval : 0;
+}
+
+/* The clock is read only when someone listens. */
+void drt_world_progress_begin(DrtWorld *w) {
+  if (!w->progress) return;
+  w->progress_t0 = w->progress_last = drt_seconds();
+  w->progress_reported = false;
+}
+
+bool drt_world_progress_step(DrtWorld *w, uint32_t step, uint32_t nactive, uint32_t nstable) {
+  w->progress_reported = false;
+  if (!w->progress) return false;
+  double t = drt_seconds();
+  if (t - w->progress_last < w->progress_interval) return false;
+  w->progress_last = t;
+  w->progress_reported = true;
+  return w->progress(w->progress_data, step, nactive, nstable, t - w->progress_t0);
+}
+
+void drt_world_progress_end(DrtWorld *w, uint32_t step, uint32_t nactive, uint32_t nstable) {
+  if (w->progress && !w->progress_reported)
+    w->progress(w->progress_data, step, nactive, nstable, drt_seconds() - w->progress_t0);
 }
 
 void drt_world_set_parallel(DrtWorld *w, DrtParallelFor pfor, uint32_t nworkers,
@@ -572,29 +596,18 @@ uint32_t drt_world_run(DrtWorld *w, uint32_t max_steps) {
     return 0;
   }
   uint32_t steps = 0;
-  /* progress: the clock is read only when someone listens */
-  double t0 = w->progress ? drt_seconds() : 0, last = t0;
-  bool reported = false; /* the last call reported the current step */
+  drt_world_progress_begin(w);
   while (w->nactive > 0 && (max_steps == 0 || steps < max_steps)) {
     if (!drt_step(w)) break;
     steps++;
-    reported = false;
     if (w->verbose)
       fprintf(stderr, "step %u: %u active, %u stable\n", (unsigned)w->steps,
               (unsigned)w->nactive, (unsigned)w->nstable);
     if (drt_any_errors(&w->err)) break;
-    if (w->progress) {
-      double t = drt_seconds();
-      if (t - last >= w->progress_interval) {
-        last = t;
-        reported = true;
-        if (w->progress(w->progress_data, w->steps, w->nactive, w->nstable, t - t0)) break;
-      }
-    }
+    if (drt_world_progress_step(w, w->steps, w->nactive, w->nstable)) break;
   }
   if (w->nactive == 0) w->stage = DRT_STAGE_DONE;
-  if (w->progress && !reported)
-    w->progress(w->progress_data, w->steps, w->nactive, w->nstable, drt_seconds() - t0);
+  drt_world_progress_end(w, w->steps, w->nactive, w->nstable);
   return steps;
 }
 
