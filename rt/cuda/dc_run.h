@@ -611,6 +611,7 @@ extern "C" uint32_t d_cuda_run(void *hostw, void **cuda, DrtWorld *rt, const Drt
     if (cw->compact_pending) dc_compact_storage(cw);
   }
   bool fresh_globals = false;
+  drt_world_progress_begin(rt); /* as drt_world_run (diderot_world.h) */
   while (!drt_any_errors(err) && cw->nactive > 0 && (max_steps == 0 || steps < max_steps)) {
     if (!fresh_globals && !dc_refresh_globals(cw)) break;
     fresh_globals = true;
@@ -626,8 +627,12 @@ extern "C" uint32_t d_cuda_run(void *hostw, void **cuda, DrtWorld *rt, const Drt
       fprintf(stderr, "step %u: %u active, %u stable\n",
               (unsigned)(drt_world_total_steps(rt) + steps), (unsigned)cw->nactive,
               (unsigned)cw->nstable);
+    if (drt_world_progress_step(rt, drt_world_total_steps(rt) + steps, cw->nactive, cw->nstable))
+      break;
   }
   dc_download(cw, steps);
+  drt_world_progress_end(rt, drt_world_total_steps(rt), drt_world_nactive(rt),
+                         drt_world_nstable(rt));
   return steps;
 }
 
