@@ -245,20 +245,26 @@ def _short(diderotc):
     return "pass", []
 
 
-def _library(diderotc):
+def _library(diderotc, cuda=False):
+    """The callback's calls; cuda: the same on the CUDA target, in host
+    emulation (its own run loop, rt/cuda/dc_run.h), linked by c++."""
+    if cuda and not shutil.which(os.environ.get("CXX") or "c++"):
+        return "skip", ["needs c++ for --cuda-emulate"]
     work = tempfile.mkdtemp(prefix="diderot-progress-lib-")
     try:
         with open(os.path.join(work, "lib.diderot"), "w") as f:
             f.write(LIB)
         with open(os.path.join(work, "client.c"), "w") as f:
             f.write(CLIENT)
-        p = subprocess.run([diderotc, "lib.diderot", "-o", "lib"], cwd=work,
+        flags = ["--target=cuda", "--cuda-emulate"] if cuda else []
+        p = subprocess.run([diderotc] + flags + ["lib.diderot", "-o", "lib"], cwd=work,
                            stdout=subprocess.PIPE, stderr=subprocess.STDOUT, timeout=TIMEOUT)
         if p.returncode != 0:
             return "fail", ["diderotc: %s" % p.stdout.decode("utf-8", "replace")[-1000:]]
         # $CFLAGS_DIDEROT_EXTRA: the sanitizers of an ASan build's runtime
-        cmd = ("cc -std=c11 -Wall -Wextra -Werror $CFLAGS_DIDEROT_EXTRA client.c lib.o "
-               "-lteem -lm -o client && ./client")
+        cmd = ("cc -std=c11 -Wall -Wextra -Werror $CFLAGS_DIDEROT_EXTRA -c client.c && "
+               "%s $CFLAGS_DIDEROT_EXTRA client.o lib.o -lteem -lm -o client && ./client"
+               % ("${CXX:-c++}" if cuda else "cc"))
         p = subprocess.run(["sh", "-c", cmd], cwd=work, stdout=subprocess.PIPE,
                            stderr=subprocess.STDOUT, timeout=TIMEOUT)
         out = p.stdout.decode("utf-8", "replace")
@@ -289,6 +295,7 @@ def collect(srcdir, builddir, diderotc):
         ("driver/progress/pipe", lambda: _piped(diderotc)),
         ("driver/progress/short_run", lambda: _short(diderotc)),
         ("driver/progress/library_callback", lambda: _library(diderotc)),
+        ("driver/progress/library_callback_cuda", lambda: _library(diderotc, cuda=True)),
     ]
 
 
