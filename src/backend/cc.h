@@ -6,14 +6,19 @@
  * $CFLAGS_DIDEROT_EXTRA, which test modes that replace CFLAGS_DIDEROT keep
  * (scripts/check-asan.sh puts the sanitizers there: the runtime library
  * is then built with them, so every program must be). The runtime's
- * headers and libdiderot-rt.a are looked up in order:
+ * headers and libdiderot-rt.a are looked up in order (cc_find_runtime):
  *   1. $DIDEROT_RT_DIR: the library in DIR or DIR/lib, headers in
  *      DIR/include/diderot, DIR/rt or the source tree this diderotc was
  *      built from (so DIDEROT_RT_DIR may name a build tree);
- *   2. when this diderotc runs from the build tree it was built in: that
- *      tree (never for an installed copy);
- *   3. beside the running executable: BIN/../lib, BIN/../include/diderot;
- *   4. the install prefix (PREFIX/lib, PREFIX/include/diderot).
+ *   2. when this diderotc is BUILD/diderotc of the build tree it was built
+ *      in: that tree (never for an installed copy, even one installed
+ *      under the build tree);
+ *   3. its own install, from the running executable's directory BIN: the
+ *      configured libdir and includedir/diderot under the part of BIN
+ *      before the configured bindir (a DESTDIR-staged install), then
+ *      BIN/../lib and BIN/../include/diderot (an install moved whole);
+ *   4. another program of the build tree (unit tests): that tree;
+ *   5. the configured libdir and includedir/diderot.
  * Programs link -ldiderot-rt -lteem -lm (and -fopenmp for OpenMP).
  */
 #ifndef DIDEROT_BACKEND_CC_H
