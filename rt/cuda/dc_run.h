@@ -6,7 +6,8 @@
  *   d_store_words(cap), d_get/d_put (a packed record from/to slot i of a
  *   store), the kernels d_k_step and d_k_stabilize_all, d_globals_fix
  *   (device copies of images and of the D_SEQ_GLOBALS global sequences
- *   that device code reads).
+ *   that device code reads, canonical strings), d_record_strings (the
+ *   same for the strings of a packed record).
  *
  * The host half calls the extern "C" entry points below. The device is
  * authoritative for the strands from the first run on; the host world
@@ -219,6 +220,7 @@ static bool dc_upload(DcWorld *cw) {
   if (!ok) drt_error(cw->err, "out of memory");
   for (uint32_t i = 0; ok && i < n; i++) {
     drt_world_external_get(rt, i, recs + (size_t)i * D_STATE_WORDS);
+    d_record_strings(cw->err, recs + (size_t)i * D_STATE_WORDS); /* canonical copies */
     hst[i] = drt_world_status(rt, i);
     hfr[i] = 1; /* created, not started */
   }

@@ -492,6 +492,65 @@ static inline void dc_seqs_free(DcSeqCache *c, unsigned n) {
   memset(c, 0, n * sizeof *c);
 }
 
+/* ---- strings ------------------------------------------------------------------------ */
+
+/* A string in device code is the address of a host copy that the device
+ * never reads: every text has one canonical copy, interned here (host
+ * side, for the whole process), so device code compares strings by
+ * address and a print record carries the address for the host to print.
+ * The device's literals, the globals and the state of strands created on
+ * the host are interned when they reach the device; Diderot builds no new
+ * strings, so the device only passes these addresses around. The table is
+ * never freed: strands copied back to the host world keep its addresses. */
+typedef struct DcStrTab {
+  char **slot; /* open addressing, cap a power of two */
+  size_t cap, n;
+} DcStrTab;
+
+static inline size_t dc_str_hash(const char *s) {
+  uint64_t h = 1469598103934665603ull; /* FNV-1a */
+  for (; *s; s++) h = (h ^ (unsigned char)*s) * 1099511628211ull;
+  return (size_t)h;
+}
+
+/* The canonical copy of s (s itself, with an error in err, when memory
+ * runs out). */
+static inline const char *dc_str_intern(DrtErrors *err, const char *s) {
+  static DcStrTab tab;
+  DcStrTab *t = &tab;
+  if (!s) s = "";
+  if (2 * (t->n + 1) > t->cap) {
+    size_t cap = t->cap ? 2 * t->cap : 64;
+    char **slot = (char **)calloc(cap, sizeof *slot);
+    if (!slot) {
+      drt_error(err, "out of memory for strings");
+      return s;
+    }
+    for (size_t i = 0; i < t->cap; i++)
+      if (t->slot[i]) {
+        size_t j = dc_str_hash(t->slot[i]) & (cap - 1);
+        while (slot[j]) j = (j + 1) & (cap - 1);
+        slot[j] = t->slot[i];
+      }
+    free(t->slot);
+    t->slot = slot;
+    t->cap = cap;
+  }
+  size_t j = dc_str_hash(s) & (t->cap - 1);
+  for (; t->slot[j]; j = (j + 1) & (t->cap - 1))
+    if (!strcmp(t->slot[j], s)) return t->slot[j];
+  size_t len = strlen(s) + 1;
+  char *c = (char *)malloc(len);
+  if (!c) {
+    drt_error(err, "out of memory for strings");
+    return s;
+  }
+  memcpy(c, s, len);
+  t->slot[j] = c;
+  t->n++;
+  return c;
+}
+
 static inline void dc_images_free(DcImages *im) {
   for (unsigned i = 0; i < im->n; i++) {
     cudaFree(im->dev[i]);

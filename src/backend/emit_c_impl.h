@@ -81,6 +81,8 @@ const char *emit_load_seq_call(EmitCtx *e, const IrType *t, const char *what, co
 bool emit_layout_init(EmitCtx *e);
 /* Words (of dreal) in one strand's packed record. */
 int emit_state_words(EmitCtx *e);
+/* The first word of state variable s in a packed record (its bytes follow). */
+int emit_state_offset(EmitCtx *e, const IrStateVar *s);
 /* The state word table, the DrtStateLayout `d_layout` (bytes, get, put,
  * chunk ranges) and, with bricks, d_relayout_image(img, dim, ncomp). */
 void emit_layout_glue(EmitCtx *e, EmitBuf *out);

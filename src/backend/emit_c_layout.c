@@ -266,6 +266,8 @@ bool emit_layout_init(EmitCtx *e) {
 
 int emit_state_words(EmitCtx *e) { return LY(e)->F; }
 
+int emit_state_offset(EmitCtx *e, const IrStateVar *s) { return LY(e)->off[s->index]; }
+
 /* ---- state words ----------------------------------------------------------------------- */
 
 /* Index text of word w in the addressing `how`: 'p' packed (self[w]), 's'

@@ -52,8 +52,95 @@ const char *emit_cuda_world_field(void) {
   return "  void *cuda; /* the device world (rt/cuda/dc_run.h) */\n";
 }
 
+/* ---- strings ------------------------------------------------------------------------ */
+
+static bool module_has_new(const IrModule *m) {
+  for (int c = 0; c < m->ncfgs; c++) {
+    const IrCFG *cfg = m->cfgs[c];
+    if (cfg->kind != IR_CFG_START && cfg->kind != IR_CFG_UPDATE) continue;
+    for (int b = 0; b < cfg->nblocks; b++)
+      for (int i = 0; i < cfg->blocks[b]->ninstrs; i++) {
+        const IrInstr *in = cfg->blocks[b]->instrs[i];
+        if (in->kind == IR_I_OP && in->op == IR_OP_NEW) return true;
+      }
+  }
+  return false;
+}
+
+/* Whether cfg reads v other than as an argument of print (print's text
+ * is printed by the host from the record's site, emit_cuda_print.c). */
+static bool used_as_value(const IrCFG *cfg, const IrVar *v) {
+  for (int b = 0; b < cfg->nblocks; b++) {
+    const IrBlock *blk = cfg->blocks[b];
+    if (blk->term.value == v) return true;
+    for (int i = 0; i < blk->nphis + blk->ninstrs; i++) {
+      const IrInstr *in = i < blk->nphis ? blk->phis[i] : blk->instrs[i - blk->nphis];
+      if (in->kind == IR_I_OP && in->op == IR_OP_PRINT) continue;
+      for (int k = 0; k < in->nargs; k++)
+        if (in->args[k] == v) return true;
+    }
+  }
+  return false;
+}
+
+/* The string literals device code holds as values, distinct texts in
+ * module order (the same table in both halves): the host interns them
+ * into d_dglobals.d_strlit_ (diderot_cuda.h, dc_str_intern). */
+static int string_lits(EmitCtx *e, const char ***texts) {
+  const IrModule *m = e->m;
+  bool has_new = module_has_new(m);
+  int n = 0, cap = 0;
+  const char **t = NULL;
+  for (int c = 0; c < m->ncfgs; c++) {
+    const IrCFG *cfg = m->cfgs[c];
+    if (!cuda_device_cfg(cfg->kind, has_new)) continue;
+    for (int b = 0; b < cfg->nblocks; b++)
+      for (int i = 0; i < cfg->blocks[b]->ninstrs; i++) {
+        const IrInstr *in = cfg->blocks[b]->instrs[i];
+        if (in->kind != IR_I_LIT || in->lit.kind != IR_LIT_STRING || !in->dst ||
+            !used_as_value(cfg, in->dst))
+          continue;
+        const char *s = in->lit.s ? in->lit.s : "";
+        int k = 0;
+        while (k < n && strcmp(t[k], s)) k++;
+        if (k < n) continue;
+        if (n == cap) {
+          cap = cap ? 2 * cap : 8;
+          const char **nt = arena_alloc(e->a, (size_t)cap * sizeof *nt);
+          for (int j = 0; j < n; j++) nt[j] = t[j];
+          t = nt;
+        }
+        t[n++] = s;
+      }
+  }
+  *texts = t;
+  return n;
+}
+
+static bool has_string(const IrType *t) {
+  return t && (t->kind == IR_TY_STRING ||
+               (t->kind == IR_TY_SEQ && t->len != IR_SEQ_DYNAMIC && has_string(t->elem)));
+}
+
+/* Replace every string of the value `lv` (type t, an lvalue) by its
+ * canonical copy; dynamic sequences are not the device's (refused by
+ * emit_cuda_check.c when device code reads them). */
+static void emit_intern(EmitCtx *e, EmitBuf *out, const IrType *t, const char *lv, const char *err,
+                        int depth) {
+  if (!has_string(t)) return;
+  if (t->kind == IR_TY_STRING) {
+    OUT("  %s = dc_str_intern(%s, %s);\n", lv, err, lv);
+    return;
+  }
+  const char *ix = arena_printf(e->a, "s%d_", depth);
+  OUT("  for (int %s = 0; %s < %d; %s++) {\n", ix, ix, t->len, ix);
+  emit_intern(e, out, t->elem, arena_printf(e->a, "%s.v[%s]", lv, ix), err, depth + 1);
+  OUT("  }\n");
+}
+
 /* The globals as the device sees them: the d_world fields of globals,
- * constants and inputs, with the same C types in both halves. */
+ * constants and inputs, with the same C types in both halves, and the
+ * canonical copies of device code's string literals. */
 static void emit_dglobals(EmitCtx *e, EmitBuf *out) {
   OUT("/* the globals as the device half sees them (copied by d_cuda_globals) */\n"
       "typedef struct d_dglobals {\n");
@@ -61,7 +148,10 @@ static void emit_dglobals(EmitCtx *e, EmitBuf *out) {
     IrGlobal *g = e->m->globals[i];
     OUT("  %s %s;\n", emit_type(e, g->ty), emit_global_field(e, g));
   }
-  if (!e->m->nglobals) OUT("  char unused_;\n");
+  const char **lits;
+  int nlits = string_lits(e, &lits);
+  if (nlits) OUT("  const char *d_strlit_[%d]; /* filled by d_globals_fix */\n", nlits);
+  if (!e->m->nglobals && !nlits) OUT("  char unused_;\n");
   OUT("} d_dglobals;\n\n");
 }
 
@@ -156,6 +246,8 @@ typedef struct CudaEmit {
   int W;                /* capacity multiple */
   bool has_new;         /* strand methods create strands */
   CudaPrintSites prints;/* print statements of strand code */
+  const char **lits;    /* string_lits: index k is d_strlit_[k] */
+  int nlits;
 } CudaEmit;
 
 static const IxExpr *simp(IxCtx *ix, const IxExpr *x) {
@@ -203,8 +295,24 @@ static bool cuda_layouts(EmitCtx *e, CudaEmit *c) {
 
 static bool cuda_dev_instr(EmitCtx *e, EmitBuf *out, IrInstr *in) {
   CudaEmit *c = e->hook_data;
-  /* print's text: printed by the host from the print record's site */
-  if (in->kind == IR_I_LIT && in->lit.kind == IR_LIT_STRING) return true;
+  /* a string is the address of its canonical host copy (diderot_cuda.h):
+   * a literal's comes with the globals; print's text alone is printed by
+   * the host from the print record's site */
+  if (in->kind == IR_I_LIT && in->lit.kind == IR_LIT_STRING) {
+    if (!in->dst || !e->cfg || !used_as_value(e->cfg, in->dst)) return true;
+    int k = 0;
+    while (k < c->nlits && strcmp(c->lits[k], in->lit.s ? in->lit.s : "")) k++;
+    if (k == c->nlits) emit_fail(e, "a string literal missing from the device's table");
+    else OUT("  %s = wrld->d_strlit_[%d];\n", emit_var(e, in->dst), k);
+    return true;
+  }
+  /* canonical copies: equal texts have equal addresses */
+  if (in->kind == IR_I_OP && (in->op == IR_OP_EQ || in->op == IR_OP_NE) && in->dst &&
+      in->nargs == 2 && in->args[0]->ty->kind == IR_TY_STRING) {
+    OUT("  %s = %s %s %s;\n", emit_var(e, in->dst), emit_var(e, in->args[0]),
+        in->op == IR_OP_EQ ? "==" : "!=", emit_var(e, in->args[1]));
+    return true;
+  }
   if (!cuda_device_value(in)) {
     emit_fail(e, "dynamic sequences and strings are not supported on the device");
     return true;
@@ -370,9 +478,15 @@ static bool device_reads_global(const IrModule *m, const IrGlobal *g, bool has_n
 /* d_globals_fix: host pointers in the globals replaced by device copies
  * (images once; sequences that device code reads, D_SEQ_GLOBALS of them,
  * when their bytes changed). */
-static void emit_globals_fix(EmitCtx *e, EmitBuf *out, bool has_new) {
+static void emit_globals_fix(EmitCtx *e, EmitBuf *out, const CudaEmit *c) {
+  bool has_new = c->has_new;
   OUT("static void d_globals_fix(DrtErrors *err, DcImages *im, DcSeqCache *sq, d_dglobals *g) {\n"
       "  (void)err; (void)im; (void)sq; (void)g;\n");
+  for (int k = 0; k < c->nlits; k++)
+    OUT("  g->d_strlit_[%d] = dc_str_intern(err, %s);\n", k, emit_string_lit(e, c->lits[k]));
+  for (int i = 0; i < e->m->nglobals; i++)
+    emit_intern(e, out, e->m->globals[i]->ty,
+                arena_printf(e->a, "g->%s", emit_global_field(e, e->m->globals[i])), "err", 0);
   int nseq = 0;
   for (int i = 0; i < e->m->nglobals; i++) {
     IrGlobal *g = e->m->globals[i];
@@ -386,11 +500,39 @@ static void emit_globals_fix(EmitCtx *e, EmitBuf *out, bool has_new) {
         return;
       }
       const char *el = emit_type(e, g->ty->elem);
+      if (has_string(g->ty->elem)) {
+        /* the device's copy holds the canonical strings; the host's stays */
+        OUT("  if (g->%s.len) {\n    %s *t_ = (%s *)malloc((size_t)g->%s.len * sizeof(%s));\n"
+            "    if (!t_) drt_error(err, \"out of memory\");\n"
+            "    else memcpy(t_, g->%s.v, (size_t)g->%s.len * sizeof(%s));\n"
+            "    for (uint32_t q_ = 0; t_ && q_ < g->%s.len; q_++) {\n",
+            f, el, el, f, el, f, f, el, f);
+        emit_intern(e, out, g->ty->elem, "t_[q_]", "err", 0);
+        OUT("    }\n    g->%s.v = t_ ? (%s *)dc_seq_upload(err, &sq[%d], t_, (size_t)g->%s.len * sizeof(%s)) : NULL;\n"
+            "    free(t_);\n  } else g->%s.v = NULL;\n",
+            f, el, nseq++, f, el, f);
+        continue;
+      }
       OUT("  g->%s.v = (%s *)dc_seq_upload(err, &sq[%d], g->%s.v, (size_t)g->%s.len * sizeof(%s));\n",
           f, el, nseq++, f, f, el);
     }
   }
   OUT("}\n#define D_SEQ_GLOBALS %d\n\n", nseq);
+}
+
+/* d_record_strings: the strings of a packed record of a strand created
+ * on the host replaced by their canonical copies (dc_upload). */
+static void emit_record_strings(EmitCtx *e, EmitBuf *out) {
+  OUT("static void d_record_strings(DrtErrors *err, dreal *rec) {\n  (void)err; (void)rec;\n");
+  for (int i = 0; i < e->m->nstate; i++) {
+    const IrStateVar *sv = e->m->state[i];
+    if (!has_string(sv->ty)) continue;
+    const char *at = arena_printf(e->a, "(char *)(rec + %d)", emit_state_offset(e, sv));
+    OUT("  { %s v_;\n  memcpy(&v_, %s, sizeof v_);\n", emit_type(e, sv->ty), at);
+    emit_intern(e, out, sv->ty, "v_", "err", 0);
+    OUT("  memcpy(%s, &v_, sizeof v_); }\n", at);
+  }
+  OUT("}\n\n");
 }
 
 /* What dc_run.h needs for the start-of-step copy of the store and for
@@ -447,15 +589,21 @@ static void emit_reductions(EmitCtx *e, EmitBuf *out) {
         OUT("); }\n};\n");
         if (collect) {
           OUT("extern \"C\" uint32_t %s(%s) {\n  DcWorld *cw = (DcWorld *)cw_;\n"
-              "  if (!cw || !dc_refresh_globals(cw)) return 0;\n  %s_map m_ = {cw->dglobals, cw->st",
-              fn, red_params(e, in, "void *cw_, void *out, uint32_t cap", true), fn);
+              "  if (!cw || !dc_refresh_globals(cw)) return 0;\n",
+              fn, red_params(e, in, "void *cw_, void *out, uint32_t cap", true));
+          for (int i = 0; i < in->nargs; i++)
+            emit_intern(e, out, in->args[i]->ty, arena_printf(e->a, "a%d", i), "cw->err", 0);
+          OUT("  %s_map m_ = {cw->dglobals, cw->st", fn);
           for (int i = 0; i < in->nargs; i++) OUT(", a%d", i);
           OUT("};\n  return dc_collect<%s>(cw, m_, %d, (%s *)out, cap);\n}\n\n", T, in->imm[1], T);
           continue;
         }
         OUT("extern \"C\" %s %s(%s) {\n  DcWorld *cw = (DcWorld *)cw_;\n"
-            "  dc_refresh_globals(cw);\n  %s_map m_ = {cw->dglobals, cw->st",
-            T, fn, red_params(e, in, "void *cw_", true), fn);
+            "  dc_refresh_globals(cw);\n",
+            T, fn, red_params(e, in, "void *cw_", true));
+        for (int i = 0; i < in->nargs; i++)
+          emit_intern(e, out, in->args[i]->ty, arena_printf(e->a, "a%d", i), "cw->err", 0);
+        OUT("  %s_map m_ = {cw->dglobals, cw->st", fn);
         for (int i = 0; i < in->nargs; i++) OUT(", a%d", i);
         OUT("};\n  return dc_reduce<%s, %d>(cw->err, m_, cw->status, cw->n, %d);\n}\n\n", T,
             in->imm[0], in->imm[1]);
@@ -478,6 +626,7 @@ bool emit_cuda_program(Arena *a, IrModule *m, const EmitOptions *opt, const char
   emit_buf_init(&body, a);
   emit_buf_init(&dg, a);
   emit_dglobals(e, &dg); /* before the types are printed: it may add some */
+  c.nlits = string_lits(e, &c.lits);
   if (!ir_module_find_cfg(m, IR_CFG_STRAND_INIT)) emit_fail(e, "the program has no strand");
   if (!e->failed && emit_layout_init(e) && cuda_layouts(e, &c)) {
     EmitBuf *out = &body;
@@ -497,7 +646,8 @@ bool emit_cuda_program(Arena *a, IrModule *m, const EmitOptions *opt, const char
         emit_device_cfg(e, out, &c, m->cfgs[i]);
     }
     emit_kernels(e, out, &c);
-    emit_globals_fix(e, out, c.has_new);
+    emit_globals_fix(e, out, &c);
+    emit_record_strings(e, out);
     emit_sphere_parts(e, out);
     if (c.prints.n) emit_cuda_print_decoder(e, out, &c.prints);
     OUT("#define D_HAS_NEW %d\n#include \"cuda/dc_run.h\"\n\n", c.has_new ? 1 : 0);

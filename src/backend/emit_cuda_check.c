@@ -6,13 +6,14 @@
  * initialisation, a global block), else that region's own span.
  *
  * Refused: in strand code (methods, `new`'s initialisation, the maps of
- * reductions): dynamic sequences and strings (host memory) other than
- * the strand sequences of sphere queries and print's text; print and
- * strand counts in the maps of reductions; in global
+ * reductions): dynamic sequences (host memory) other than the strand
+ * sequences of sphere queries and globals' sequences of fixed-size
+ * values (strings are fixed-size there: canonical host addresses,
+ * emit_cuda.c); print and strand counts in the maps of reductions; in global
  * blocks: `new` (the frontend rejects it there: kept so that a change of
  * that rule cannot reach the device half unnoticed), reads of strand state
  * through strand references (`c.x` for c in { c | c in S.all }: the state
- * lives on the device); strand state of a dynamic-sequence or string type.
+ * lives on the device); strand state of a dynamic-sequence type.
  */
 #include <string.h>
 
@@ -27,8 +28,8 @@ static const char *const pred_what[] = {
     "'print' inside a reduction over strands with --target=cuda",
     "strand counts ('numActive', 'numStable', 'numStrands') inside a reduction over strands with --target=cuda",
     "'new' in a global block with --target=cuda",
-    "dynamic sequences and strings in strand code with --target=cuda",
-    "strand state of a dynamic-sequence or string type with --target=cuda",
+    "dynamic sequences in strand code with --target=cuda",
+    "strand state of a dynamic-sequence type with --target=cuda",
 };
 
 static bool has_span(Span s) { return s.begin.line > 0; }
@@ -40,14 +41,13 @@ static bool callee_is(const Expr *e, const char *const *names, int n) {
   return false;
 }
 
-/* A value in host memory: a string, a dynamic sequence other than the
- * strand sequences of sphere queries (and strand sets), or a sequence of
- * those. By type, not syntax: fixed-size sequences and ranges run on the
- * device, and a variable or call can hold a dynamic sequence. */
+/* A value in host memory: a dynamic sequence other than the strand
+ * sequences of sphere queries (and strand sets), or a sequence of those.
+ * By type, not syntax: fixed-size sequences and ranges run on the device,
+ * and a variable or call can hold a dynamic sequence. */
 static bool ty_dyn(const Type *t) {
   t = type_prune(t);
   if (!t) return false;
-  if (t->kind == TY_STRING) return true;
   if (t->kind != TY_SEQ) return false;
   const Type *el = type_prune(t->elem);
   if (t->len == TYPE_SEQ_DYNAMIC && !(el && el->kind == TY_STRAND)) return true;
@@ -154,9 +154,8 @@ static bool find_stmts(const Stmt *s, Pred p, Span *at, int depth) {
       *at = e->span;
       return true;
     }
-    /* print's text is a string the device prints */
     for (const Expr *a = s->args.head; a; a = a->next)
-      if (!(s->kind == S_PRINT && a->kind == E_STRING) && (e = find_expr_d(a, p, depth))) {
+      if ((e = find_expr_d(a, p, depth))) {
         *at = e->span;
         return true;
       }
@@ -268,9 +267,10 @@ static void report(DiagCtx *diag, Seen *seen, Pred p, Span at) {
 }
 
 static bool is_dyn(const IrType *t) {
-  return t && (t->kind == IR_TY_STRING || (t->kind == IR_TY_SEQ && t->len == IR_SEQ_DYNAMIC) ||
+  return t && ((t->kind == IR_TY_SEQ && t->len == IR_SEQ_DYNAMIC) ||
                (t->kind == IR_TY_SEQ && is_dyn(t->elem)));
 }
+
 
 /* Sphere results: slot lists in the device's result pool (dc_sphere.h). */
 static bool is_strand_seq(const IrType *t) {
@@ -282,7 +282,8 @@ static bool is_strand_seq(const IrType *t) {
 static bool is_dyn_device(const IrType *t) { return is_dyn(t) && !is_strand_seq(t); }
 
 /* A dynamic sequence of fixed-size values: readable on the device, where
- * a global's is uploaded with the globals (emit_cuda.c, dc_run.h). */
+ * a global's is uploaded with the globals (emit_cuda.c, dc_run.h; its
+ * strings as their canonical copies). */
 bool cuda_device_flat_seq(const IrType *t) {
   return t && t->kind == IR_TY_SEQ && t->len == IR_SEQ_DYNAMIC && t->elem && !is_dyn(t->elem) &&
          t->elem->kind != IR_TY_STRAND;
@@ -319,14 +320,10 @@ static int refused(const IrInstr *in, IrCfgKind k, bool device) {
       case IR_OP_LOAD_SEQ: return P_DYNSEQ;
       default: break;
       }
-    if (in->kind == IR_I_LIT && in->lit.kind == IR_LIT_STRING) return -1; /* print's text */
     if (!cuda_device_value(in)) return P_DYNSEQ;
-    for (int i = 0; i < in->nargs; i++) {
-      const IrInstr *d = in->args[i] ? in->args[i]->def : NULL;
-      bool text = d && d->kind == IR_I_LIT && d->lit.kind == IR_LIT_STRING;
-      if (in->args[i] && is_dyn_device(in->args[i]->ty) && !cuda_device_flat_seq(in->args[i]->ty) && !text)
+    for (int i = 0; i < in->nargs; i++)
+      if (in->args[i] && is_dyn_device(in->args[i]->ty) && !cuda_device_flat_seq(in->args[i]->ty))
         return P_DYNSEQ;
-    }
     return -1;
   }
   if (in->kind != IR_I_OP) return -1;
