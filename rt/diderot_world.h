@@ -210,10 +210,12 @@ void drt_world_set_progress(DrtWorld *w, DrtProgressFn fn, void *data, double in
  * (rt_progress.c): "PROG: step N, A active, S stable, T s[, about E s
  * left]", redrawn in place, first after half a second (a short run prints
  * nothing), at most four times a second. begin returns false, and sets
- * nothing, when f is not a terminal; otherwise it installs itself as w's
- * progress function. limit is the run's step limit (0: none), for the
- * estimate. end erases the line (call it before anything else is printed,
- * and before t is gone). */
+ * nothing, when f is not a terminal, or when `also` (the stream the
+ * program's print statements write to, NULL when it has none) is one: a
+ * line printed there would be mixed into the progress line; otherwise it
+ * installs itself as w's progress function. limit is the run's step limit
+ * (0: none), for the estimate. end erases the line (call it before
+ * anything else is printed, and before t is gone). */
 typedef struct DrtTtyProgress {
   FILE *f;
   const char *prog;
@@ -222,8 +224,8 @@ typedef struct DrtTtyProgress {
   unsigned width;       /* of the terminal, or 80 */
   unsigned shown;       /* characters of the line drawn now (0: none) */
 } DrtTtyProgress;
-bool drt_progress_tty_begin(DrtTtyProgress *t, DrtWorld *w, FILE *f, const char *prog,
-                            uint32_t limit);
+bool drt_progress_tty_begin(DrtTtyProgress *t, DrtWorld *w, FILE *f, FILE *also,
+                            const char *prog, uint32_t limit);
 void drt_progress_tty_end(DrtTtyProgress *t);
 
 /* ---- queries ---- */

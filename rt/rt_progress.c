@@ -94,10 +94,10 @@ static bool drt_tty_report(void *data, uint32_t step, uint32_t nactive, uint32_t
   return false;
 }
 
-bool drt_progress_tty_begin(DrtTtyProgress *t, DrtWorld *w, FILE *f, const char *prog,
-                            uint32_t limit) {
+bool drt_progress_tty_begin(DrtTtyProgress *t, DrtWorld *w, FILE *f, FILE *also,
+                            const char *prog, uint32_t limit) {
   memset(t, 0, sizeof *t);
-  if (!f || !isatty(fileno(f))) return false;
+  if (!f || !isatty(fileno(f)) || (also && isatty(fileno(also)))) return false;
   t->f = f;
   t->prog = prog ? prog : "diderot";
   t->limit = limit;

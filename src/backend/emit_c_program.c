@@ -486,6 +486,18 @@ static int noutputs(const IrModule *m) {
   return n;
 }
 
+/* Whether the program has print statements (their lines on a terminal
+ * would run into the progress line). */
+static bool module_prints(const IrModule *m) {
+  for (int c = 0; c < m->ncfgs; c++)
+    for (int b = 0; b < m->cfgs[c]->nblocks; b++) {
+      const IrBlock *bl = m->cfgs[c]->blocks[b];
+      for (int i = 0; i < bl->ninstrs; i++)
+        if (bl->instrs[i]->kind == IR_I_OP && bl->instrs[i]->op == IR_OP_PRINT) return true;
+    }
+  return false;
+}
+
 static void emit_main(EmitCtx *e, EmitBuf *out) {
   IrModule *m = e->m;
   const char *name = e->opt->name ? e->opt->name : "program";
@@ -602,7 +614,7 @@ static void emit_main(EmitCtx *e, EmitBuf *out) {
       /* the progress line on a terminal (rt_progress.c); -v prints
        * every step instead */
       "  DrtTtyProgress tty_;\n"
-      "  if (!so.quiet && !so.verbose) drt_progress_tty_begin(&tty_, wrld->rt, stderr, prog_, so.limit);\n"
+      "  if (!so.quiet && !so.verbose) drt_progress_tty_begin(&tty_, wrld->rt, stderr, %s, prog_, so.limit);\n"
       "  else memset(&tty_, 0, sizeof tty_);\n"
       /* -t: usr= is the run's wall-clock duration (with threads, CPU time
        * is not it), cpu= the CPU time of the process's threads over it */
@@ -627,6 +639,7 @@ static void emit_main(EmitCtx *e, EmitBuf *out) {
       "    fprintf(stderr, \"%%s: error: no stable strands at termination, so no output\\n\", prog_);\n"
       "    d_world_free(wrld);\n    drt_cli_free(&cli);\n    return 1;\n  }\n"
       "  bool bad_ = false;\n",
+      module_prints(m) ? "wrld->print" : "NULL",
       emit_snapshot_run(e, emit_cuda_run_call(e, "wrld", "so.limit"),
                         emit_cuda_run_call(e, "wrld", "chunk_")));
   k = 0;

@@ -28,10 +28,12 @@ TIMEOUT = 300
 SLOW = """#version 2.0
 input int n = 60;
 input int work = 90000;
+input bool talk = false;
 strand S (int i) {
   output real out = 0.0;
   int k = 0;
   update {
+    if (talk && k == 0 && i == 0) { print("printed by strand 0\\n"); }
     real x = out;
     foreach (int j in 0..work) { x = x + sin(real(j + k)) * 0.000001; }
     out = x;
@@ -136,16 +138,16 @@ def _build(diderotc):
         return _Built.exe, _Built.error
 
 
-def _run_pty(argv, cwd):
-    """Run argv with stderr on a pseudo-terminal; (status, stderr bytes with
-    \\r kept, seconds, [(seconds, chunk)])."""
+def _run_pty(argv, cwd, stdout_too=False):
+    """Run argv with stderr (and with stdout_too stdout) on a pseudo-terminal;
+    (status, the terminal's bytes with \\r kept, seconds, [(seconds, chunk)])."""
     import pty
     master, slave = pty.openpty()
     t0 = time.monotonic()
     try:
         env = dict(os.environ, TERM="dumb")
         p = subprocess.Popen(argv, cwd=cwd, env=env, stdin=subprocess.DEVNULL,
-                             stdout=subprocess.DEVNULL, stderr=slave)
+                             stdout=slave if stdout_too else subprocess.DEVNULL, stderr=slave)
         os.close(slave)
         slave = -1
         chunks = []
@@ -165,13 +167,20 @@ def _run_pty(argv, cwd):
         os.close(master)
 
 
-def _tty(diderotc, args, expect_lines):
+def _tty(diderotc, args, expect_lines, stdout_too=False):
     exe, err = _build(diderotc)
     if err:
         return "fail", [err]
     out = os.path.join(_Built.work, "out-%d.nrrd" % threading.get_ident())
-    status, data, secs, chunks = _run_pty([exe] + args + ["-o", out], _Built.work)
+    status, data, secs, chunks = _run_pty([exe] + args + ["-o", out], _Built.work, stdout_too)
     text = data.decode("utf-8", "replace")
+    if "-talk" in args and stdout_too and "-print" not in args:
+        # the program's print on the terminal: no progress line around it
+        if text.replace("\r\n", "\n") != "printed by strand 0\n":
+            return "fail", ["the terminal got %r, not just the printed line" % text[-300:]]
+        if secs < LONG_ENOUGH:
+            return "skip", ["the run took %.2f s: too short to show that nothing is drawn" % secs]
+        return "pass", []
     if status != 0:
         return "fail", ["exit status %d" % status, repr(text[-500:])]
     if not expect_lines:
@@ -291,6 +300,13 @@ def collect(srcdir, builddir, diderotc):
         # smaller of the limit's and the stabilization rate's
         ("driver/progress/tty", lambda: _tty(diderotc, ["-l", "1000"], True)),
         ("driver/progress/quiet", lambda: _tty(diderotc, ["-q"], False)),
+        # print statements writing to the same terminal turn the line off;
+        # printing into a file (-print) does not
+        ("driver/progress/print_on_terminal", lambda: _tty(diderotc, ["-talk", "true"], None,
+                                                           stdout_too=True)),
+        ("driver/progress/print_to_file", lambda: _tty(
+            diderotc, ["-talk", "true", "-print", "p.txt"],
+            True, stdout_too=True)),
         ("driver/progress/verbose_no_line", lambda: _verbose(diderotc)),
         ("driver/progress/pipe", lambda: _piped(diderotc)),
         ("driver/progress/short_run", lambda: _short(diderotc)),
