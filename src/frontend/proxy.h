@@ -1,8 +1,9 @@
 /* proxy.h -- reading the header of a "proxy" NRRD at compile time (§8.2).
  *
  * `load_image("f.nrrd")` in a declaration makes f.nrrd the proxy: its
- * header fixes the sample type, the number of components and the sizes
- * the generated code is specialised to. Only the header is read (Teem,
+ * header fixes the sample type and the number of components (sizes are
+ * run-time values; they are read here only to report them). Only the
+ * header is read (Teem,
  * nrrdLoad with skipData), then normalized as the runtime will (§8.3).
  */
 #ifndef DIDEROT_FRONTEND_PROXY_H
