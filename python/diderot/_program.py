@@ -1,0 +1,771 @@
+"""Programs, worlds and outputs: the generated library through cffi."""
+
+import collections
+import collections.abc
+import json
+import math
+import numbers
+import os
+import threading
+
+import numpy as np
+from cffi import FFI
+
+from . import _teem
+from ._errors import InputError, InputFileNotFoundError, RunError, DiderotError
+from ._teem import ffi as _base_ffi, teem, libc
+from ._types import DType
+
+Progress = collections.namedtuple("Progress", "step active stable elapsed")
+Progress.__doc__ = ("What progress= callbacks get: super-steps so far, active and "
+                    "stable strands, seconds since this run began.")
+
+_loaded = {}          # .so path -> (ffi, lib): dlopen once per process
+_load_lock = threading.Lock()
+
+
+def _load(directory, desc):
+    so = os.path.join(directory, "prog.so")
+    with _load_lock:
+        if so in _loaded:
+            return _loaded[so]
+        ffi = FFI()
+        ffi.include(_base_ffi)  # Nrrd and the Teem types are shared
+        ns = desc["namespace"]
+        decls = ["typedef struct %s_world_s %s_world_t;" % (ns, ns)]
+        decls += desc["runtime"]
+        decls += ["uint32_t %s_get_num_cores(%s_world_t *w);" % (ns, ns),
+                  "bool %s_set_num_workers(%s_world_t *w, uint32_t n);" % (ns, ns),
+                  "uint32_t %s_get_num_workers(%s_world_t *w);" % (ns, ns)] \
+            if desc.get("target") == "parallel" else []
+        ffi.cdef("\n".join(decls))
+        lib = ffi.dlopen(so)
+        _loaded[so] = (ffi, lib)
+        return ffi, lib
+
+
+class Image:
+    """An image for an image input: a NumPy array with its world geometry.
+
+    data: the samples, NumPy axes in C order, slowest first: a 3-D volume
+    is data[z, y, x] (data[k, j, i]: the last axis is the image's first,
+    fastest, index axis, which Diderot's world x runs along by default), with
+    the components of a non-scalar image last (data[k, j, i, c]; a matrix
+    image data[..., r, c]).
+
+    spacing, directions: per NumPy grid axis, in the same order as data's
+    axes: directions[a] is the world-space vector (x, y, z) of one step
+    along grid axis a; spacing[a] alone means directions[a] =
+    spacing[a] times the unit vector of world axis d-1-a. origin: the world
+    position (x, y, z) of data[0, 0, 0]. Defaults: unit spacing, origin 0.
+    """
+
+    def __init__(self, data, spacing=None, origin=None, directions=None):
+        self.data = np.asarray(data)
+        if spacing is not None and directions is not None:
+            raise ValueError("Image: give spacing or directions, not both")
+        self.spacing = None if spacing is None else [float(x) for x in np.ravel(spacing)]
+        self.origin = None if origin is None else [float(x) for x in np.ravel(origin)]
+        self.directions = None if directions is None else np.asarray(directions, dtype=float)
+
+    @classmethod
+    def load(cls, path):
+        """Read a NRRD file (with Teem) into an Image in this class's axis
+        order; a component axis (axis 0 of the file, when it has a
+        non-spatial kind) becomes the last NumPy axis, reshaped to (r, c) for
+        a matrix kind."""
+        n = _teem.load_nrrd(path)
+        try:
+            arr, sizes, kinds = _teem.nrrd_to_numpy(n)
+            origin, dirs = _teem.nrrd_space(n)
+        finally:
+            teem.nrrdNuke(n)
+        comp = 1 if kinds and kinds[0] not in (_teem.KIND_SPACE, _teem.KIND_UNKNOWN,
+                                               _teem.kind_value("domain")) else 0
+        if comp:
+            name = _teem.kind_name(kinds[0])
+            if name in ("2D-matrix", "3D-matrix"):
+                m = 2 if name.startswith("2") else 3
+                arr = arr.reshape(arr.shape[:-1] + (m, m))
+        d = len(sizes) - comp
+        if origin is None:  # spacings only
+            sp = [1.0 if math.isnan(x) else x for x in dirs[comp:]]
+            return cls(arr, spacing=list(reversed(sp)))
+        vecs = []
+        for a in range(d):  # NumPy grid axis a is NRRD axis comp + d-1-a
+            v = dirs[comp + d - 1 - a]
+            vecs.append(v if v is not None else [1.0 if i == d - 1 - a else 0.0
+                                                  for i in range(len(origin))])
+        return cls(arr, origin=origin, directions=vecs)
+
+    def geometry(self, d):
+        """(origin, NumPy-axis directions) for a d-dimensional image."""
+        origin = self.origin if self.origin is not None else [0.0] * d
+        if len(origin) != d:
+            raise ValueError("origin has %d coordinates, expected %d" % (len(origin), d))
+        if self.directions is not None:
+            dirs = self.directions
+            if dirs.shape != (d, d):
+                raise ValueError("directions has shape %s, expected (%d, %d)"
+                                 % (dirs.shape, d, d))
+            if not np.all(np.isfinite(dirs)):
+                raise ValueError("directions are not all finite")
+            return origin, [list(v) for v in dirs]
+        sp = self.spacing if self.spacing is not None else [1.0] * d
+        if len(sp) != d:
+            raise ValueError("spacing has %d values, expected %d" % (len(sp), d))
+        vecs = []
+        for a in range(d):
+            v = [0.0] * d
+            v[d - 1 - a] = sp[a]
+            vecs.append(v)
+        return origin, vecs
+
+    def _nrrd(self, dim, comp_shape):
+        """A WrappedNrrd for an image(dim)[comp_shape] input."""
+        a = self.data
+        ncomp_axes = len(comp_shape)
+        want = "%d grid axes%s" % (dim, " then components %s" % (tuple(comp_shape),)
+                                   if comp_shape else "")
+        if a.ndim != dim + ncomp_axes or tuple(a.shape[dim:]) != tuple(comp_shape):
+            raise ValueError("expected an array of %s, got shape %s" % (want, a.shape))
+        if a.dtype == np.bool_:
+            a = a.astype(np.uint8)
+        if a.dtype.kind not in "iuf" or a.dtype.itemsize > 8:
+            raise TypeError("expected an array of integers or reals, got dtype %s" % a.dtype)
+        if a.size == 0:
+            raise ValueError("the image is empty (shape %s)" % (a.shape,))
+        origin, vecs = self.geometry(dim)
+        if not all(np.isfinite(origin)):
+            raise ValueError("origin is not finite")
+        grid = list(reversed(a.shape[:dim]))
+        kinds = [_teem.KIND_SPACE] * dim
+        dirs = [vecs[dim - 1 - k] for k in range(dim)]  # NRRD axis k = NumPy axis dim-1-k
+        if comp_shape:
+            ck = _teem.component_kind(comp_shape)
+            if ck is None:
+                raise ValueError("no NRRD kind for image components of shape %s"
+                                 % (tuple(comp_shape),))
+            ncomp = int(np.prod(comp_shape))
+            a = a.reshape(a.shape[:dim] + (ncomp,))
+            sizes = [ncomp] + grid
+            kinds = [ck] + kinds
+            dirs = [None] + dirs
+        else:
+            sizes = grid
+        return _teem.WrappedNrrd(a, sizes, kinds, space=(origin, dirs))
+
+    def save_nrrd(self, path):
+        """Write the image as a NRRD file (space directions and origin)."""
+        dim = self.data.ndim if self.spacing is None and self.directions is None else \
+            len(self.spacing if self.spacing is not None else self.directions)
+        comp = tuple(self.data.shape[dim:])
+        with self._nrrd(dim, comp) as n:
+            n.save(path)
+
+    def __repr__(self):
+        return "Image(shape=%s, dtype=%s)" % (self.data.shape, self.data.dtype)
+
+
+class Sequences:
+    """A dynamic-sequence output: one sequence per strand. offsets and
+    lengths have the output's grid shape (or one axis for a collection);
+    data holds all elements in strand order; seqs[i] is strand i's
+    sequence (i an index or index tuple of the grid)."""
+
+    def __init__(self, pairs, data, len_kinds, data_kinds):
+        self.offsets = pairs[..., 0]
+        self.lengths = pairs[..., 1]
+        self.data = data
+        self._pairs = pairs
+        self._kinds = (len_kinds, data_kinds)
+
+    def __len__(self):
+        return self.lengths.size
+
+    def __getitem__(self, i):
+        o, n = int(self.offsets[i]), int(self.lengths[i])
+        return self.data[o:o + n]
+
+    def tolist(self):
+        return [self.data[o:o + n] for o, n in zip(self.offsets.ravel(), self.lengths.ravel())]
+
+    def save_nrrd(self, prefix):
+        """PREFIX-len.nrrd and PREFIX-data.nrrd, as an executable writes them
+        (no data file when every sequence is empty)."""
+        _teem.save_array(prefix + "-len.nrrd", self._pairs.astype(np.int32), self._kinds[0])
+        if self.data.size:
+            _teem.save_array(prefix + "-data.nrrd", self.data, self._kinds[1])
+
+
+class Outputs(collections.abc.Mapping):
+    """The outputs of a run: name -> NumPy array (or Sequences for a T[]
+    output). Arrays have the grid axes in the order of the program's
+    create_array iterators (the last iterator is the last axis), or one axis
+    of stable strands in creation order for a collection, then the axes of
+    the value (tensor[3,3]: two more axes, m[..., i, j]; int[2]: one). bool
+    outputs are NumPy bool arrays. Also attributes: outputs.NAME."""
+
+    def __init__(self, arrays, kinds, steps, counts):
+        self._arrays = arrays
+        self._kinds = kinds
+        self.steps = steps
+        self.strands, self.active, self.stable = counts
+
+    def __getitem__(self, name):
+        return self._arrays[name]
+
+    def __iter__(self):
+        return iter(self._arrays)
+
+    def __len__(self):
+        return len(self._arrays)
+
+    def __getattr__(self, name):
+        try:
+            return self.__dict__["_arrays"][name]
+        except KeyError:
+            raise AttributeError(name) from None
+
+    def nrrd_kinds(self, name):
+        """The NRRD kinds of the output's axes, in file order (axis 0 first)."""
+        return [_teem.kind_name(k) for k in self._kinds[name]]
+
+    def save_nrrd(self, path, name=None):
+        """Write an output as the executable writes it with -o: same type,
+        axes and kinds, raw encoding. name may be left out when there is one
+        output. A T[] output writes PATH-len.nrrd and PATH-data.nrrd (PATH
+        without its .nrrd)."""
+        if name is None:
+            if len(self._arrays) != 1:
+                raise TypeError("save_nrrd: name the output (one of %s)" % ", ".join(self._arrays))
+            name = next(iter(self._arrays))
+        v = self._arrays[name]
+        path = os.fspath(path)
+        if isinstance(v, Sequences):
+            v.save_nrrd(path[:-5] if path.endswith(".nrrd") else path)
+            return
+        kinds = self._kinds[name]
+        arr = np.asarray(v)
+        nk = len(kinds)
+        if arr.ndim != nk:  # tensor components were unflattened: flatten them back
+            arr = arr.reshape(arr.shape[:nk - 1] + (-1,))
+        _teem.save_array(path, arr, kinds)
+
+    def __repr__(self):
+        return "Outputs(%s; %d steps)" % (", ".join(
+            "%s: %s" % (k, ("Sequences(%d)" % len(v)) if isinstance(v, Sequences)
+                        else "%s %s" % (v.dtype, v.shape)) for k, v in self._arrays.items()),
+            self.steps)
+
+
+class Program:
+    """A compiled Diderot program. inputs/outputs: name -> DType, in
+    declaration order; input_descriptions: name -> text; has_default: name ->
+    bool."""
+
+    def __init__(self, directory, from_cache):
+        self.directory = directory
+        self.from_cache = from_cache
+        with open(os.path.join(directory, "prog.json")) as f:
+            self.description = json.load(f)
+        d = self.description
+        self.namespace = d["namespace"]
+        self.target = "omp" if d["target"] == "parallel" else "seq"
+        self.real_dtype = np.dtype(np.float64 if d["real-type"] == "double" else np.float32)
+        self.int_dtype = np.dtype(np.int64 if d["int-type"] == "int64_t" else np.int32)
+        self.inputs = collections.OrderedDict((i["name"], DType(i["type"])) for i in d["inputs"])
+        self.input_descriptions = {i["name"]: i.get("description") for i in d["inputs"]}
+        self.has_default = {i["name"]: i["has-default"] for i in d["inputs"]}
+        self._setters = {i["name"]: i["setter"] for i in d["inputs"]}
+        self._getters = {i["name"]: i.get("getter") for i in d["inputs"]}
+        self.outputs = collections.OrderedDict((o["name"], DType(o["type"])) for o in d["outputs"])
+        self._out_getters = {o["name"]: o["getter"] for o in d["outputs"]}
+        self.ffi, self.lib = _load(directory, d)
+        try:
+            with open(os.path.join(directory, "done.json")) as f:
+                self.source = json.load(f).get("source")
+        except (OSError, ValueError):
+            self.source = None
+        self.has_snapshot = any(
+            decl.startswith("bool %s_snapshot_" % self.namespace) for decl in d["runtime"])
+
+    def _fn(self, suffix):
+        return getattr(self.lib, "%s_%s" % (self.namespace, suffix))
+
+    def world(self, threads=None, **inputs):
+        """A world of the program with these inputs; strands are created at
+        the first step (or outputs())."""
+        return World(self, threads, inputs)
+
+    def run(self, steps=None, threads=None, progress=None, progress_interval=0.2, **inputs):
+        """Run the program to the end (or for at most `steps` super-steps)
+        and return its Outputs."""
+        with self.world(threads=threads, **inputs) as w:
+            w.run(steps, progress=progress, progress_interval=progress_interval)
+            return w.outputs()
+
+    def defaults(self):
+        """name -> default value of the value inputs that have one."""
+        with self.world() as w:
+            w._ensure_world()
+            return {n: w._get_input(n) for n in self.inputs if self._getters.get(n)}
+
+    def __repr__(self):
+        ins = ", ".join("%s %s%s" % (t, n, "" if self.has_default[n] else " (required)")
+                        for n, t in self.inputs.items())
+        outs = ", ".join("%s %s" % (t, n) for n, t in self.outputs.items())
+        return "<diderot.Program %s (%s): inputs %s; outputs %s>" % (
+            self.source, self.target, ins or "none", outs)
+
+
+_C_SCALAR = {"bool": "bool", "string": "char *"}
+
+
+class World:
+    """One instance of a program: its inputs, strands and outputs. Use
+    step(n)/run() and outputs()/snapshot(); set(name=value) changes inputs
+    (a world whose strands exist starts again from its initial strands, as
+    the library cannot change inputs of a running program). close() (or a
+    with block) frees it."""
+
+    def __init__(self, prog, threads, inputs):
+        self.program = prog
+        if threads is not None:
+            if not isinstance(threads, numbers.Integral) or isinstance(threads, bool) or threads < 0:
+                raise TypeError("threads must be a non-negative int, not %r" % (threads,))
+            if prog.target != "omp" and threads != 1:
+                raise ValueError("threads=%d needs a program compiled with target='omp'" % threads)
+        self.threads = threads
+        self._values = {}     # name -> converted value, applied to each new C world
+        self._w = None        # the C world
+        self._created = False
+        self._keep = []       # C data the world points to (strings)
+        self.steps = 0
+        self.set(**inputs)
+
+    # ---- inputs
+    def set(self, **inputs):
+        """Set inputs by name (checked against their declared types now)."""
+        conv = {}
+        for name, value in inputs.items():
+            ty = self.program.inputs.get(name)
+            if ty is None:
+                raise TypeError("unknown input %r; the program's inputs are: %s"
+                                % (name, ", ".join(self.program.inputs) or "none"))
+            conv[name] = _convert(self.program, name, ty, value)
+        self._values.update(conv)
+        if self._w is not None and conv:
+            self._free()  # start again with the new inputs
+        return self
+
+    @property
+    def inputs(self):
+        """The values set so far (as converted), by name."""
+        return dict(self._values)
+
+    def _get_input(self, name):
+        ty = self.program.inputs[name]
+        getter = self.program._getters.get(name)
+        if not getter:
+            raise TypeError("input %r (%s) has no getter" % (name, ty))
+        ffi, lib = self.program.ffi, self.program.lib
+        n = int(np.prod(ty.shape)) if ty.shape else 1
+        if ty.kind == "string":
+            buf = ffi.new("char *[1]")
+            getattr(lib, getter)(self._w, buf)
+            return ffi.string(buf[0]).decode() if buf[0] != ffi.NULL else None
+        ctype = _ctype(self.program, ty)
+        buf = ffi.new("%s[%d]" % (ctype, n))
+        getattr(lib, getter)(self._w, buf)
+        vals = [buf[i] for i in range(n)]
+        if not ty.shape:
+            return vals[0]
+        return np.array(vals, dtype=_np_dtype(self.program, ty)).reshape(ty.shape)
+
+    # ---- the C world
+    def _errors(self):
+        if self._w is None:
+            return ""
+        s = self.program._fn("get_errors")(self._w)
+        if s == self.program.ffi.NULL:
+            return ""
+        try:
+            return self.program.ffi.string(s).decode(errors="replace").strip()
+        finally:
+            libc.free(s)
+
+    def _ensure_world(self):
+        if self._w is not None:
+            return
+        p = self.program
+        w = p._fn("new_world")()
+        if w == p.ffi.NULL:
+            raise MemoryError("cannot allocate a world")
+        self._w = w
+        if p._fn("init_world")(w):
+            msg = self._errors()
+            self._free()
+            raise RunError(msg or "init_world failed")
+        if self.threads is not None and p.target == "omp":
+            if p._fn("set_num_workers")(w, self.threads):
+                msg = self._errors()
+                self._free()
+                raise RunError(msg or "cannot set %d threads" % self.threads)
+
+    def _ensure_strands(self):
+        if self._created:
+            return
+        p = self.program
+        missing = [n for n in p.inputs if not p.has_default[n] and n not in self._values]
+        if missing:
+            raise TypeError("missing required input%s: %s" % (
+                "s" if len(missing) > 1 else "",
+                ", ".join("%s (%s)" % (n, p.inputs[n]) for n in missing)))
+        self._ensure_world()
+        try:
+            for name, v in self._values.items():
+                self._apply(name, v)
+        except BaseException:
+            self._free()
+            raise
+        if p._fn("create_strands")(self._w):
+            msg = self._errors()
+            self._free()
+            raise RunError(msg or "create_strands failed")
+        self._created = True
+        self.steps = 0
+
+    def _apply(self, name, v):
+        p = self.program
+        ffi, lib = p.ffi, p.lib
+        setter = p._setters[name]
+        kind, value = v
+        if kind == "file":
+            failed = getattr(lib, setter.replace("_input_set_", "_input_set_by_name_"))(
+                self._w, os.fsencode(value))
+        elif kind == "nrrd":
+            with value() as n:
+                failed = getattr(lib, setter)(self._w, n.ptr)
+        elif kind == "string":
+            buf = ffi.new("char[]", value)
+            self._keep.append(buf)  # the library keeps the pointer, not a copy
+            failed = getattr(lib, setter)(self._w, buf)
+        elif kind == "array":
+            ctype, vals = value
+            failed = getattr(lib, setter)(self._w, ffi.new("%s[]" % ctype, vals))
+        else:
+            failed = getattr(lib, setter)(self._w, value)
+        if failed:
+            raise InputError("input %r: %s" % (name, self._errors() or "rejected by the runtime"))
+
+    def _free(self):
+        if self._w is not None:
+            self.program._fn("shutdown")(self._w)
+        self._w = None
+        self._created = False
+        self._keep = []
+
+    def close(self):
+        """Free the C world (the World may be used again: it starts afresh)."""
+        self._free()
+
+    def reset(self):
+        """Start again from the initial strands with the current inputs."""
+        self._free()
+        return self
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        self.close()
+
+    def __del__(self):
+        try:
+            self._free()
+        except Exception:
+            pass
+
+    # ---- running
+    def step(self, n=1):
+        """Run at most n super-steps; returns the number taken (0 when the
+        program has finished)."""
+        if not isinstance(n, numbers.Integral) or isinstance(n, bool) or n < 1:
+            raise ValueError("step(n) needs an int n >= 1, not %r" % (n,))
+        return self._run(int(n), None, 0.2)
+
+    def run(self, steps=None, progress=None, progress_interval=0.2):
+        """Run until no strand is active, or at most `steps` super-steps.
+        progress(Progress) is called at most every progress_interval seconds
+        and as the run returns; returning True stops the run (a later run
+        continues it). Returns the number of steps taken."""
+        if steps is not None and (not isinstance(steps, numbers.Integral)
+                                  or isinstance(steps, bool) or steps < 0):
+            raise ValueError("steps must be None or an int >= 0, not %r" % (steps,))
+        return self._run(int(steps or 0), progress, progress_interval)
+
+    def _run(self, n, progress, interval):
+        self._ensure_strands()
+        p = self.program
+        cb = None
+        exc = []
+        if progress is not None:
+            if not callable(progress):
+                raise TypeError("progress must be callable")
+
+            def call(data, step, nactive, nstable, elapsed):
+                if exc:
+                    return True
+                try:
+                    return bool(progress(Progress(step, nactive, nstable, elapsed)))
+                except BaseException as e:  # re-raised after the run stops
+                    exc.append(e)
+                    return True
+
+            cb = p.ffi.callback("%s_progress_cb_t" % p.namespace, call)
+            p._fn("set_progress_cb")(self._w, cb, p.ffi.NULL, float(interval))
+        try:
+            taken = p._fn("run")(self._w, n)
+        finally:
+            if cb is not None:
+                p._fn("set_progress_cb")(self._w, p.ffi.NULL, p.ffi.NULL, 0.0)
+        self.steps += taken
+        if p._fn("any_errors")(self._w):
+            raise RunError(self._errors() or "the run failed")
+        if exc:
+            raise exc[0]
+        return taken
+
+    @property
+    def done(self):
+        """True when no strand is active (after the strands exist)."""
+        return self._created and self.active == 0
+
+    @property
+    def strands(self):
+        self._ensure_strands()
+        return int(self.program._fn("num_strands")(self._w))
+
+    @property
+    def active(self):
+        self._ensure_strands()
+        return int(self.program._fn("num_active_strands")(self._w))
+
+    @property
+    def stable(self):
+        self._ensure_strands()
+        return int(self.program._fn("num_stable_strands")(self._w))
+
+    def outputs(self):
+        """The outputs now (a grid: every strand; a collection: the stable
+        strands)."""
+        return self._collect("output_get_")
+
+    def snapshot(self):
+        """Every output over all alive strands (active and stable): a picture
+        of a run in progress. Needs snapshot=True at compile time (the
+        default)."""
+        if not self.program.has_snapshot:
+            raise DiderotError("the program was compiled without snapshot support "
+                               "(compile(..., snapshot=True))")
+        return self._collect("snapshot_")
+
+    def _collect(self, prefix):
+        self._ensure_strands()
+        p = self.program
+        arrays, kinds = {}, {}
+        for name, ty in p.outputs.items():
+            fn = getattr(p.lib, p._out_getters[name].replace("_output_get_", "_" + prefix))
+            if ty.dynamic:
+                nl, nd = teem.nrrdNew(), teem.nrrdNew()
+                try:
+                    if fn(self._w, nl, nd):
+                        raise RunError("output %r: %s" % (name, self._errors()))
+                    pairs, _, lk = _teem.nrrd_to_numpy(nl)
+                    if nd.data != p.ffi.NULL:
+                        data, _, dk = _teem.nrrd_to_numpy(nd)
+                    else:
+                        data, dk = np.zeros((0,) + ty.elem_shape, dtype=_np_dtype(p, ty)), []
+                finally:
+                    teem.nrrdNuke(nl)
+                    teem.nrrdNuke(nd)
+                if ty.elem_shape:
+                    data = data.reshape(data.shape[:1] + ty.elem_shape)
+                if ty.kind == "bool":
+                    data = data.astype(bool)
+                arrays[name] = Sequences(pairs, data, lk, dk)
+                kinds[name] = [lk, dk]
+                continue
+            n = teem.nrrdNew()
+            try:
+                if fn(self._w, n):
+                    raise RunError("output %r: %s" % (name, self._errors()))
+                arr, sizes, k = _teem.nrrd_to_numpy(n)
+            finally:
+                teem.nrrdNuke(n)
+            if ty.shape:  # NRRD axis 0 holds the components: unflatten them
+                arr = arr.reshape(arr.shape[:-1] + ty.shape)
+            if ty.kind == "bool":
+                arr = arr.astype(bool)
+            arrays[name] = arr
+            kinds[name] = k
+        counts = (int(p._fn("num_strands")(self._w)), int(p._fn("num_active_strands")(self._w)),
+                  int(p._fn("num_stable_strands")(self._w)))
+        return Outputs(arrays, kinds, self.steps, counts)
+
+    def __repr__(self):
+        state = "not started" if not self._created else "%d steps" % self.steps
+        return "<diderot.World of %s, %s>" % (self.program.source, state)
+
+
+# ---- input conversion -----------------------------------------------------
+
+def _np_dtype(prog, ty):
+    return {"real": prog.real_dtype, "int": prog.int_dtype, "bool": np.dtype(np.bool_)}.get(
+        ty.kind, np.dtype(object))
+
+
+def _ctype(prog, ty):
+    if ty.kind == "real":
+        return "double" if prog.real_dtype == np.float64 else "float"
+    if ty.kind == "int":
+        return "int64_t" if prog.int_dtype == np.int64 else "int32_t"
+    return _C_SCALAR[ty.kind]
+
+
+def _what(name, ty):
+    return "input %r (%s)" % (name, ty)
+
+
+def _scalar(prog, name, ty, v):
+    """A Python value of a scalar bool/int/real input, checked."""
+    if ty.kind == "bool":
+        if isinstance(v, (bool, np.bool_)):
+            return bool(v)
+        raise TypeError("%s: expected a bool, got %s" % (_what(name, ty), _tname(v)))
+    if isinstance(v, (bool, np.bool_)):
+        raise TypeError("%s: expected %s, got a bool" % (
+            _what(name, ty), "an int" if ty.kind == "int" else "a real number"))
+    if ty.kind == "int":
+        if not isinstance(v, numbers.Integral):
+            raise TypeError("%s: expected an int, got %s" % (_what(name, ty), _tname(v)))
+        info = np.iinfo(prog.int_dtype)
+        if not info.min <= int(v) <= info.max:
+            raise ValueError("%s: %d does not fit a %d-bit int" % (_what(name, ty), v, info.bits))
+        return int(v)
+    if not isinstance(v, numbers.Real):
+        raise TypeError("%s: expected a real number, got %s" % (_what(name, ty), _tname(v)))
+    return float(v)
+
+
+def _tname(v):
+    if isinstance(v, np.ndarray):
+        return "an array of shape %s" % (v.shape,)
+    return "%s %r" % (type(v).__name__, v) if isinstance(v, (str, numbers.Number)) \
+        else "a %s" % type(v).__name__
+
+
+def _is_path(v):
+    return isinstance(v, (str, bytes, os.PathLike))
+
+
+def _file_value(name, ty, v):
+    path = os.path.abspath(os.fsdecode(os.fspath(v)))
+    if not os.path.exists(path):
+        raise InputFileNotFoundError("%s: no such file '%s'" % (_what(name, ty), os.fsdecode(v)))
+    return ("file", path)
+
+
+def _convert(prog, name, ty, v):
+    """Check v against the input's type and turn it into what _apply sets."""
+    if ty.kind == "image":
+        if _is_path(v):
+            return _file_value(name, ty, v)
+        if isinstance(v, dict):
+            v = Image(**v)
+        if isinstance(v, np.ndarray) or (isinstance(v, (list, tuple)) and v):
+            v = Image(np.asarray(v))
+        if not isinstance(v, Image):
+            raise TypeError("%s: expected a NumPy array, a diderot.Image or a NRRD file name, "
+                            "got %s" % (_what(name, ty), _tname(v)))
+        try:
+            # built now, so shape and geometry errors come at once
+            v._nrrd(ty.dim, ty.image_shape).close()
+        except (ValueError, TypeError) as e:
+            raise type(e)("%s: %s" % (_what(name, ty), e)) from None
+        img = v
+        return ("nrrd", lambda: img._nrrd(ty.dim, ty.image_shape))
+    if ty.dynamic:
+        if _is_path(v):
+            return _file_value(name, ty, v)
+        if ty.kind == "string":
+            raise TypeError("%s: sequences of strings cannot be set" % _what(name, ty))
+        try:
+            a = np.asarray(v)
+        except Exception:
+            raise TypeError("%s: expected an array, got %s" % (_what(name, ty), _tname(v))) from None
+        if a.size == 0 and a.ndim == 1:
+            a = a.reshape((0,) + ty.elem_shape)
+        if a.dtype.kind not in "biuf":
+            raise TypeError("%s: expected an array of numbers, got dtype %s"
+                            % (_what(name, ty), a.dtype))
+        if a.ndim != 1 + len(ty.elem_shape) or tuple(a.shape[1:]) != ty.elem_shape:
+            raise ValueError("%s: expected an array of shape (n,)%s, got shape %s" % (
+                _what(name, ty), "" if not ty.elem_shape else " + %s" % (ty.elem_shape,), a.shape))
+        if ty.kind == "bool":
+            if a.dtype != np.bool_:
+                raise TypeError("%s: expected an array of bools, got dtype %s" % (_what(name, ty), a.dtype))
+            a = a.astype(np.uint8)
+        elif ty.kind == "int":
+            if a.dtype.kind not in "iu":
+                raise TypeError("%s: expected an array of ints, got dtype %s" % (_what(name, ty), a.dtype))
+            a = a.astype(np.int64)
+        else:
+            if a.dtype.kind == "b":
+                raise TypeError("%s: expected an array of reals, got bools" % _what(name, ty))
+            a = a.astype(prog.real_dtype)
+        if a.shape[0] == 0:
+            raise ValueError("%s: an empty sequence cannot be passed as a NRRD" % _what(name, ty))
+        nc = ty.ncomp
+        flat = a.reshape(a.shape[0], nc)
+        sizes = [a.shape[0]] if nc == 1 else [nc, a.shape[0]]
+        kinds = None
+        arr = flat if nc > 1 else flat.reshape(-1)
+        return ("nrrd", lambda: _teem.WrappedNrrd(arr, sizes, kinds))
+    if ty.kind == "string" and not ty.shape:
+        if not isinstance(v, str):
+            raise TypeError("%s: expected a str, got %s" % (_what(name, ty), _tname(v)))
+        b = v.encode("utf-8")
+        if b"\0" in b:
+            raise ValueError("%s: a string cannot hold NUL characters" % _what(name, ty))
+        return ("string", b)
+    if not ty.shape:
+        return ("scalar", _scalar(prog, name, ty, v))
+    # tensors and fixed sequences: an array of exactly the declared shape
+    if ty.kind == "string":
+        raise TypeError("%s: sequences of strings cannot be set" % _what(name, ty))
+    if isinstance(v, (str, bytes)) or isinstance(v, numbers.Number):
+        raise TypeError("%s: expected an array of shape %s, got %s" % (_what(name, ty), ty.shape, _tname(v)))
+    try:
+        a = np.asarray(v)
+    except Exception:
+        raise TypeError("%s: expected an array of shape %s, got %s"
+                        % (_what(name, ty), ty.shape, _tname(v))) from None
+    if a.dtype.kind not in "biuf":
+        raise TypeError("%s: expected numbers, got %s" % (_what(name, ty), _tname(v)))
+    if a.shape != ty.shape:
+        raise ValueError("%s: expected shape %s, got shape %s" % (_what(name, ty), ty.shape, a.shape))
+    if ty.kind == "bool":
+        if a.dtype.kind != "b":
+            raise TypeError("%s: expected bools, got dtype %s" % (_what(name, ty), a.dtype))
+        vals = [bool(x) for x in a.ravel()]
+    elif ty.kind == "int":
+        if a.dtype.kind not in "iu":
+            raise TypeError("%s: expected ints, got dtype %s" % (_what(name, ty), a.dtype))
+        vals = [_scalar(prog, name, ty, int(x)) for x in a.ravel()]
+    else:
+        if a.dtype.kind == "b":
+            raise TypeError("%s: expected reals, got bools" % _what(name, ty))
+        vals = [float(x) for x in a.ravel()]
+    return ("array", (_ctype(prog, ty), vals))
