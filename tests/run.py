@@ -931,7 +931,7 @@ class Runner:
     CUDA_ARCHS = "sm_80,sm_90"
     # (e2e programs whose images are written by their companions cannot be
     # compiled alone: image probes come from accept programs with proxies)
-    CUDA_NVCC_SUBSET = ["run/collatz", "run/population", "run/repel_sphere", "run/print_strands", "run/collect_strands", "run/collect_strand_refs", "run/global_sequences", "run/tensors_grid", "run/field_function",
+    CUDA_NVCC_SUBSET = ["run/collatz", "run/population", "run/repel_sphere", "run/print_strands", "run/strings_strands", "run/reduce_prints", "run/collect_strands", "run/collect_strand_refs", "run/global_sequences", "run/tensors_grid", "run/field_function",
                         "run/reductions", "e2e/eigen", "e2e/tensor_ops", "accept/border_control",
                         "accept/jacobian_hessian", "accept/curl_2d_3d", "accept/deep_derivatives"]
 

@@ -61,6 +61,7 @@ typedef struct DcWorld {
   uint32_t *pool, poolcap;                 /* sphere results of a step */
   unsigned char *pbuf;                     /* print records of a step */
   uint32_t pcap;
+  DcCounts *mcnt;                          /* a reduction's map: its print demand */
   bool host_fresh;     /* the host world's strands equal the device's */
   bool compact_pending;/* a global die: compact when the global block ends */
 #if D_SPHERE_DIM
@@ -288,6 +289,23 @@ static inline uint32_t dc_buffer_size(const char *var, uint32_t dflt) {
   return n > 0 && n < (long)UINT32_MAX ? (uint32_t)n : dflt;
 }
 
+/* The print buffer (allocated the first time) into a kernel's arguments. */
+static bool dc_print_buffer(DcWorld *cw, DcStep *a) {
+#if D_HAS_PRINT
+  if (!cw->pbuf) {
+    uint32_t want = dc_buffer_size("DIDEROT_CUDA_PRINT_BUFFER", 1u << 20);
+    if (!dc_alloc(cw, (void **)&cw->pbuf, want)) return false;
+    cw->pcap = want;
+  }
+  a->pbuf = cw->pbuf;
+  a->pcap = cw->pcap;
+#else
+  (void)cw;
+  (void)a;
+#endif
+  return true;
+}
+
 static bool dc_snapshot(DcWorld *cw, DcStep *a) {
   a->in = cw->st.w;
   if (!D_READS_IN && !DC_RERUNS) return true;
@@ -309,15 +327,7 @@ static bool dc_snapshot(DcWorld *cw, DcStep *a) {
       (!dc_ok(cw->err, cudaMemcpy(cw->status_save, cw->status, cw->n, cudaMemcpyDeviceToDevice), "copy") ||
        !dc_ok(cw->err, cudaMemcpy(cw->fresh_save, cw->fresh, cw->n, cudaMemcpyDeviceToDevice), "copy")))
     return false;
-#if D_HAS_PRINT
-  if (!cw->pbuf) {
-    uint32_t want = dc_buffer_size("DIDEROT_CUDA_PRINT_BUFFER", 1u << 20);
-    if (!dc_alloc(cw, (void **)&cw->pbuf, want)) return false;
-    cw->pcap = want;
-  }
-  a->pbuf = cw->pbuf;
-  a->pcap = cw->pcap;
-#endif
+  if (!dc_print_buffer(cw, a)) return false;
 #if D_SPHERE_DIM
   d_dglobals g;
   memset(&g, 0, sizeof g);
@@ -568,6 +578,7 @@ extern "C" void d_cuda_free(void *cw_) {
   cudaFree(cw->fresh_save);
   cudaFree(cw->pool);
   cudaFree(cw->pbuf);
+  cudaFree(cw->mcnt);
 #if D_SPHERE_DIM
   dc_sphere_free(&cw->sphere);
 #endif
@@ -693,6 +704,43 @@ extern "C" void d_cuda_kill_all(void *cw_) {
 extern "C" void d_cuda_sync_states(void *cw_) {
   DcWorld *cw = (DcWorld *)cw_;
   if (cw && !cw->host_fresh) dc_download(cw, 0);
+}
+
+/* ---- the maps of reductions and collections (global blocks) ----------------------------- */
+
+/* The map of a reduction runs as strand code (d_newctx) with a's counts
+ * (the current ones, as the host's numActive() etc.) and print buffer: the
+ * strand's slot is its position w, so that its records come out in the C
+ * targets' order (slots in order). */
+static inline bool dc_map_begin(DcWorld *cw, DcStep *a) {
+  memset(a, 0, sizeof *a);
+  a->nactive = cw->nactive;
+  a->nstable = cw->nstable;
+  if (D_HAS_PRINT && !cw->mcnt && !dc_alloc(cw, (void **)&cw->mcnt, sizeof(DcCounts))) return false;
+  a->cnt = cw->mcnt;
+  return !D_HAS_PRINT || (dc_print_buffer(cw, a) &&
+                          dc_ok(cw->err, cudaMemset(cw->mcnt, 0, sizeof(DcCounts)), "set"));
+}
+
+/* After the map ran: true when its print records did not fit (the buffer
+ * is then grown and the map must run again: maps change no state); else
+ * the records are printed. */
+static inline bool dc_map_again(DcWorld *cw) {
+#if D_HAS_PRINT
+  DcCounts t;
+  if (drt_any_errors(cw->err) ||
+      !dc_ok(cw->err, cudaMemcpy(&t, cw->mcnt, sizeof t, cudaMemcpyDeviceToHost), "copy"))
+    return false;
+  if (t.pbytes > cw->pcap) {
+    if (drt_world_verbose(cw->rt))
+      fprintf(stderr, "print output overflowed its buffer: the reduction runs again\n");
+    return dc_grow(cw, (void **)&cw->pbuf, &cw->pcap, t.pbytes, 1);
+  }
+  dc_print_out(cw, &t);
+#else
+  (void)cw;
+#endif
+  return false;
 }
 
 /* ---- collecting strands into a sequence (global blocks) -------------------------------- */

@@ -350,12 +350,8 @@ static bool cuda_dev_instr(EmitCtx *e, EmitBuf *out, IrInstr *in) {
   case IR_OP_NUM_STABLE: {
     /* the counts at the start of the step; a global `stabilize` runs the
      * strands one after the other on the CPU, each seeing the counts
-     * moved by the strands before it (worklist position w) */
-    IrCfgKind k = e->cfg ? e->cfg->kind : IR_CFG_FUNC;
-    if (k == IR_CFG_FUNC) {
-      emit_fail(e, "strand counts in the map of a reduction on the device");
-      return true;
-    }
+     * moved by the strands before it (worklist position w); in the map of
+     * a reduction, the global block's current counts (dc_map_begin) */
     if (!in->dst) return true;
     const char *d = emit_var(e, in->dst);
     if (in->op == IR_OP_NUM_STRANDS) OUT("  %s = (dint)(nc_->a->nactive + nc_->a->nstable);\n", d);
@@ -365,10 +361,6 @@ static bool cuda_dev_instr(EmitCtx *e, EmitBuf *out, IrInstr *in) {
     return true;
   }
   case IR_OP_PRINT:
-    if (e->cfg && e->cfg->kind == IR_CFG_FUNC) {
-      emit_fail(e, "print in the map of a reduction on the device");
-      return true;
-    }
     emit_cuda_print_instr(e, out, in, &c->prints);
     return true;
   case IR_OP_STRAND_REDUCE:
@@ -402,8 +394,9 @@ static void emit_device_cfg(EmitCtx *e, EmitBuf *out, CudaEmit *c, IrCFG *cfg) {
         cfg->name ? cfg->name : "function", emit_type(e, cfg->result), name);
     for (int p = 0; p < cfg->nparams; p++)
       OUT(", %s %s", emit_type(e, cfg->params[p]->ty), emit_var(e, cfg->params[p]));
-    OUT(") {\n  const int64_t d_N = st.cap;\n  const dreal *d_in = st.w;\n"
-        "  (void)wrld; (void)d_N; (void)d_in;\n");
+    /* nc_: the counts and print buffer of the reduction (dc_map_begin) */
+    OUT(", d_newctx *nc_) {\n  const int64_t d_N = st.cap;\n  const dreal *d_in = st.w;\n"
+        "  (void)wrld; (void)d_N; (void)d_in; (void)nc_;\n");
     break;
   case IR_CFG_STRAND_INIT:
     OUT("/* strand_init: a packed record (new strands) */\n"
@@ -583,10 +576,12 @@ static void emit_reductions(EmitCtx *e, EmitBuf *out) {
                    *T = emit_type(e, collect ? in->dst->ty->elem : in->dst->ty);
         OUT("struct %s_map {\n  const d_dglobals *wrld;\n  DcStore st;\n", fn);
         for (int i = 0; i < in->nargs; i++) OUT("  %s a%d;\n", emit_type(e, in->args[i]->ty), i);
-        OUT("  DC_DEV %s operator()(uint32_t i) const { return %s(wrld, st, i", T,
+        /* the strand's slot orders its print records */
+        OUT("  DcStep a;\n  DC_DEV %s operator()(uint32_t i) const {\n"
+            "    d_newctx nc_ = {st, &a, 0u, 0u, i, 0u};\n    return %s(wrld, st, i", T,
             emit_cfg_name(e, in->fn));
         for (int i = 0; i < in->nargs; i++) OUT(", a%d", i);
-        OUT("); }\n};\n");
+        OUT(", &nc_);\n  }\n};\n");
         if (collect) {
           OUT("extern \"C\" uint32_t %s(%s) {\n  DcWorld *cw = (DcWorld *)cw_;\n"
               "  if (!cw || !dc_refresh_globals(cw)) return 0;\n",
@@ -595,7 +590,9 @@ static void emit_reductions(EmitCtx *e, EmitBuf *out) {
             emit_intern(e, out, in->args[i]->ty, arena_printf(e->a, "a%d", i), "cw->err", 0);
           OUT("  %s_map m_ = {cw->dglobals, cw->st", fn);
           for (int i = 0; i < in->nargs; i++) OUT(", a%d", i);
-          OUT("};\n  return dc_collect<%s>(cw, m_, %d, (%s *)out, cap);\n}\n\n", T, in->imm[1], T);
+          OUT(", {}};\n  uint32_t r_ = 0;\n  do {\n    if (!dc_map_begin(cw, &m_.a)) break;\n"
+              "    r_ = dc_collect<%s>(cw, m_, %d, (%s *)out, cap);\n  } while (dc_map_again(cw));\n"
+              "  return r_;\n}\n\n", T, in->imm[1], T);
           continue;
         }
         OUT("extern \"C\" %s %s(%s) {\n  DcWorld *cw = (DcWorld *)cw_;\n"
@@ -605,8 +602,10 @@ static void emit_reductions(EmitCtx *e, EmitBuf *out) {
           emit_intern(e, out, in->args[i]->ty, arena_printf(e->a, "a%d", i), "cw->err", 0);
         OUT("  %s_map m_ = {cw->dglobals, cw->st", fn);
         for (int i = 0; i < in->nargs; i++) OUT(", a%d", i);
-        OUT("};\n  return dc_reduce<%s, %d>(cw->err, m_, cw->status, cw->n, %d);\n}\n\n", T,
-            in->imm[0], in->imm[1]);
+        OUT(", {}};\n  %s r_{};\n  do {\n    if (!dc_map_begin(cw, &m_.a)) break;\n"
+            "    r_ = dc_reduce<%s, %d>(cw->err, m_, cw->status, cw->n, %d);\n"
+            "  } while (dc_map_again(cw));\n  return r_;\n}\n\n",
+            T, T, in->imm[0], in->imm[1]);
       }
   }
 }

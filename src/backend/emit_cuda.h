@@ -81,9 +81,10 @@ bool cuda_check_module(IrModule *m, DiagCtx *diag, const struct Program *prog);
 /* Whether a CFG of kind k runs on the device: the strand methods, the
  * maps of reductions, and the strand's initialisation when `new` is used. */
 bool cuda_device_cfg(IrCfgKind k, bool has_new);
-/* Whether the value `in` defines can live on the device: not a string or
- * dynamic sequence, except sphere results and a global's sequence of
- * fixed-size values passed along (never one built on the device). */
+/* Whether the value `in` defines can live on the device: not a dynamic
+ * sequence, except sphere results and a global's sequence of fixed-size
+ * values passed along (never one built on the device). Strings can: the
+ * addresses of their canonical host copies (emit_cuda.c). */
 bool cuda_device_value(const IrInstr *in);
 /* A dynamic sequence of fixed-size values (what the device can read). */
 bool cuda_device_flat_seq(const IrType *t);

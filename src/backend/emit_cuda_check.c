@@ -9,7 +9,7 @@
  * reductions): dynamic sequences (host memory) other than the strand
  * sequences of sphere queries and globals' sequences of fixed-size
  * values (strings are fixed-size there: canonical host addresses,
- * emit_cuda.c); print and strand counts in the maps of reductions; in global
+ * emit_cuda.c); in global
  * blocks: `new` (the frontend rejects it there: kept so that a change of
  * that rule cannot reach the device half unnoticed), reads of strand state
  * through strand references (`c.x` for c in { c | c in S.all }: the state
@@ -22,11 +22,9 @@
 #include "frontend/env.h"
 #include "frontend/types.h"
 
-typedef enum Pred { P_PRINT, P_COUNTS, P_NEW, P_DYNSEQ, P_DYNSTATE } Pred;
+typedef enum Pred { P_NEW, P_DYNSEQ, P_DYNSTATE } Pred;
 
 static const char *const pred_what[] = {
-    "'print' inside a reduction over strands with --target=cuda",
-    "strand counts ('numActive', 'numStable', 'numStrands') inside a reduction over strands with --target=cuda",
     "'new' in a global block with --target=cuda",
     "dynamic sequences in strand code with --target=cuda",
     "strand state of a dynamic-sequence type with --target=cuda",
@@ -92,9 +90,7 @@ static bool calls_matching(const Expr *e, Pred p, int depth) {
 }
 
 static bool expr_matches(const Expr *e, Pred p, int depth) {
-  static const char *const counts[] = {"numActive", "numStable", "numStrands"};
   switch (p) {
-  case P_COUNTS: return callee_is(e, counts, 3) || calls_matching(e, p, depth);
   /* a range is a loop, not a sequence in memory */
   case P_DYNSEQ:
     return e->kind != E_RANGE && (e->kind != E_VAR || !e->sym || e->sym->kind != SYM_FUNC) &&
@@ -137,7 +133,7 @@ static const Expr *find_expr(const Expr *e, Pred p) { return find_expr_d(e, p, 0
 /* The span of the first construct matching p in s and what follows it. */
 static bool find_stmts(const Stmt *s, Pred p, Span *at, int depth) {
   for (; s; s = s->next) {
-    bool hit = (p == P_PRINT && s->kind == S_PRINT) || (p == P_NEW && s->kind == S_NEW) ||
+    bool hit = (p == P_NEW && s->kind == S_NEW) ||
                (p == P_DYNSEQ && ((s->kind == S_FOREACH && s->iter && s->iter->src &&
                                    s->iter->src->kind != E_RANGE && ty_dyn(s->iter->src->ty) &&
                                    !passes_flat(s->iter->src)) ||
@@ -305,21 +301,11 @@ bool cuda_device_value(const IrInstr *in) {
   return !in->dst || !is_dyn_device(in->dst->ty) || passes_seq(in);
 }
 
-/* What instruction `in` of a CFG of kind k needs that is refused, or -1. */
-static int refused(const IrInstr *in, IrCfgKind k, bool device) {
+/* What instruction `in` of a device CFG (else a global block) needs that
+ * is refused, or -1. */
+static int refused(const IrInstr *in, bool device) {
   if (device) {
-    if (in->kind == IR_I_OP) switch (in->op) {
-      case IR_OP_PRINT:
-        if (k == IR_CFG_FUNC) return P_PRINT;
-        break;
-      case IR_OP_NUM_STRANDS:
-      case IR_OP_NUM_ACTIVE:
-      case IR_OP_NUM_STABLE:
-        if (k == IR_CFG_FUNC) return P_COUNTS;
-        break;
-      case IR_OP_LOAD_SEQ: return P_DYNSEQ;
-      default: break;
-      }
+    if (in->kind == IR_I_OP && in->op == IR_OP_LOAD_SEQ) return P_DYNSEQ;
     if (!cuda_device_value(in)) return P_DYNSEQ;
     for (int i = 0; i < in->nargs; i++)
       if (in->args[i] && is_dyn_device(in->args[i]->ty) && !cuda_device_flat_seq(in->args[i]->ty))
@@ -353,7 +339,7 @@ bool cuda_check_module(IrModule *m, DiagCtx *diag, const Program *prog) {
       const IrBlock *blk = cfg->blocks[b];
       for (int i = 0; i < blk->nphis + blk->ninstrs; i++) {
         const IrInstr *in = i < blk->nphis ? blk->phis[i] : blk->instrs[i - blk->nphis];
-        int p = refused(in, k, device);
+        int p = refused(in, device);
         if (p < 0) continue;
         report(diag, &seen, (Pred)p, locate(prog, k, (Pred)p));
         errors++;
