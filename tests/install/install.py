@@ -16,14 +16,20 @@ Makefile):
      with `cc client.c lib.o $(pkg-config --cflags --libs diderot[-omp])`
      (PKG_CONFIG_SYSROOT_DIR=STAGE, as for any staged install), prints
      sum_i i(i+1)/2 over i < 10 = 165;
-  4. the installed tree moved elsewhere as a whole (as an install with
-     another --prefix): its diderotc uses the moved runtime;
-  5. `make uninstall DESTDIR=STAGE` leaves no file under STAGE.
+  4. the Python package (python/diderot) is installed with a _config.py
+     that names the installed diderotc; with a Python that has numpy and
+     cffi (this one, else /usr/bin/python3), `diderot.compile(...).run()`
+     from the install (PYTHONPATH) uses that diderotc and returns the sum;
+  5. the installed tree moved elsewhere as a whole (as an install with
+     another --prefix): its diderotc uses the moved runtime, and its Python
+     package the moved diderotc;
+  6. `make uninstall DESTDIR=STAGE` leaves no file under STAGE.
 
 collect() returns (name, fn) pairs; fn() returns (status, details).
 """
 
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -62,6 +68,24 @@ int main(void) {
   return 0;
 }
 """
+
+
+PY = """import sys, diderot
+print("diderotc", diderot.find_diderotc())
+if sys.argv[1:] == ["run"]:
+    out = diderot.compile("prog.diderot").run(n=10)
+    print("strands %d sum %g" % (out.out.shape[0], float(out.out.sum())))
+"""
+
+
+def _python_with_numpy():
+    """A Python 3 that can import numpy and cffi (the package needs them)."""
+    for py in (sys.executable, "/usr/bin/python3", shutil.which("python3")):
+        if py and os.path.exists(py) and subprocess.run(
+                [py, "-c", "import numpy, cffi"], stdout=subprocess.DEVNULL,
+                stderr=subprocess.DEVNULL).returncode == 0:
+            return py
+    return None
 
 
 def _run(argv, cwd, env=None):
@@ -192,7 +216,45 @@ def _check(srcdir, builddir, top, stage, env):
             problems += ["%s: the client (exit status %d) does not print 'strands 10 sum 165'"
                          % (pc, rc), "  pkg-config: %s" % flags_[1].strip()] + _tail(out + err)
 
-    # 4. the installed tree moved as a whole
+    # 4. the Python package
+    notes = []
+    cfg = _find(stage, "_config.py")
+    pydir = os.path.dirname(os.path.dirname(cfg)) if cfg else None
+    if not cfg or os.path.basename(os.path.dirname(cfg)) != "diderot":
+        problems.append("the Python package (diderot/_config.py) is not installed")
+    else:
+        src = os.path.join(srcdir, "python", "diderot")
+        for f in sorted(os.listdir(src)):
+            if f.endswith(".py") and not os.path.exists(os.path.join(pydir, "diderot", f)):
+                problems.append("python/diderot/%s is not installed" % f)
+    py = _python_with_numpy()
+    with open(os.path.join(work, "use.py"), "w") as f:
+        f.write(PY)
+
+    def python_check(where, tag, run):
+        if not py or not pydir:
+            return []
+        penv = dict(env, PYTHONPATH=where, DIDEROT_CACHE_DIR=os.path.join(work, "cache"))
+        penv.pop("DIDEROTC", None)
+        rc, out, err = _run([py, "use.py"] + (["run"] if run else []), work, penv)
+        bad = []
+        got = re.search(r"^diderotc (.*)$", out, re.M)
+        if rc != 0 or not got:
+            return ["%s: the installed Python package failed (exit status %d)" % (tag, rc)] \
+                + _tail(out + err)
+        if not os.path.samefile(got.group(1), expect_diderotc[tag]):
+            bad.append("%s: the Python package uses %s, not the installed diderotc %s"
+                       % (tag, got.group(1), expect_diderotc[tag]))
+        if run and "strands 10 sum 165\n" not in out:
+            bad.append("%s: diderot.compile(...).run() did not give the sum 165" % tag)
+        return bad + (_tail(out + err) if bad else [])
+
+    expect_diderotc = {"staged": installed}
+    if not py:
+        notes.append("no Python with numpy and cffi: the package was not run")
+    problems += python_check(pydir, "staged", True) if pydir else []
+
+    # 5. the installed tree moved as a whole
     moved = os.path.join(top, "moved", "elsewhere")
     os.makedirs(os.path.dirname(moved))
     os.rename(prefix, moved)
@@ -200,17 +262,21 @@ def _check(srcdir, builddir, top, stage, env):
         problems += build_exec(os.path.join(moved, "bin", "diderotc"),
                                os.path.join(moved, os.path.relpath(libdir, prefix)),
                                os.path.join(moved, os.path.relpath(inc, prefix)), "moved")
+        if pydir and pydir.startswith(prefix + os.sep):
+            expect_diderotc["moved"] = os.path.join(moved, "bin", "diderotc")
+            problems += python_check(os.path.join(moved, os.path.relpath(pydir, prefix)),
+                                     "moved", False)
     finally:
         os.rename(moved, prefix)
 
-    # 5. uninstall
+    # 6. uninstall
     rc, out, err = _run(["make", "-s", "uninstall", "DESTDIR=" + stage], builddir, env)
     if rc != 0:
         problems += ["make uninstall exit status %d" % rc] + _tail(out + err)
     left = _files(stage)
     if left:
         problems.append("make uninstall left %d files: %s" % (len(left), " ".join(left[:20])))
-    return ("fail", problems) if problems else ("pass", [])
+    return ("fail", problems) if problems else ("pass", notes)
 
 
 def collect(srcdir, builddir, diderotc):
