@@ -57,9 +57,9 @@ static void drt_tty_draw(DrtTtyProgress *t, const char *text) {
 /* The estimate of the time left, or a negative number when the counts
  * give none: with a step limit, the mean step time so far times the steps
  * left; when strands have stabilized and others are still active, the
- * time the active ones take at the rate seen so far. The smaller counts
- * (either may be far too long: a limit that is never reached, strands that
- * stabilize late). */
+ * time the active ones take at the rate seen so far. The smaller one
+ * counts (either may be far too long: a limit that is never reached,
+ * strands that stabilize late). */
 static double drt_estimate(const DrtTtyProgress *t, uint32_t step, uint32_t nactive,
                            uint32_t nstable, double elapsed) {
   double est = -1;
