@@ -457,7 +457,8 @@ class World:
         else:
             failed = getattr(lib, setter)(self._w, value)
         if failed:
-            raise InputError("input %r: %s" % (name, self._errors() or "rejected by the runtime"))
+            # the runtime's messages name the input and the file
+            raise InputError(self._errors() or "input %r: rejected by the runtime" % name)
 
     def _free(self):
         if self._w is not None:
@@ -508,28 +509,36 @@ class World:
     def _run(self, n, progress, interval):
         self._ensure_strands()
         p = self.program
-        cb = None
         exc = []
-        if progress is not None:
-            if not callable(progress):
-                raise TypeError("progress must be callable")
+        if progress is not None and not callable(progress):
+            raise TypeError("progress must be callable")
+        if progress is None:
+            interval = 0.1
 
-            def call(data, step, nactive, nstable, elapsed):
-                if exc:
-                    return True
-                try:
-                    return bool(progress(Progress(step, nactive, nstable, elapsed)))
-                except BaseException as e:  # re-raised after the run stops
-                    exc.append(e)
-                    return True
+        # Always installed: the callback is where Python code runs during a
+        # long run, so Ctrl-C (KeyboardInterrupt) stops it between steps.
+        def call(data, step, nactive, nstable, elapsed):
+            if exc:
+                return True
+            try:
+                if progress is None:
+                    return False
+                return bool(progress(Progress(step, nactive, nstable, elapsed)))
+            except BaseException as e:  # re-raised after the run stops
+                exc.append(e)
+                return True
 
-            cb = p.ffi.callback("%s_progress_cb_t" % p.namespace, call)
-            p._fn("set_progress_cb")(self._w, cb, p.ffi.NULL, float(interval))
+        def onerror(etype, value, tb):  # an exception outside call's try (a signal)
+            exc.append(value)
+            return True
+
+        # error=True: a callback that raised stops the run
+        cb = p.ffi.callback("%s_progress_cb_t" % p.namespace, call, error=True, onerror=onerror)
+        p._fn("set_progress_cb")(self._w, cb, p.ffi.NULL, float(interval))
         try:
             taken = p._fn("run")(self._w, n)
         finally:
-            if cb is not None:
-                p._fn("set_progress_cb")(self._w, p.ffi.NULL, p.ffi.NULL, 0.0)
+            p._fn("set_progress_cb")(self._w, p.ffi.NULL, p.ffi.NULL, 0.0)
         self.steps += taken
         if p._fn("any_errors")(self._w):
             raise RunError(self._errors() or "the run failed")
