@@ -56,6 +56,8 @@ def original_value_defect(orc, problems, prec, text=""):
             d3 = False
     if d3 and problems:
         return "D3: the original computes s = f(s) in place for a tensor or sequence state variable"
+    if problems and all(_d7_read_before_write(p[0], text) for p in problems):
+        return "D7: the original writes state back in declaration order, reading state already overwritten"
     if problems and "length(" in text and all(len(p) >= 5 and p[4] is None for p in problems):
         return "D6: length() is an unsigned int in the original's C++"
     if not INEXACT_KERNELS & set(orc.get("kernels", [])):
@@ -68,6 +70,28 @@ def original_value_defect(orc, problems, prec, text=""):
         if not abs(got - exact) <= lim * max(1.0, abs(exact)):
             return None
     return "D2: float/double accuracy of the original's bspln3/bspln5/c4hexic evaluation"
+
+
+def _d7_read_before_write(name, text):
+    """D7: output `name` is assigned an expression that reads a state
+    variable declared before it which the methods also assign; the original
+    writes state variables back in declaration order with such reads
+    inlined, so the read sees the new value."""
+    m = re.search(r"^strand\s+\w+\s*\(.*?\)\s*\{(.*?)^\s*(?:initialize|start|update|stabilize)\s*\{(.*)",
+                  text, re.M | re.S)
+    if not m:
+        return False
+    decls, methods = m.group(1), m.group(2)
+    order = re.findall(r"^\s*(?:output\s+)?\S.*?\s(\w+)\s*=", decls, re.M)
+    if name not in order:
+        return False
+    earlier = order[:order.index(name)]
+    for rhs in re.findall(r"^\s*%s\s*=\s*(.*?);" % re.escape(name), methods, re.M):
+        for v in earlier:
+            if re.search(r"\b%s\b" % v, rhs) and \
+                    re.search(r"^\s*%s\s*[-+*/]?=" % v, methods, re.M):
+                return True
+    return False
 
 
 # Mutants: where the two compilers' accept/reject or first error line may
