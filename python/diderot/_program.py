@@ -34,10 +34,6 @@ def _load(directory, desc):
         ns = desc["namespace"]
         decls = ["typedef struct %s_world_s %s_world_t;" % (ns, ns)]
         decls += desc["runtime"]
-        decls += ["uint32_t %s_get_num_cores(%s_world_t *w);" % (ns, ns),
-                  "bool %s_set_num_workers(%s_world_t *w, uint32_t n);" % (ns, ns),
-                  "uint32_t %s_get_num_workers(%s_world_t *w);" % (ns, ns)] \
-            if desc.get("target") == "parallel" else []
         ffi.cdef("\n".join(decls))
         lib = ffi.dlopen(so)
         _loaded[so] = (ffi, lib)
@@ -298,9 +294,19 @@ class Program:
         the first step (or outputs())."""
         return World(self, threads, inputs)
 
-    def run(self, steps=None, threads=None, progress=None, progress_interval=0.2, **inputs):
+    def run(self, steps=None, threads=None, progress=None, progress_interval=0.2,
+            isolate=False, **inputs):
         """Run the program to the end (or for at most `steps` super-steps)
-        and return its Outputs."""
+        and return its Outputs. isolate=True runs it in a child process, so
+        that a program that crashes (a probe where inside() is false, or a
+        sequence index out of range, are undefined in Diderot and may read
+        outside memory) raises RunError instead of taking the interpreter
+        down; inputs are checked here first, and progress is not reported."""
+        if isolate:
+            if progress is not None:
+                raise ValueError("progress= is not available with isolate=True")
+            self.world(threads=threads, **inputs)  # type errors here, not in the child
+            return _run_isolated(self.directory, dict(steps=steps, threads=threads, **inputs))
         with self.world(threads=threads, **inputs) as w:
             w.run(steps, progress=progress, progress_interval=progress_interval)
             return w.outputs()
@@ -320,6 +326,63 @@ class Program:
 
 
 _C_SCALAR = {"bool": "bool", "string": "char *"}
+
+
+def _child_main(fd):
+    """The child of _run_isolated: the request on stdin, the answer on fd."""
+    import pickle
+    import sys
+    directory, kwargs = pickle.load(sys.stdin.buffer)
+    try:
+        msg = ("ok", Program(directory, True).run(**kwargs))
+    except BaseException as e:
+        msg = ("error", type(e).__name__, str(e))
+    with os.fdopen(fd, "wb") as f:
+        pickle.dump(msg, f)
+
+
+def _run_isolated(directory, kwargs):
+    """Program.run in a fresh interpreter (not a fork: no inherited threads,
+    and not multiprocessing, which would run the caller's __main__ again)."""
+    import pickle
+    import signal
+    import subprocess
+    import sys
+    from . import _errors
+    rfd, wfd = os.pipe()
+    env = dict(os.environ)
+    pkg_parent = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    env["PYTHONPATH"] = pkg_parent + (os.pathsep + env["PYTHONPATH"] if env.get("PYTHONPATH") else "")
+    try:
+        proc = subprocess.Popen(
+            [sys.executable, "-c", "import sys, diderot._program as p; p._child_main(int(sys.argv[1]))",
+             str(wfd)], stdin=subprocess.PIPE, pass_fds=(wfd,), env=env)
+    finally:
+        os.close(wfd)
+    with os.fdopen(rfd, "rb") as answer:
+        proc.stdin.write(pickle.dumps((directory, kwargs)))
+        proc.stdin.close()
+        try:
+            msg = pickle.load(answer)
+        except EOFError:
+            msg = None
+    code = proc.wait()
+    if msg is None:
+        if code < 0:
+            try:
+                why = "signal %s" % signal.Signals(-code).name
+            except ValueError:
+                why = "signal %d" % -code
+        else:
+            why = "exit status %d" % code
+        raise RunError("the program crashed (%s); a probe where inside() is false or a "
+                       "sequence index out of range is undefined in Diderot" % why)
+    if msg[0] == "ok":
+        return msg[1]
+    cls = getattr(_errors, msg[1], None) or {"TypeError": TypeError, "ValueError": ValueError,
+                                              "KeyboardInterrupt": KeyboardInterrupt,
+                                              "MemoryError": MemoryError}.get(msg[1], RunError)
+    raise cls(msg[2])
 
 
 class World:
