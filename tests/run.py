@@ -59,6 +59,9 @@ Each of these counts as one test:
                        a list of (more diderotc options, more run
                        arguments): each is another build whose runs must
                        pass the same checks and write byte-identical files.
+  python/NAME          pytest on python/tests/test_NAME.py: the Python package
+                       `diderot` against executables and closed forms
+                       (skipped without a python3 with numpy, cffi, pytest);
   docs/...             the documentation against the compiler: the man
                        pages' options and API, every example program and
                        marked command block of doc/language.md,
@@ -1144,6 +1147,12 @@ class Runner:
             exec(compile(read_text(path), path, "exec"), scope)
             for name, fn in scope["collect"](self.srcdir, self.builddir, self.diderotc):
                 tests.append((name, self.docs_case, (name, fn)))
+        # python/...: the Python package's pytest files (python/tests/group.py)
+        path = os.path.join(self.srcdir, "python", "tests", "group.py")
+        scope = {"__name__": "tests_python"}
+        exec(compile(read_text(path), path, "exec"), scope)
+        for name, fn in scope["collect"](self.srcdir, self.builddir, self.diderotc):
+            tests.append((name, self.docs_case, (name, fn)))
         # docs/...: the documentation checked against the compiler (tests/docs/doctest.py)
         docs_path = os.path.join(self.srcdir, "tests", "docs", "doctest.py")
         docs = {"__name__": "doctest_docs"}
@@ -1351,9 +1360,10 @@ def main(argv):
     if args.profile == "sanitize":
         # docs/: the documentation's commands build C clients as a user
         # would, without the sanitizers the runtime then needs
-        # install/: its clients too
+        # install/: its clients too; python/: libraries loaded into python3
         tests = [t for t in tests
-                 if not t[0].startswith(("cuda/nvcc/", "omp/", "layouts/", "docs/", "install/"))]
+                 if not t[0].startswith(("cuda/nvcc/", "omp/", "layouts/", "docs/", "install/",
+                                         "python/"))]
     counts = {"pass": 0, "fail": 0, "skip": 0}
 
     def one(test):

@@ -1,0 +1,68 @@
+"""The Python package's tests as a group of tests/run.py: python/NAME runs
+pytest on python/tests/test_NAME.py.
+
+collect() returns (name, fn) pairs; fn() returns (status, details), as
+tests/install/install.py's do. The compiler under test is given to the
+tests as $DIDEROTC; one cache of compiled programs, emptied at collection,
+serves every file of the run (BUILD/tests/python-cache). The Python used is
+the one running the suite when it has numpy, cffi and pytest, else
+/usr/bin/python3; without one, each test is skipped with the reason.
+"""
+
+import os
+import re
+import shutil
+import subprocess
+import sys
+
+TIMEOUT = 1800
+
+
+def _python():
+    for py in (sys.executable, "/usr/bin/python3", shutil.which("python3")):
+        if py and os.path.exists(py) and subprocess.run(
+                [py, "-c", "import numpy, cffi, pytest"], stdout=subprocess.DEVNULL,
+                stderr=subprocess.DEVNULL).returncode == 0:
+            return py
+    return None
+
+
+def collect(srcdir, builddir, diderotc):
+    here = os.path.join(srcdir, "python", "tests")
+    files = sorted(f for f in os.listdir(here) if f.startswith("test_") and f.endswith(".py"))
+    cache = os.path.join(builddir, "tests", "python-cache")
+    shutil.rmtree(cache, ignore_errors=True)
+    state = {}
+
+    def python():
+        if "py" not in state:
+            state["py"] = _python()
+        return state["py"]
+
+    def make(f):
+        def fn():
+            py = python()
+            if not py:
+                return ("skip", ["no python3 with numpy, cffi and pytest (Debian packages "
+                                 "python3-numpy, python3-cffi, python3-pytest)"])
+            env = dict(os.environ, DIDEROTC=diderotc or os.path.join(builddir, "diderotc"),
+                       DIDEROT_TEST_CACHE=cache)
+            try:
+                p = subprocess.run([py, "-m", "pytest", "-q", "-rs", "-p", "no:cacheprovider",
+                                    os.path.join(here, f)], cwd=here, env=env,
+                                   stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
+                                   stderr=subprocess.STDOUT, timeout=TIMEOUT)
+            except subprocess.TimeoutExpired:
+                return ("fail", ["pytest %s: timed out after %d s" % (f, TIMEOUT)])
+            out = p.stdout.decode("utf-8", errors="replace")
+            lines = out.rstrip().splitlines()
+            summary = lines[-1] if lines else ""
+            if p.returncode == 0:
+                if re.search(r"\d+ passed", summary):
+                    return ("pass", [summary.strip("= ")])
+                return ("skip", [l for l in lines if "SKIP" in l][:3] or [summary])
+            return ("fail", ["pytest %s: %s" % (f, summary.strip("= "))]
+                    + [l for l in lines if l.startswith(("FAILED", "ERROR", "E  "))][:40])
+        return fn
+
+    return [("python/" + f[len("test_"):-len(".py")], make(f)) for f in files]
