@@ -257,6 +257,10 @@ def src(e, dia):
         return "(%s if %s else %s)" % (S(e.a[0]), S(e.a[1]), S(e.a[2]))
     if op == "index":
         base = S(e.a[0])
+        # 2.0 takes no suffix on identity/zeros/real(...) (both compilers'
+        # grammars); 1.0 makes them atoms, so there the bare form is kept.
+        if dia == 2 and e.a[0].op in ("identity", "zeros", "realc", "load"):
+            base = "(%s)" % base
         return "%s[%s]" % (base, ",".join(":" if i is None else str(i) for i in e.v))
     if op == "seqidx":
         return "%s[%s]" % (S(e.a[0]), S(e.a[1]))
