@@ -62,6 +62,8 @@ Each of these counts as one test:
   python/NAME          pytest on python/tests/test_NAME.py: the Python package
                        `diderot` against executables and closed forms
                        (skipped without a python3 with numpy, cffi, pytest);
+  viewer/...           the interactive viewer examples/viewer, built and
+                       run headless under Xvfb (tests/viewer/viewer.py);
   docs/...             the documentation against the compiler: the man
                        pages' options and API, every example program and
                        marked command block of doc/language.md,
@@ -1140,8 +1142,10 @@ class Runner:
         for case in drv["CASES"]:
             tests.append(("driver/" + case["name"], self.driver_case, (drv, case)))
         # driver/progress/... (tests/driver/progress.py) and install/...
-        # (tests/install/install.py): groups of (name, fn) like docs/
-        for rel in (("driver", "progress.py"), ("install", "install.py")):
+        # (tests/install/install.py), viewer/... (tests/viewer/viewer.py): groups
+        # of (name, fn) like docs/
+        for rel in (("driver", "progress.py"), ("install", "install.py"),
+                    ("viewer", "viewer.py")):
             path = os.path.join(self.srcdir, "tests", *rel)
             scope = {"__name__": "tests_" + rel[0]}
             exec(compile(read_text(path), path, "exec"), scope)

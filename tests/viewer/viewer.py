@@ -33,9 +33,7 @@ import sys
 import threading
 import time
 
-HERE = os.path.dirname(os.path.abspath(__file__))
-sys.path.insert(0, os.path.join(HERE, "..", "oracle"))
-import nrrd  # noqa: E402  (tests/oracle/nrrd.py)
+nrrd = None  # tests/oracle/nrrd.py, imported by collect() (run.py execs this file)
 
 BUILD_TIMEOUT = 600
 RUN_TIMEOUT = 300  # a frame takes ~1 s at 128x128 on two loaded cores; dumps wait for it
@@ -379,6 +377,10 @@ def test_xvfb(srcdir, builddir):
 
 
 def collect(srcdir, builddir, diderotc):
+    global nrrd
+    sys.path.insert(0, os.path.join(srcdir, "tests", "oracle"))
+    import nrrd as nrrd_module
+    nrrd = nrrd_module
     return [("viewer/build", lambda: test_build(srcdir, builddir)),
             ("viewer/camera", lambda: test_camera(srcdir, builddir)),
             ("viewer/xvfb", lambda: test_xvfb(srcdir, builddir))]
