@@ -101,6 +101,15 @@ ex_ridges() {
   u quantize -b 8 -min 0 -max 1 -i lam-rgb.nrrd -o ridges.png
 }
 
+# The renderer of the interactive viewer (examples/viewer), run as an
+# executable: its default view, shaded volume rendering.
+ex_viewer() {
+  compile "$top/examples/viewer/viewer.diderot" viewer
+  ./viewer -vol "$data/blobs.nrrd" -o rgb.nrrd
+  nonan rgb.nrrd
+  u quantize -b 8 -min 0 -max 1 -i rgb.nrrd -o viewer.png
+}
+
 now() { date +%s.%N; }
 n=0
 failed=""

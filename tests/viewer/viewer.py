@@ -361,7 +361,9 @@ def test_xvfb(srcdir, builddir):
             ref = render_exec(exe, vol, d, os.path.join(work, "exec-%s.nrrd" % d["mode"][0]))
             problems += ["%s: %s" % (tag, m) for m in compare_image(p, d, ref)]
 
-        s.xdo("key", "--window", wid, "q")
+        # Q quits on the key press, so the window may be gone when xdotool
+        # sends the release (BadWindow): only the exit counts
+        _run(["xdotool", "key", "--window", wid, "q"], env=env, timeout=60)
         try:
             s.viewer.wait(60)
         except subprocess.TimeoutExpired:
