@@ -314,7 +314,7 @@ static bool cuda_dev_instr(EmitCtx *e, EmitBuf *out, IrInstr *in) {
     return true;
   }
   if (!cuda_device_value(in)) {
-    emit_fail(e, "dynamic sequences and strings are not supported on the device");
+    emit_fail(e, "dynamic sequences are not supported on the device");
     return true;
   }
   if (in->kind != IR_I_OP) return false;
