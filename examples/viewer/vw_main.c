@@ -2,7 +2,7 @@
  * that diderotc generates from viewer.diderot (MIP and shaded DVR).
  *
  *   diderot-viewer [--size N|WxH] [--mode mip|dvr] [--iso X] [--thick X]
- *                  [--threads N] [--dump PATH] [VOLUME.nrrd]
+ *                  [--threads N] [--dump PATH] [-v] [VOLUME.nrrd]
  *
  * Drag to rotate, scroll to zoom, drag the slider (or Up/Down) for the
  * isovalue, Left/Right for the thickness of the isosurface, M to switch
@@ -37,6 +37,7 @@ typedef struct {
     double iso, thick, step;
     unsigned threads;
     const char *dump_path;
+    bool verbose;         /* a line per frame on stdout (the tests read them) */
     /* the image on screen: which state of the view it shows (gen counts the
      * changes), whether at full size, and what it cost */
     unsigned gen, shown_gen;
@@ -53,8 +54,9 @@ typedef struct {
 static void usage(FILE *fp)
 {
     fputs("usage: diderot-viewer [--size N|WxH] [--mode mip|dvr] [--iso X] [--thick X]\n"
-          "                      [--threads N] [--dump PATH] [VOLUME.nrrd]\n"
+          "                      [--threads N] [--dump PATH] [-v] [VOLUME.nrrd]\n"
           "--threads N: OpenMP workers (default 1, 0: one per processor)\n"
+          "-v: a line per frame on stdout (size, time, full/preview/cancelled)\n"
           "drag: rotate, wheel: zoom, slider or Up/Down: isovalue, Left/Right: thickness,\n"
           "M: MIP/DVR, R: reset, P: dump the window to PATH and PATH.txt, Q/Esc: quit\n",
           fp);
@@ -152,6 +154,11 @@ static bool render(vw_app *a, int div, bool cancellable)
     vw_render_status st = vw_render(&a->vol, &v, a->rgb, a->threads,
                                     cancellable ? input_pending : NULL, a, err, sizeof err);
     double ms = now_ms() - t0;
+    if (a->verbose) {
+        printf("frame %dx%d %.1f ms %s\n", w, h, ms,
+               st == VW_RENDER_CANCELLED ? "cancelled" : div > 1 ? "preview" : "full");
+        fflush(stdout);
+    }
     if (st == VW_RENDER_FAILED) {
         fprintf(stderr, "diderot-viewer: %s\n", err);
         exit(1);
@@ -314,6 +321,9 @@ int main(int argc, char **argv)
         if (!strcmp(o, "-h") || !strcmp(o, "--help")) {
             usage(stdout);
             return 0;
+        } else if (!strcmp(o, "-v") || !strcmp(o, "--verbose")) {
+            a.verbose = true;
+            continue;
         } else if (o[0] != '-') {
             path = o;
             continue;
