@@ -151,10 +151,13 @@ class Image:
             sizes = grid
         return _teem.WrappedNrrd(a, sizes, kinds, space=(origin, dirs))
 
-    def save_nrrd(self, path):
-        """Write the image as a NRRD file (space directions and origin)."""
-        dim = self.data.ndim if self.spacing is None and self.directions is None else \
-            len(self.spacing if self.spacing is not None else self.directions)
+    def save_nrrd(self, path, dim=None):
+        """Write the image as a NRRD file (space directions and origin).
+        dim: the number of grid axes, needed for a non-scalar image given
+        without spacing or directions (otherwise every axis is a grid axis)."""
+        if dim is None:
+            dim = self.data.ndim if self.spacing is None and self.directions is None else \
+                len(self.spacing if self.spacing is not None else self.directions)
         comp = tuple(self.data.shape[dim:])
         with self._nrrd(dim, comp) as n:
             n.save(path)

@@ -8,7 +8,7 @@ import pytest
 
 import diderot
 import nrrd as oracle
-from conftest import run_exe, write
+from conftest import DATA, run_exe, write
 
 KINDS = """#version 2.0
 input bool flag ("a flag") = false;
@@ -250,3 +250,24 @@ def test_sequence_input_from_file(kinds, tmp_path):
     oracle.write(path, oracle.Nrrd("double", [3], [1.0, 2.0, 3.0]))
     vals = dict(n=4, ps=[[0.0, 0.0]])
     check(kinds.run(xs=path, **vals), expected_kinds(xs=[1, 2, 3], **vals))
+
+
+def test_array_layouts(probe):
+    """Fortran-ordered, strided and big-endian arrays mean the same image."""
+    arr = linear_image((9, 11), 0.5, 2.0, 1.0)
+    pts = [[3.25, 4.5], [6.0, 2.5]]
+    base = probe.run(img=arr, pts=pts).val
+    for form in (np.asfortranarray(arr), np.vstack([arr, arr])[:9], arr.astype(">f8"),
+                 np.repeat(np.repeat(arr, 2, 0), 2, 1)[::2, ::2]):
+        np.testing.assert_array_equal(probe.run(img=form, pts=pts).val, base)
+
+
+def test_image_load_vector_file():
+    """Image.load of a 2-vector NRRD: components last, directions per NumPy
+    axis (reversed NRRD spatial axes)."""
+    n = oracle.read(os.path.join(DATA, "sqflow2D-1608.nrrd"))
+    img = diderot.Image.load(os.path.join(DATA, "sqflow2D-1608.nrrd"))
+    assert img.data.shape == (64, 192, 2) and img.data.dtype == np.float32
+    np.testing.assert_array_equal(img.data.ravel(), np.array(n.data, np.float32))
+    np.testing.assert_array_equal(img.directions, [n.space_directions[2], n.space_directions[1]])
+    np.testing.assert_array_equal(img.origin, n.space_origin)
