@@ -656,7 +656,12 @@ class World:
                 nl, nd = teem.nrrdNew(), teem.nrrdNew()
                 try:
                     if fn(self._w, nl, nd):
-                        raise RunError("output %r: %s" % (name, self._errors()))
+                        self._no_strands(name)
+                        data = np.zeros((0,) + ty.elem_shape, dtype=_np_dtype(p, ty))
+                        arrays[name] = Sequences(np.zeros((0, 2), np.int32), data,
+                                                 [_teem.kind_value("2-vector"), _teem.KIND_LIST], [])
+                        kinds[name] = [[], []]
+                        continue
                     pairs, _, lk = _teem.nrrd_to_numpy(nl)
                     if nd.data != p.ffi.NULL:
                         data, _, dk = _teem.nrrd_to_numpy(nd)
@@ -675,7 +680,10 @@ class World:
             n = teem.nrrdNew()
             try:
                 if fn(self._w, n):
-                    raise RunError("output %r: %s" % (name, self._errors()))
+                    self._no_strands(name)
+                    arrays[name] = np.zeros((0,) + (ty.shape or ()), dtype=_np_dtype(p, ty))
+                    kinds[name] = [_teem.KIND_LIST] + ([_teem.KIND_LIST] if ty.shape else [])
+                    continue
                 arr, sizes, k = _teem.nrrd_to_numpy(n)
             finally:
                 teem.nrrdNuke(n)
@@ -688,6 +696,13 @@ class World:
         counts = (int(p._fn("num_strands")(self._w)), int(p._fn("num_active_strands")(self._w)),
                   int(p._fn("num_stable_strands")(self._w)))
         return Outputs(arrays, kinds, self.steps, counts)
+
+    def _no_strands(self, name):
+        """After a failed output: an empty collection (no stable strands
+        yet) is an empty array; any other error is raised."""
+        msg = self._errors()
+        if "no strands" not in msg:
+            raise RunError(msg or "output %r failed" % name)
 
     def __repr__(self):
         state = "not started" if not self._created else "%d steps" % self.steps

@@ -44,6 +44,15 @@ def test_step_outputs_snapshot(count):
     w.close()
 
 
+def test_no_stable_strands_yet(count):
+    """A collection's outputs before any strand is stable: empty arrays."""
+    w = count.world()
+    out = w.outputs()
+    assert out.x.shape == (0,) and out.x.dtype == np.float32 and out.steps == 0
+    assert w.snapshot().x.shape == (5,)
+    w.close()
+
+
 def test_change_input_and_rerun(count):
     w = count.world(n=3, inc=1.0)
     w.run()
