@@ -94,6 +94,36 @@ class Image:
                                                   for i in range(len(origin))])
         return cls(arr, origin=origin, directions=vecs)
 
+    @classmethod
+    def from_teem(cls, data, header):
+        """An Image from an array in Teem's axis order (NRRD axis 0 first:
+        data[i, j, k], as pynrrd's nrrd.read gives it by default) and a
+        dict of NRRD header fields: "kinds", "space directions" (one row
+        per axis; None or NaN for a component axis), "space origin", or
+        "spacings" without a space."""
+        arr = np.asarray(data)
+        kinds = header.get("kinds")
+        comp = 1 if kinds and str(kinds[0]) not in ("space", "domain", "none", "???") else 0
+        d = arr.ndim - comp
+        c = np.transpose(arr)  # C order: NRRD axis 0 (components, if any) last
+        if comp:
+            name = str(kinds[0])
+            if name in ("2D-matrix", "3D-matrix"):
+                m = 2 if name.startswith("2") else 3
+                c = c.reshape(c.shape[:-1] + (m, m))
+        if header.get("space directions") is not None:
+            rows = list(header["space directions"])[comp:]
+            if len(rows) != d:
+                raise ValueError("%d space directions for %d spatial axes" % (len(rows), d))
+            dirs = [[float(x) for x in rows[d - 1 - a]] for a in range(d)]
+            origin = header.get("space origin")
+            return cls(c, origin=None if origin is None else [float(x) for x in origin],
+                       directions=dirs)
+        sp = header.get("spacings")
+        sp = None if sp is None else [1.0 if x is None or math.isnan(float(x)) else float(x)
+                                      for x in list(sp)[comp:]]
+        return cls(c, spacing=None if sp is None else list(reversed(sp)))
+
     def geometry(self, d):
         """(origin, NumPy-axis directions) for a d-dimensional image."""
         origin = self.origin if self.origin is not None else [0.0] * d
@@ -772,8 +802,14 @@ def _convert(prog, name, ty, v):
     if ty.kind == "image":
         if _is_path(v):
             return _file_value(name, ty, v)
-        if isinstance(v, dict):
-            v = Image(**v)
+        if isinstance(v, tuple) and len(v) == 2 and isinstance(v[1], dict):
+            v = Image.from_teem(*v)  # (data, header), as pynrrd's nrrd.read returns
+        elif isinstance(v, dict):
+            teem_keys = {"kinds", "space directions", "space origin", "spacings"}
+            if teem_keys & set(v):
+                v = Image.from_teem(v["data"], v)
+            else:
+                v = Image(**v)
         if isinstance(v, np.ndarray) or (isinstance(v, (list, tuple)) and v):
             v = Image(np.asarray(v))
         if not isinstance(v, Image):

@@ -271,3 +271,20 @@ def test_image_load_vector_file():
     np.testing.assert_array_equal(img.data.ravel(), np.array(n.data, np.float32))
     np.testing.assert_array_equal(img.directions, [n.space_directions[2], n.space_directions[1]])
     np.testing.assert_array_equal(img.origin, n.space_origin)
+
+
+def test_image_in_teem_layout(compile, exe, tmp_path):
+    """An image as a dict in Teem's layout (data[i, j] with NRRD axis 0
+    first, and header fields), or as pynrrd's (data, header) pair: the
+    executable's output on the same file is the oracle."""
+    src = os.path.join(os.path.dirname(DATA), "vorticity", "vorticity.diderot")
+    flow = os.path.join(DATA, "sqflow2D-1608.nrrd")
+    run_exe(exe(src), ["-flow", flow, "-sizeX", "40", "-sizeY", "16", "-o", "v.nrrd"], str(tmp_path))
+    want = np.array(oracle.read(str(tmp_path / "v.nrrd")).data, np.float32).reshape(16, 40)
+    n = oracle.read(flow)
+    data = np.array(n.data, np.float32).reshape(tuple(reversed(n.sizes))).T  # data[c, i, j]
+    header = {"kinds": n.kinds, "space directions": [None] + n.space_directions[1:],
+              "space origin": n.space_origin}
+    prog = compile(src)
+    for form in (dict(header, data=data), (data, header)):
+        np.testing.assert_array_equal(prog.run(flow=form, sizeX=40, sizeY=16).vort, want)
