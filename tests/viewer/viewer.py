@@ -21,6 +21,12 @@ viewer/xvfb      the viewer run headless under Xvfb, driven by xdotool (skipped,
                    - a screenshot of the window (xwd) against the last dump,
                      exactly: what the window shows is the framebuffer.
 
+viewer/python    the Python version (examples/viewer/mpl_viewer.py, matplotlib on
+                 python/diderot) driven through matplotlib's events with the Agg
+                 backend (tests/viewer/mpl_check.py): the same camera closed
+                 forms, and its images equal to the executable's floats; skipped
+                 without a Python that has numpy, cffi and matplotlib.
+
 collect() returns (name, fn) pairs; fn() returns (status, details).
 """
 
@@ -388,6 +394,37 @@ def test_xvfb(srcdir, builddir):
                     % tuple(kinds.count(k) for k in ("full", "preview", "cancelled"))]
 
 
+def _python_with(mods):
+    """A Python 3 that imports all of mods (this one, else Debian's)."""
+    for py in (sys.executable, "/usr/bin/python3", shutil.which("python3")):
+        if py and os.path.exists(py) and subprocess.run(
+                [py, "-c", "import " + ", ".join(mods)], stdout=subprocess.DEVNULL,
+                stderr=subprocess.DEVNULL).returncode == 0:
+            return py
+    return None
+
+
+def test_python(srcdir, builddir, diderotc):
+    py = _python_with(["numpy", "cffi", "matplotlib"])
+    if not py:
+        return "skip", ["needs a Python with numpy, cffi and matplotlib "
+                        "(Debian: python3-numpy python3-cffi python3-matplotlib)"]
+    work = os.path.join(builddir, "tests", "viewer-work", "python")
+    shutil.rmtree(work, ignore_errors=True)
+    os.makedirs(work)
+    env = dict(os.environ, MPLBACKEND="Agg", MPLCONFIGDIR=os.path.join(work, "mpl"))
+    try:
+        rc, so, se = _run([py, os.path.join(srcdir, "tests", "viewer", "mpl_check.py"), srcdir,
+                           diderotc or os.path.join(builddir, "diderotc"), work],
+                          env=env, timeout=RUN_TIMEOUT)
+    except subprocess.TimeoutExpired:
+        return "fail", ["mpl_check.py ran over %d s (work directory %s)" % (RUN_TIMEOUT, work)]
+    if rc != 0:
+        return "fail", _tail(so + se, 25) + ["(work directory %s)" % work]
+    shutil.rmtree(work, ignore_errors=True)
+    return "pass", [so.strip().splitlines()[-1]]
+
+
 def collect(srcdir, builddir, diderotc):
     global nrrd
     sys.path.insert(0, os.path.join(srcdir, "tests", "oracle"))
@@ -395,7 +432,8 @@ def collect(srcdir, builddir, diderotc):
     nrrd = nrrd_module
     return [("viewer/build", lambda: test_build(srcdir, builddir)),
             ("viewer/camera", lambda: test_camera(srcdir, builddir)),
-            ("viewer/xvfb", lambda: test_xvfb(srcdir, builddir))]
+            ("viewer/xvfb", lambda: test_xvfb(srcdir, builddir)),
+            ("viewer/python", lambda: test_python(srcdir, builddir, diderotc))]
 
 
 if __name__ == "__main__":
