@@ -3,6 +3,7 @@
 same camera as the C viewer (vw_camera.c: the same closed forms).
 
     PYTHONPATH=python python3 examples/viewer/mpl_viewer.py [VOLUME.nrrd] [--size N] [--mip]
+                                                           [--save PNG]
 
 Drag to rotate, scroll to zoom, the slider for the isovalue, M for MIP/DVR;
 the frame time is in the title. It uses only matplotlib's own events and
@@ -171,13 +172,25 @@ class Viewer:
 
 
 def main(argv):
+    import argparse
+    ap = argparse.ArgumentParser(description="the Diderot volume viewer, in matplotlib")
+    ap.add_argument("volume", nargs="?", default=os.path.join(HERE, "..", "data", "blobs.nrrd"))
+    ap.add_argument("--size", type=int, default=128, help="image size in pixels (square)")
+    ap.add_argument("--mip", action="store_true", help="start in MIP mode")
+    ap.add_argument("--save", metavar="PNG",
+                    help="no window: turn the view as a 40-pixel drag would, save the figure")
+    a = ap.parse_args(argv)
+    if a.save:
+        import matplotlib
+        matplotlib.use("Agg")
     import matplotlib.pyplot as plt
-    args = [a for a in argv if not a.startswith("--")]
-    size = int(argv[argv.index("--size") + 1]) if "--size" in argv else 128
-    if "--size" in argv:
-        args.remove(str(size))
-    Viewer(*(args[:1]), size=size, mode="mip" if "--mip" in argv else "dvr")
-    plt.show()
+    v = Viewer(a.volume, size=a.size, mode="mip" if a.mip else "dvr")
+    if a.save:
+        v.cam.drag(40, -10, v.view_width_px())
+        v.render()
+        v.fig.savefig(a.save, dpi=80)
+    else:
+        plt.show()
 
 
 if __name__ == "__main__":
