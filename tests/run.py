@@ -1364,10 +1364,11 @@ def main(argv):
     if args.profile == "sanitize":
         # docs/: the documentation's commands build C clients as a user
         # would, without the sanitizers the runtime then needs
-        # install/: its clients too; python/: libraries loaded into python3
+        # install/: its clients too; python/: libraries loaded into python3;
+        # viewer/: the viewer and its Python version, the same
         tests = [t for t in tests
                  if not t[0].startswith(("cuda/nvcc/", "omp/", "layouts/", "docs/", "install/",
-                                         "python/"))]
+                                         "python/", "viewer/"))]
     counts = {"pass": 0, "fail": 0, "skip": 0}
 
     def one(test):
