@@ -313,8 +313,10 @@ int main(int argc, char **argv)
     a.dump_path = "viewer-dump.ppm";
     /* One worker by default: the OpenMP workers meet at a barrier after every
      * super-step (a few hundred per frame), and where other jobs hold the
-     * cores that wait dominates (on 2 busy cores a 128x128 frame took 5.8 s
-     * with 2 workers, 0.85 s with 1). --threads 0: one per processor. */
+     * cores, workers spinning there dominate (on 2 busy cores a 128x128 frame
+     * took 1.5-5.8 s with 2 workers, 0.85 s with 1; 0.6-0.85 s with 2 and
+     * OMP_WAIT_POLICY=passive, which must be set before the program starts).
+     * --threads 0: one per processor. */
     a.threads = 1;
     for (int i = 1; i < argc; i++) {
         const char *o = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
