@@ -58,6 +58,8 @@ def original_value_defect(orc, problems, prec, text=""):
         return "D3: the original computes s = f(s) in place for a tensor or sequence state variable"
     if problems and all(_d7_read_before_write(p[0], text) for p in problems):
         return "D7: the original writes state back in declaration order, reading state already overwritten"
+    if problems and "sphere(" in text and re.search(r"\bstabilize\s*;", text):
+        return "D8: the original shows a stabilizing strand's new state to sphere() in the same step"
     if problems and "length(" in text and all(len(p) >= 5 and p[4] is None for p in problems):
         return "D6: length() is an unsigned int in the original's C++"
     if not INEXACT_KERNELS & set(orc.get("kernels", [])):
