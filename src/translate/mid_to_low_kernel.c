@@ -515,7 +515,8 @@ M2lVal *m2l_load_voxels(M2L *L, const IrInstr *in) {
    * in one brick on every axis and inside the image: the taps are n_a + k,
    * k = 1-s..s, so q_a = n_a mod B must lie in [s-1, B-1-s] (the bound
    * 8-s in LAYOUTS.md counts taps from n-s+1), and with border control
-   * s-1 <= n_a <= N_a - s (where the border maps are the identity). With
+   * s-1 <= n_a <= N_a - 1 - s (every tap in 0..N_a-1, where the border
+   * maps are the identity). With
    * n_a = B·b_a + q_a and that range of q_a declared, the simplifier proves
    * (n_a + k) mod B = q_a + k and (n_a + k) div B = b_a: every tap is the
    * base plus a constant. The general path handles the neighbourhoods that
@@ -532,7 +533,7 @@ M2lVal *m2l_load_voxels(M2L *L, const IrInstr *in) {
         c = m2l_op2(L, IR_OP_AND, c,
                     m2l_op2(L, IR_OP_AND, m2l_op2(L, IR_OP_GE, na[a], m2l_int(L, s - 1)),
                             m2l_op2(L, IR_OP_LE, na[a],
-                                    m2l_op2(L, IR_OP_ISUB, N[a], m2l_int(L, s)))));
+                                    m2l_op2(L, IR_OP_ISUB, N[a], m2l_int(L, s + 1)))));
       cond = cond ? m2l_op2(L, IR_OP_AND, cond, c) : c;
       const IxExpr *qv = ix_var(ix, arena_printf(L->a, "q%d", a), s - 1, B - 1 - s);
       const IxExpr *bv = ix_var(ix, arena_printf(L->a, "b%d", a),

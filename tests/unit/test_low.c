@@ -843,7 +843,7 @@ static void test_voxels(void) {
                          variant == 1, proxy, what);
             nruns++;
             int ax = 0;
-            int step = inside_only ? 1 : 3;
+            int step = inside_only || im.d == 1 ? 1 : 3; /* 1-D: every n, past both borders */
             while (ax < im.d && (n[ax] += step) > hi[ax])
               n[ax] = lo[ax], ax++;
             if (ax == im.d)
