@@ -9,8 +9,9 @@ viewer/camera    the camera's closed forms (examples/viewer/test_camera.c):
                  clicks scale the distance by 0.9 each.
 viewer/xvfb      the viewer run headless under Xvfb, driven by xdotool (skipped,
                  saying so, without Xvfb, xdotool or xwd): a drag, two wheel
-                 clicks, a click on the slider, M (switch to MIP), with a dump
-                 of the framebuffer (key P) after each step. Checked:
+                 clicks, a click on the slider, M (switch to MIP), then R, Up
+                 and Right, with a dump of the framebuffer (key P) after each
+                 step. Checked:
                    - the camera and isovalue of each dump against the closed
                      forms of the events sent (from the initial view, which
                      is itself checked against the viewer's documented start);
@@ -356,6 +357,20 @@ def test_xvfb(srcdir, builddir):
         if d2["mode"] != ["0"] or d2["eye"] != d1["eye"]:
             problems.append("after M: mode %s eye %s, expected 0 and %s" % (d2["mode"], d2["eye"], d1["eye"]))
 
+        # 4. R (back to the start), Up (isovalue + 1% of the range), Right
+        # (thickness x 1.25)
+        s.xdo("key", "--window", wid, "r", "key", "--window", wid, "Up",
+              "key", "--window", wid, "Right")
+        p3, d3 = take("keys")
+        got = [float(d3[k][0]) for k in ("azim", "elev", "dist")]
+        if not close(got, [az0, el0, dist0], 1e-9):
+            problems.append("after R: camera %s, expected the start's %s" % (got, [az0, el0, dist0]))
+        iso_up = nrrd.f32(nrrd.f32(float(d1["iso"][0])) + 0.01 * (vmax - vmin))
+        if not close([float(d3["iso"][0]), float(d3["thick"][0])],
+                     [iso_up, float(d0["thick"][0]) * 1.25], 1e-6):
+            problems.append("after Up, Right: isovalue %s, thickness %s; expected %g, %g"
+                            % (d3["iso"][0], d3["thick"][0], iso_up, float(d0["thick"][0]) * 1.25))
+
         # the window on screen is the last dump
         xwd = os.path.join(work, "window.xwd")
         rc, so, se = _run(["xwd", "-silent", "-id", wid, "-out", xwd], env=env, timeout=60)
@@ -363,7 +378,7 @@ def test_xvfb(srcdir, builddir):
             problems.append("xwd failed: " + se.strip())
         else:
             sw, sh, spix = read_xwd(xwd)
-            dw, dh, dpix = read_ppm(p2)
+            dw, dh, dpix = read_ppm(p3)
             if (sw, sh) != (dw, dh):
                 problems.append("screenshot %dx%d, the dump %dx%d" % (sw, sh, dw, dh))
             elif spix != dpix:
@@ -371,7 +386,8 @@ def test_xvfb(srcdir, builddir):
                 problems.append("the screenshot differs from the dump in %d pixels" % n)
 
         exe = os.path.join(out, "viewer-exec")
-        for tag, p, d in (("start (DVR)", p0, d0), ("moved (DVR)", p1, d1), ("MIP", p2, d2)):
+        for tag, p, d in (("start (DVR)", p0, d0), ("moved (DVR)", p1, d1), ("MIP", p2, d2),
+                          ("keys (MIP)", p3, d3)):
             ref = render_exec(exe, vol, d, os.path.join(work, "exec-%s.nrrd" % d["mode"][0]))
             problems += ["%s: %s" % (tag, m) for m in compare_image(p, d, ref)]
 
