@@ -35,6 +35,11 @@ def _load(directory, desc):
         decls = ["typedef struct %s_world_s %s_world_t;" % (ns, ns)]
         decls += desc["runtime"]
         ffi.cdef("\n".join(decls))
+        if desc.get("target") == "parallel" and not (os.environ.get("OMP_WAIT_POLICY")
+                                                     or os.environ.get("GOMP_SPINCOUNT")):
+            # as the executables do: idle OpenMP threads sleep rather than spin
+            # (libgomp reads this when it is loaded, so only before the first load)
+            os.environ["OMP_WAIT_POLICY"] = "passive"
         lib = ffi.dlopen(so)
         _loaded[so] = (ffi, lib)
         return ffi, lib
