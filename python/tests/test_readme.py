@@ -6,7 +6,6 @@ import importlib.util
 import os
 import sys
 
-import pytest
 
 from conftest import EXAMPLES, PYDIR, TOP, run_exe
 
