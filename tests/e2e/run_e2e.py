@@ -107,7 +107,7 @@ def load_module(path, name):
 STRAND_LAYOUTS = ["soa", "aosoa:4", "aosoa:8"]
 IMAGE_LAYOUTS = ["brick:4", "brick:8"]
 LAYOUT_SUBSET = ["probe_1d", "probe_2d", "probe_3d", "vector_3d", "inside_2d", "matrix_2d",
-                 "layout_grid", "layout_collection", "life", "collatz_v1"]
+                 "layout_grid", "layout_collection", "life", "collatz_v1", "any_size"]
 
 
 # OpenMP mode: programs with grids and collections, new and die, global
@@ -120,7 +120,7 @@ OMP_THREADS = [1, 2, 4]
 SCALAR_SUBSET = ["probe_3d", "vector_3d", "matrix_2d", "composite_3d", "tensor_ops", "eigen"]
 # valgrind mode: images and fields, dynamic sequences, the error paths of bad
 # inputs, and the library API (its C client runs under valgrind too).
-VALGRIND_SUBSET = ["probe_2d", "sequences", "bad_input", "library_api"]
+VALGRIND_SUBSET = ["probe_2d", "sequences", "bad_input", "library_api", "any_size"]
 VALGRIND = ["valgrind", "-q", "--leak-check=full", "--show-leak-kinds=definite,indirect,possible",
             "--errors-for-leak-kinds=definite,indirect,possible"]
 
