@@ -37,6 +37,7 @@
 #define D_FN static inline DC_HD
 #define DRT_TENSOR_FN static inline DC_HD
 
+#include <limits>
 #include <math.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -267,6 +268,13 @@ static DC_HD inline unsigned dc_set_mask(int set) {
                                  : (1u << DRT_ACTIVE) | (1u << DRT_STABLE);
 }
 
+/* The mean of an empty set: NaN for reals.  Integer instantiations (sums of
+ * ints share this function) never take it, but `(T)NAN` there would be a
+ * float-to-int conversion nvcc warns about (#173). */
+template <typename T> static inline T dc_red_empty_mean() {
+  return std::numeric_limits<T>::has_quiet_NaN ? std::numeric_limits<T>::quiet_NaN() : T(0);
+}
+
 template <typename T> static DC_HD inline T dc_red_identity(int op);
 template <> DC_HD inline double dc_red_identity<double>(int op) {
   return op == DRT_RED_ALL || op == DRT_RED_PRODUCT ? 1.0
@@ -387,7 +395,7 @@ static T dc_reduce(DrtErrors *err, MAP map, const unsigned char *status, uint32_
   cudaFree(cnt);
   free(hp);
   free(hc);
-  if (OP == DRT_RED_MEAN) acc = members ? (T)(acc / (T)members) : (T)NAN;
+  if (OP == DRT_RED_MEAN) acc = members ? (T)(acc / (T)members) : dc_red_empty_mean<T>();
   return acc;
 }
 
