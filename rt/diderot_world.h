@@ -64,7 +64,14 @@ typedef enum DrtStage {
 enum { DRT_ACTIVE = 0, DRT_STABLE = 1, DRT_DYING = 2, DRT_DEAD = 3 };
 
 /* How a start/update method ended. */
-typedef enum DrtExit { DRT_EXIT_CONTINUE = 0, DRT_EXIT_STABILIZE = 1, DRT_EXIT_DIE = 2 } DrtExit;
+/* DRT_EXIT_ERROR: a run-time error was recorded (drt_world_probe_error);
+ * the step ends and the run stops with that error. */
+typedef enum DrtExit {
+  DRT_EXIT_CONTINUE = 0,
+  DRT_EXIT_STABILIZE = 1,
+  DRT_EXIT_DIE = 2,
+  DRT_EXIT_ERROR = 3
+} DrtExit;
 
 /* Strand sets of reductions (IrStrandSet order). */
 typedef enum DrtSet { DRT_SET_ALL = 0, DRT_SET_ACTIVE = 1, DRT_SET_STABLE = 2 } DrtSet;
@@ -261,6 +268,18 @@ void *drt_world_new_strand(DrtCtx *ctx, uint32_t creator);
 /* Global `stabilize` / `die` (§6.3): every active strand now. */
 void drt_world_stabilize_all(DrtWorld *w);
 void drt_world_kill_all(DrtWorld *w);
+
+/* A probe without border control whose kernel support is not inside the
+ * image (LANGUAGE.md §8.5): records "strand ID: probe of a field outside
+ * its image 'NAME' ..." (strand < 0: outside a strand) in the world's
+ * errors, once per world (the first one, any thread); the run stops after
+ * the current step and refuses to go on. n: the base index per axis, x:
+ * the world position (NULL when unknown), size: the image's axis sizes,
+ * line: the source line (0: unknown). Safe from parallel strands. */
+void drt_world_probe_error(DrtWorld *w, long long strand, const char *name, int line,
+                           const int *size, int d, const long long *n, const double *x);
+/* Whether a run-time error of the program (above) stopped the world. */
+bool drt_world_failed(const DrtWorld *w);
 
 /* ---- reductions over strand sets (global blocks) ---- */
 typedef double (*DrtMapReal)(void *env, uint32_t id, const void *state);

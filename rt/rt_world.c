@@ -51,6 +51,7 @@ struct DrtWorld {
   double progress_interval;
   double progress_t0, progress_last; /* this run's start, the last call */
   bool progress_reported;  /* the last call reported the current step */
+  int failed;              /* a run-time error of the program (atomic: set once) */
 };
 
 /* ---- memory ---------------------------------------------------------------- */
@@ -469,6 +470,32 @@ void drt_world_kill_all(DrtWorld *w) {
 }
 
 /* A global block; then the strands its `die` killed go. */
+void drt_world_probe_error(DrtWorld *w, long long strand, const char *name, int line,
+                           const int *size, int d, const long long *n, const double *x) {
+  /* strands of several threads may fail in one step: the first reports */
+  if (__atomic_exchange_n(&w->failed, 1, __ATOMIC_ACQ_REL)) return;
+  char who[48], at[32], pos[160] = "", idx[96] = "", dims[64] = "";
+  if (strand >= 0) snprintf(who, sizeof who, "strand %lld: ", strand);
+  else who[0] = 0;
+  if (line > 0) snprintf(at, sizeof at, " at line %d", line);
+  else at[0] = 0;
+  size_t lp = 0, li = 0, ld = 0;
+  for (int a = 0; a < d && a < 3; a++) {
+    if (x) lp += (size_t)snprintf(pos + lp, sizeof pos - lp, "%s%.7g", a ? ", " : "", x[a]);
+    /* a NaN or huge position saturates the index (d_floor_to_int) */
+    if (n[a] <= -(1ll << 30) || n[a] >= 1ll << 30)
+      li += (size_t)snprintf(idx + li, sizeof idx - li, "%sout of range", a ? ", " : "");
+    else li += (size_t)snprintf(idx + li, sizeof idx - li, "%s%lld", a ? ", " : "", n[a]);
+    ld += (size_t)snprintf(dims + ld, sizeof dims - ld, "%s%d", a ? "x" : "", size[a]);
+  }
+  drt_error(&w->err,
+            "%sprobe%s of a field outside its image '%s'%s%s%s [index (%s), image is %s]: use "
+            "inside(pos, F) or border control (clamp/wrap/mirror)",
+            who, at, name, x ? " at position (" : "", pos, x ? ")" : "", idx, dims);
+}
+
+bool drt_world_failed(const DrtWorld *w) { return __atomic_load_n(&w->failed, __ATOMIC_ACQUIRE); }
+
 static void drt_global_block(DrtWorld *w, DrtGlobalBlock block) {
   w->in_global = true;
   block(w, w->globals);
@@ -561,8 +588,10 @@ static bool drt_step(DrtWorld *w) {
   w->in_step = true;
   if (w->prog.begin_step) w->prog.begin_step(w, w->globals);
   if (w->prog.start) drt_run_phase(w, true, nchunks);
-  drt_run_phase(w, false, nchunks);
+  if (!drt_world_failed(w)) drt_run_phase(w, false, nchunks);
   w->in_step = false;
+  /* a failed probe: the step is abandoned (the error says why) */
+  if (drt_world_failed(w)) return false;
   /* finish: counts, then dying strands go and new ones arrive */
   bool any_dead = false;
   for (uint32_t c = 0; c < nchunks; c++) {
@@ -587,9 +616,14 @@ uint32_t drt_world_run(DrtWorld *w, uint32_t max_steps) {
     return 0;
   }
   if (w->stage == DRT_STAGE_DONE) return 0;
+  if (drt_world_failed(w)) {
+    if (!drt_any_errors(&w->err)) drt_error(&w->err, "the program stopped after a run-time error");
+    return 0;
+  }
   if (w->stage == DRT_STAGE_POST_CREATE) {
     w->stage = DRT_STAGE_RUNNING;
     if (w->prog.global_start) drt_global_block(w, w->prog.global_start);
+    if (drt_world_failed(w)) return 0;
   }
   if (!w->prog.update && w->nactive) {
     drt_error(&w->err, "internal: the strand has no update method");

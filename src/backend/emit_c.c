@@ -267,9 +267,9 @@ void emit_prelude(EmitCtx *e, EmitBuf *out) {
                        "  drt_omp_default_wait_policy();\n}\n");
   emit_buf_printf(out, "\ntypedef %s dint;\ntypedef %s dreal;\n",
                   o->long_int ? "int64_t" : "int32_t", o->double_real ? "double" : "float");
-  emit_buf_printf(out, "#define D_REAL_NRRD %s\n#define D_INT_NRRD %s\n",
+  emit_buf_printf(out, "#define D_REAL_NRRD %s\n#define D_INT_NRRD %s\n#define D_FLOOR %s\n",
                   o->double_real ? "nrrdTypeDouble" : "nrrdTypeFloat",
-                  o->long_int ? "nrrdTypeLLong" : "nrrdTypeInt");
+                  o->long_int ? "nrrdTypeLLong" : "nrrdTypeInt", o->double_real ? "floor" : "floorf");
   emit_buf_puts(out,
                 "/* helpers; D_FN adds __host__ __device__ in the CUDA device half */\n"
                 "#ifndef D_FN\n#define D_FN static inline\n#endif\n"
@@ -278,6 +278,13 @@ void emit_prelude(EmitCtx *e, EmitBuf *out) {
                 "  dreal r = 1;\n  uint64_t k = n < 0 ? -(uint64_t)n : (uint64_t)n;\n"
                 "  for (dreal p = x; k; k >>= 1, p *= p) if (k & 1) r *= p;\n"
                 "  return n < 0 ? 1 / r : r;\n}\n"
+                "/* floor(x) as a probe's base index, saturated to +-2^(bits-2) (NaN to the\n"
+                " * low end): a NaN or huge position is a well-defined index that fails the\n"
+                " * range check of the probe, and index +- support cannot overflow */\n"
+                "D_FN dint d_floor_to_int(dreal x) {\n"
+                "  const dreal b_ = (dreal)((dint)1 << (sizeof(dint) * 8 - 2));\n"
+                "  x = D_FLOOR(x);\n"
+                "  return x >= -b_ && x < b_ ? (dint)x : (x >= b_ ? (dint)b_ : -(dint)b_);\n}\n"
                 "/* border control on an index i of an axis of n samples (§8.6) */\n"
                 "D_FN dint d_clamp_index(dint i, dint n) {\n"
                 "  return i < 0 ? 0 : (i >= n ? n - 1 : i);\n}\n"
@@ -354,6 +361,15 @@ static void emit_term(EmitCtx *e, EmitBuf *out, IrBlock *b) {
       return;
     }
     emit_buf_printf(out, "  return %s;\n", exit_code(t->kind));
+    return;
+  case IR_T_ERROR:
+    /* the error is recorded (probe_fail): leave the unit; the runtime
+     * stops the program when the unit returns */
+    if (method) emit_buf_puts(out, "  return DRT_EXIT_ERROR;\n");
+    else if (e->cfg->kind == IR_CFG_FUNC && e->cfg->result)
+      emit_buf_printf(out, "  { %s z_; memset(&z_, 0, sizeof z_); return z_; }\n",
+                      emit_type(e, e->cfg->result));
+    else emit_buf_puts(out, "  return;\n");
     return;
   case IR_T_NONE: break;
   }

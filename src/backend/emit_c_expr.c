@@ -443,7 +443,7 @@ static void emit_op(EmitCtx *e, EmitBuf *out, IrInstr *in) {
   case IR_LOP_RMUL: binop = "*"; break;
   case IR_LOP_RDIV: binop = "/"; break;
   case IR_LOP_RNEG: OUT("  %s = -%s;\n", d, A(e, in, 0)); return;
-  case IR_LOP_FLOOR_TO_INT: OUT("  %s = (dint)%s(%s);\n", d, mathfn(e, "floor"), A(e, in, 0)); return;
+  case IR_LOP_FLOOR_TO_INT: OUT("  %s = d_floor_to_int(%s);\n", d, A(e, in, 0)); return;
   case IR_LOP_VADD:
   case IR_LOP_VSUB:
   case IR_LOP_VMUL:
@@ -559,6 +559,22 @@ static void emit_op(EmitCtx *e, EmitBuf *out, IrInstr *in) {
                                                       : (e->opt->double_real ? "t" : "tf");
     int n = ncomp(dt);
     for (int i = 0; i < n; i++) OUT("  %s = %s->%s[%d];\n", comp(e, dt, d, i), A(e, in, 0), src, i);
+    return;
+  }
+  case IR_LOP_PROBE_FAIL: {
+    /* (name, img, n_0..n_{d-1}[, x_0..x_{d-1}]): the runtime formats the
+     * message (rt_world.c) and keeps the first error of the run */
+    int dim = in->args[1]->ty->dim, np = in->nargs - 2 - dim;
+    IrCfgKind k = e->cfg->kind;
+    bool strand = k == IR_CFG_START || k == IR_CFG_UPDATE || k == IR_CFG_STABILIZE;
+    OUT("  { long long n_[3] = {");
+    for (int a = 0; a < dim; a++) OUT("%s(long long)%s", a ? ", " : "", A(e, in, 2 + a));
+    OUT("}; double x_[3] = {");
+    for (int a = 0; a < np; a++) OUT("%s(double)%s", a ? ", " : "", A(e, in, 2 + dim + a));
+    if (!np) OUT("0");
+    OUT("};\n    drt_world_probe_error(wrld->rt, %s, %s, %d, %s->size, %d, n_, %s); }\n",
+        strand ? "(long long)id" : "-1", A(e, in, 0), in->nimm ? in->imm[0] : 0, A(e, in, 1), dim,
+        np ? "x_" : "NULL");
     return;
   }
   case IR_LOP_CLAMP_INDEX:

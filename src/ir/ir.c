@@ -662,7 +662,8 @@ void ir_block_set_return(IrBlock *b, IrVar *value) {
 
 void ir_block_set_exit(IrBlock *b, IrTermKind kind) {
   ir_block_clear_term(b);
-  if (kind == IR_T_STABILIZE || kind == IR_T_DIE || kind == IR_T_CONTINUE) b->term.kind = kind;
+  if (kind == IR_T_STABILIZE || kind == IR_T_DIE || kind == IR_T_CONTINUE || kind == IR_T_ERROR)
+    b->term.kind = kind;
 }
 
 void ir_block_branch_to_jump(IrBlock *b, int keep) {

@@ -85,7 +85,7 @@ typedef enum IrCommonOp {
   X(TENSOR_INDEX) X(CLAMP) X(MAT_SQUARE) X(EVALS) X(EVECS) X(SEQ_CONS)           \
   X(SEQ_LENGTH) X(SEQ_INDEX) X(SEQ_APPEND) X(SEQ_PREPEND) X(SEQ_CONCAT) X(RANGE) \
   X(RED_BOOL) X(RED_NUM) X(RED_MEAN) X(LOAD_SEQ) X(LOAD_IMAGE) X(IMAGE_SIZE)     \
-  X(SPHERE) X(SPHERE_AT) X(STRAND_REDUCE) X(NEW) X(PRINT) X(EIN) X(CONVOLVE)     \
+  X(SPHERE) X(SPHERE_AT) X(STRAND_REDUCE) X(NEW) X(PRINT) X(PROBE_FAIL) X(EIN) X(CONVOLVE)     \
   X(INSIDE) X(IMAGE_SAME) X(BORDER_CONST) X(IMG_TRANSFORM) X(IMG_TRANSLATE)      \
   X(WORLD_TO_INDEX) X(TENSOR_SAME) X(REAL_TO_INT) X(LOAD_VOXELS) X(KERNEL_EVAL)  \
   X(INSIDE_IMAGE) X(FLOOR_TO_INT) X(VEC1) X(VEC2) X(VSCALE) X(VSUM) X(VDOT)      \
@@ -282,7 +282,10 @@ typedef enum IrTermKind {
   IR_T_RETURN,    /* value (functions) or none (other units) */
   IR_T_STABILIZE, /* strand start/update: become stable and exit */
   IR_T_DIE,       /* strand start/update: die */
-  IR_T_CONTINUE   /* strand start/update: end this super-step, stay active */
+  IR_T_CONTINUE,  /* strand start/update: end this super-step, stay active */
+  IR_T_ERROR      /* any unit: leave it at once; the run-time error that
+                     stops the program was recorded just before (LowIR
+                     probe_fail), so no successor and no result */
 } IrTermKind;
 
 typedef struct IrTerm {

@@ -109,6 +109,7 @@ static void check_term(Chk *k, IrBlock *b) {
       report(k, IR_CHK_TERMINATOR, b, "return with a value outside a function");
     }
     return;
+  case IR_T_ERROR: return; /* allowed in every unit (a failed probe) */
   case IR_T_STABILIZE:
   case IR_T_DIE:
   case IR_T_CONTINUE:

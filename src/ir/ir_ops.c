@@ -164,7 +164,8 @@ static int rule_imm(IrRule r) {
   case IR_RULE_POSITION:
   case IR_RULE_VINDEX:
   case IR_RULE_VSPLAT:
-  case IR_RULE_VLOAD: return 1;
+  case IR_RULE_VLOAD:
+  case IR_RULE_PROBE_FAIL: return 1; /* the source line */
   default: return 0;
   }
 }
@@ -503,6 +504,14 @@ static int check_rule(Ctx *c, const IrType **res) {
   }
   case IR_RULE_STRAND_REDUCE: return rule_strand_reduce(c, res);
   case IR_RULE_NEW: return rule_new(c);
+  case IR_RULE_PROBE_FAIL: /* (string, image(d), d ints[, d reals]) */
+    if (n < 3 || !is_kind(ty(c, 0), IR_TY_STRING)) return bad_arg(c, 0, "string");
+    if (!is_kind(ty(c, 1), IR_TY_IMAGE)) return bad_arg(c, 1, "an image");
+    if (n != 2 + ty(c, 1)->dim && n != 2 + 2 * ty(c, 1)->dim) return IR_CHK_ARITY;
+    for (int i = 2; i < n; i++)
+      if (!(i < 2 + ty(c, 1)->dim ? is_int(ty(c, i)) : is_real(ty(c, i))))
+        return bad_arg(c, i, i < 2 + ty(c, 1)->dim ? "int" : "real");
+    return IR_CHK_OK;
   case IR_RULE_PRINT:
     for (int i = 0; i < n; i++)
       if (!ir_type_is_value(ty(c, i))) return bad_arg(c, i, "a value type");

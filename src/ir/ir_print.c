@@ -285,6 +285,7 @@ static void print_term(FILE *out, const IrBlock *b) {
   case IR_T_STABILIZE: fputs("stabilize", out); break;
   case IR_T_DIE: fputs("die", out); break;
   case IR_T_CONTINUE: fputs("continue", out); break;
+  case IR_T_ERROR: fputs("error", out); break;
   }
   fputc('\n', out);
 }

@@ -849,7 +849,8 @@ static void translate_cfg(Tr *t, IrCFG *h, IrCFG *m) {
     case IR_T_RETURN: ir_block_set_return(mb, v); break;
     case IR_T_STABILIZE:
     case IR_T_DIE:
-    case IR_T_CONTINUE: ir_block_set_exit(mb, tm->kind); break;
+    case IR_T_CONTINUE:
+    case IR_T_ERROR: ir_block_set_exit(mb, tm->kind); break;
     case IR_T_NONE: break;
     }
   }

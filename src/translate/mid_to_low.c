@@ -624,7 +624,8 @@ static void set_edges(const IrBlock *b, IrBlock *nb, IrBlock **bmap) {
   case IR_T_RETURN: ir_block_set_return(nb, NULL); break;
   case IR_T_STABILIZE:
   case IR_T_DIE:
-  case IR_T_CONTINUE: ir_block_set_exit(nb, t->kind); break;
+  case IR_T_CONTINUE:
+  case IR_T_ERROR: ir_block_set_exit(nb, t->kind); break;
   case IR_T_NONE: break;
   }
 }

@@ -21,6 +21,9 @@ typedef struct MidToLowOptions {
    * brick and bricks colexicographic over ceil(N_a / B) per axis, the
    * components of a voxel contiguous. The runtime must store images so. */
   int brick;
+  /* --no-probe-checks: probes without border control read the image
+   * without checking that the kernel support is inside it. */
+  bool no_probe_checks;
 } MidToLowOptions;
 
 typedef struct MidToLowStats {

@@ -465,6 +465,73 @@ static void tap_coords(IxEmit *E, int d, int s, int border, IrVar *const *na, Ir
   }
 }
 
+/* The name of a probed image for run-time messages: the global it was
+ * read from, else the variable's hint. */
+static const char *image_name(const IrVar *mimg) {
+  if (mimg->def && mimg->def->kind == IR_I_GLOBAL_GET && mimg->def->global)
+    return mimg->def->global->name;
+  return mimg->name ? mimg->name : "image";
+}
+
+/* The world-space position a probe's base index came from (high_to_mid
+ * emits n = real_to_int(tfloor(world_to_index(img, x)))), or NULL. */
+static const IrVar *probe_world_pos(const IrVar *n) {
+  static const int chain[] = {IR_MOP_REAL_TO_INT, IR_MOP_TFLOOR, IR_MOP_WORLD_TO_INDEX};
+  for (int i = 0; i < 3; i++) {
+    if (!n || !n->def || n->def->kind != IR_I_OP || n->def->op != chain[i])
+      return NULL;
+    n = n->def->args[i == 2 ? 1 : 0];
+  }
+  return n;
+}
+
+/* Without border control every tap index n_a + k (k = 1-s..s) must lie in
+ * 0..N_a-1, i.e. s-1 <= n_a <= N_a-1-s on every axis (§8.5); otherwise the
+ * probe is a run-time error (never a read outside the image). The check
+ * branches from L->cur to a cold block that records the error and leaves
+ * the unit (IR_T_ERROR); L->cur becomes the in-range continuation. n_a is
+ * well defined for NaN and huge positions (floor_to_int saturates). */
+static void probe_check(M2L *L, const IrInstr *in, IrVar *img, IrVar *const *na, IrVar *const *N,
+                        int d, int s) {
+  IrVar *ok = NULL;
+  for (int a = 0; a < d; a++) {
+    IrVar *c = m2l_op2(L, IR_OP_AND, m2l_op2(L, IR_OP_GE, na[a], m2l_int(L, s - 1)),
+                       m2l_op2(L, IR_OP_LE, na[a], m2l_op2(L, IR_OP_ISUB, N[a], m2l_int(L, s + 1))));
+    ok = ok ? m2l_op2(L, IR_OP_AND, ok, c) : c;
+  }
+  /* The position for the message, taken before the branch. */
+  const IrVar *mpos = probe_world_pos(in->args[1]);
+  M2lVal *pv = mpos ? m2l_get(L, mpos) : NULL;
+  IrVar *pos[3] = {NULL, NULL, NULL};
+  for (int a = 0; a < d && pv; a++)
+    pos[a] = d == 1 ? pv->whole : m2l_component(L, pv, a);
+  if (L->failed || !ok)
+    return;
+  IrBlock *cur = L->cur;
+  IrBlock *cont = ir_block_split(cur, cur->ninstrs, "probe_ok");
+  IrBlock *fail = ir_block_new(L->lcfg, "probe_outside");
+  ir_block_set_branch(cur, ok, cont, fail);
+  L->cur = fail;
+  IrVar *args[2 + 2 * 3];
+  int nargs = 0;
+  args[nargs++] = ir_emit_string(fail, image_name(in->args[0]));
+  args[nargs++] = img;
+  for (int a = 0; a < d; a++)
+    args[nargs++] = na[a];
+  for (int a = 0; a < d && pos[a]; a++)
+    args[nargs++] = pos[a];
+  int line = in->line;
+  for (int i = 0; i < nargs; i++)
+    if (!args[i])
+      return; /* an earlier failure */
+  if (!ir_emit_effect(fail, IR_LOP_PROBE_FAIL, nargs, args, 1, &line)) {
+    m2l_internal(L, "LowIR operator 'probe_fail' on these operands");
+    return;
+  }
+  ir_block_set_exit(fail, IR_T_ERROR);
+  L->cur = cont;
+}
+
 M2lVal *m2l_load_voxels(M2L *L, const IrInstr *in) {
   const IrVar *mimg = in->args[0];
   const IrType *it = mimg->ty;
@@ -506,6 +573,11 @@ M2lVal *m2l_load_voxels(M2L *L, const IrInstr *in) {
                                    : m2l_op2(L, IR_OP_SEQ_INDEX, nv->whole, m2l_int(L, a));
     nx[a] = ix_var(ix, arena_printf(L->a, "n%d", a), IX_NINF, IX_INF);
     ix_bind(&E, nx[a], na[a]);
+  }
+  if (border == IR_BORDER_NONE && !L->opts->no_probe_checks) {
+    probe_check(L, in, img, na, N, d, s);
+    if (L->failed)
+      return NULL;
   }
   bool vload_taps = d == 1 && border == IR_BORDER_NONE && mode_contiguous(lay, 1, ncomp);
   const IxExpr *X[3][2 * KERNEL_MAX_SUPPORT];

@@ -420,7 +420,10 @@ static int eval_op(Ev *e, const IrInstr *in, LowVal *out) {
   case IR_LOP_FLOOR_TO_INT:
     if (need(e, A, LOWV_REAL, name))
       return -1;
-    *out = low_val_int((int64_t)floor(A->r));
+    { /* saturated like the generated d_floor_to_int (int32: +-2^30, NaN low) */
+      double f = floor(A->r), b = 1073741824.0;
+      *out = low_val_int(f >= -b && f < b ? (int64_t)f : f >= b ? (int64_t)b : -(int64_t)b);
+    }
     return 0;
   /* ---- tensors and sequences ---- */
   case IR_OP_TENSOR_CONS: {
@@ -844,6 +847,8 @@ static int eval_instr(Ev *e, const IrInstr *in) {
       }
       return 0;
     }
+    if (!in->dst && in->op == IR_LOP_PROBE_FAIL)
+      return fail(e, "a probe outside its image (run-time error)");
     if (!in->dst)
       return fail(e, "effects are not interpreted");
     if (eval_op(e, in, &out))
