@@ -410,6 +410,7 @@ class Runner:
                 exe = os.path.join(work, "bin", "diderotc")
                 os.makedirs(os.path.dirname(exe))
                 shutil.copy(self.diderotc, exe)
+            files["diderotc"] = exe
             argv = [exe] + [a.format(**files) for a in case["args"]]
             env = dict(os.environ)
             env.pop("NO_COLOR", None)

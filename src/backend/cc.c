@@ -290,6 +290,21 @@ static bool cc_run(const Argv *av, const CcRequest *req, const char **why) {
   return ok;
 }
 
+/* Makes every global symbol of relocatable object `out` local except the
+ * library API's (export_prefix*): each library object carries its own copy
+ * of the runtime, and two of them must link into one program. Undefined
+ * symbols (Teem, libm, libc) stay as they are. */
+static bool cc_localize_runtime(Arena *a, const CcRequest *req, const char **why) {
+  if (!req->export_prefix || !*req->export_prefix) return true;
+  const char *objcopy = getenv("OBJCOPY");
+  Argv oc = {a, NULL, 0, 0};
+  argv_split(&oc, objcopy && *objcopy ? objcopy : "objcopy");
+  argv_add(&oc, "--wildcard");
+  argv_add(&oc, arena_printf(a, "--keep-global-symbol=%s*", req->export_prefix));
+  argv_add(&oc, req->out_file);
+  return cc_run(&oc, req, why);
+}
+
 /* --target=cuda: the host half with the C compiler, the device half with
  * nvcc or (emulation) the C++ compiler, then one link (see cc.h). */
 static bool cc_compile_cuda(Arena *a, const CcRequest *req, const char *inc, const char *lib,
@@ -394,12 +409,15 @@ static bool cc_compile_cuda(Arena *a, const CcRequest *req, const char *inc, con
     if (req->kind == CC_OBJECT) {
       argv_add(&l, arena_printf(a, "%s/libdiderot-rt.a", lib));
     } else {
+      if (req->kind == CC_SHARED) argv_add(&l, emu ? "-Wl,--exclude-libs,libdiderot-rt.a"
+                                                   : "-Xlinker=--exclude-libs,libdiderot-rt.a");
       argv_add(&l, arena_printf(a, "-L%s", lib));
       argv_add(&l, "-ldiderot-rt");
       argv_add(&l, "-lteem");
       argv_add(&l, "-lm");
     }
     ok = cc_run(&l, req, why);
+    if (ok && req->kind == CC_OBJECT) ok = cc_localize_runtime(a, req, why);
   }
   remove(host_o);
   remove(dev_o);
@@ -443,11 +461,14 @@ bool cc_compile(Arena *a, const CcRequest *req, const char **why) {
     argv_add(&ld, req->out_file);
     argv_add(&ld, tmp);
     argv_add(&ld, arena_printf(a, "%s/libdiderot-rt.a", lib));
-    bool ok = cc_run(&ld, req, why);
+    bool ok = cc_run(&ld, req, why) && cc_localize_runtime(a, req, why);
     remove(tmp);
     return ok;
   }
-  if (req->kind == CC_SHARED) argv_add(&av, "-shared");
+  if (req->kind == CC_SHARED) {
+    argv_add(&av, "-shared");
+    argv_add(&av, "-Wl,--exclude-libs,libdiderot-rt.a"); /* see export_prefix */
+  }
   argv_add(&av, req->c_file);
   argv_add(&av, "-o");
   argv_add(&av, req->out_file);

@@ -54,6 +54,11 @@ typedef struct CcRequest {
   const char *cu_file;
   bool cuda_emulate;
   bool cuda_target;     /* cc_preflight: --target=cuda (cu_file not yet known) */
+  /* Library builds: the prefix of the API's symbols ("NS_"). A relocatable
+   * object keeps only those global (the runtime inside it becomes local) and
+   * a shared object does not export the runtime, so that two libraries
+   * link into one program. */
+  const char *export_prefix;
 } CcRequest;
 
 /* Before anything is generated: is the runtime there, and are the tools

@@ -104,6 +104,7 @@ int target_build(Arena *a, IrModule *low, const TargetOptions *o) {
       .cu_file = cufile,
       .cuda_emulate = eo.cuda_emulate,
       .log = o->log,
+      .export_prefix = exec ? NULL : arena_printf(a, "%s_", eo.ns ? eo.ns : "Diderot"),
   };
   const char *why = NULL;
   if (!cc_compile(a, &req, &why)) {

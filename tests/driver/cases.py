@@ -76,6 +76,42 @@ int main(void) {
 }
 """
 
+# Two generated libraries in one program: each carries its own copy of the
+# runtime, which must stay private (a relocatable object keeps only NS_*
+# global; a shared object does not export the runtime).  A: v = s*i,
+# B: v = s+i, both run with s = 2 in the same process.
+TWO_A = """#version 2.0
+input real s = 1.0;
+strand S (int i) { output real v = s * real(i); update { stabilize; } }
+create_collection { S(i) | i in 0..3 };
+"""
+TWO_B = TWO_A.replace("s * real(i)", "s + real(i)")
+TWO_CLIENT = r"""#include <stdio.h>
+#include <teem/nrrd.h>
+#include "a.h"
+#include "b.h"
+#define RUN(NS, label)                                                     \
+  do {                                                                     \
+    NS##_world_t *w = NS##_new_world();                                    \
+    Nrrd *n = nrrdNew();                                                   \
+    if (!w || NS##_init_world(w) || NS##_input_set_s(w, 2.0f) ||           \
+        NS##_create_strands(w)) return 1;                                  \
+    NS##_run(w, 0);                                                        \
+    if (NS##_output_get_v(w, n)) return 2;                                 \
+    const float *v = (const float *)n->data;                               \
+    printf("%s:", label);                                                  \
+    for (size_t k = 0; k < n->axis[0].size; k++) printf(" %g", v[k]);     \
+    printf("\n");                                                          \
+    nrrdNuke(n);                                                           \
+    NS##_shutdown(w);                                                      \
+  } while (0)
+int main(void) {
+  RUN(A, "A");
+  RUN(B, "B");
+  return 0;
+}
+"""
+
 CASES = [
     # misspelled options get the closest option name
     dict(name="option_typo", args=["--targt=omp", "{prog}"], status=2,
@@ -145,4 +181,15 @@ CASES = [
          run_file_has=[("{work}/client.out", "default q = 1 2"),
                        ("{work}/client.out", "set q = 3 4"),
                        ("{work}/client.out", "create: undefined input 'img'")]),
+    dict(name="library_two_in_one_program", args=["--namespace=A", "{work}/a.diderot", "-o", "{work}/a"],
+         status=0, files={"a.diderot": TWO_A, "b.diderot": TWO_B, "two.c": TWO_CLIENT},
+         run=["sh", "-c", "set -e; cd {work}; D={diderotc}; "
+              "$D --namespace=B b.diderot -o b; "
+              "cc -std=c11 $CFLAGS_DIDEROT_EXTRA -I. two.c a.o b.o -lteem -lm -o two_o; "
+              "./two_o > two_o.out; "
+              "$D --shared --namespace=A a.diderot -o a; $D --shared --namespace=B b.diderot -o b; "
+              "cc -std=c11 $CFLAGS_DIDEROT_EXTRA -I. two.c ./a.so ./b.so -Wl,-rpath,{work} -lteem -lm "
+              "-o two_so; ./two_so > two_so.out"],
+         run_file_has=[("{work}/two_o.out", "A: 0 2 4 6\nB: 2 3 4 5\n"),
+                       ("{work}/two_so.out", "A: 0 2 4 6\nB: 2 3 4 5\n")]),
 ]
