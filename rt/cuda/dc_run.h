@@ -532,8 +532,15 @@ static bool dc_step(DcWorld *cw) {
     }
     if (!dc_compact(cw->err, &cw->scratch, cw->work, cw->nwork, cw->status, 1u << DRT_ACTIVE, cw->work2, &t))
       return false;
+    if (t.perr) break; /* the run stops: no rerun for overflowing buffers */
     again = dc_rerun(cw, &a, &t, &fail);
     if (fail) return false;
+  }
+  if (t.perr) {
+    const DcProbeErr *p = &t.probe;
+    drt_world_probe_error(cw->rt, p->strand, p->name, p->line, p->size, p->dim, p->n,
+                          p->has_x ? p->x : NULL);
+    return false;
   }
   if (!dc_print_out(cw, &t)) return false;
   uint32_t *w = cw->work;

@@ -67,13 +67,25 @@ static inline uint32_t dc_blocks(uint32_t n, uint32_t per) { return n ? (n - 1) 
 /* ---- counting and compaction ------------------------------------------------------ */
 
 /* Totals written by dc_k_scan_parts (one small copy back per step). */
+/* The first failed probe of a step (dc_probe_fail): what the host's
+ * drt_world_probe_error reports. name is the address of the image name's
+ * host copy (device strings are, diderot_cuda.h's literal table). */
+typedef struct DcProbeErr {
+  long long strand;         /* -1: not in a strand method */
+  const char *name;
+  int line, dim, has_x, size[3];
+  long long n[3];
+  double x[3];
+} DcProbeErr;
+
 typedef struct DcCounts {
   uint32_t kept;  /* items whose status is in the mask */
   uint32_t dying; /* items whose status is DYING or DEAD */
   uint32_t nnew;  /* strands created by `new` this step (atomic append) */
   uint32_t pool;  /* sphere results of this step: the pool's demand */
   uint32_t pbytes;/* print records of this step: the buffer's demand */
-  uint32_t pad_;
+  uint32_t perr;  /* failed probes of this step (the first is in probe) */
+  DcProbeErr probe;
 } DcCounts;
 
 /* The spatial index of sphere queries (dc_sphere.h), as the step kernel
@@ -107,6 +119,26 @@ typedef struct DcStep {
   unsigned char *pbuf;      /* print records (cnt->pbytes allocates) */
   uint32_t pcap;
 } DcStep;
+
+/* A probe without border control outside its image (LANGUAGE.md §8.5):
+ * the first of the step is recorded for the host, which stops the run
+ * after the kernel (dc_step); the method then leaves (DRT_EXIT_ERROR). */
+static DC_DEV inline void dc_probe_fail(const DcStep *a, long long strand, const char *name,
+                                        int line, const int *size, int d, const long long *n,
+                                        const double *x) {
+  if (atomicAdd(&a->cnt->perr, 1u) != 0u) return;
+  DcProbeErr *p = &a->cnt->probe;
+  p->strand = strand;
+  p->name = name;
+  p->line = line;
+  p->dim = d;
+  p->has_x = x != NULL;
+  for (int i = 0; i < d && i < 3; i++) {
+    p->size[i] = size[i];
+    p->n[i] = n[i];
+    p->x[i] = x ? x[i] : 0.0;
+  }
+}
 
 /* `new` from strand `creator`: a slot in the new-strand buffer by an
  * atomic counter, with the key that orders new strands as the CPU

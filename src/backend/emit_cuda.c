@@ -363,6 +363,20 @@ static bool cuda_dev_instr(EmitCtx *e, EmitBuf *out, IrInstr *in) {
   case IR_OP_PRINT:
     emit_cuda_print_instr(e, out, in, &c->prints);
     return true;
+  case IR_LOP_PROBE_FAIL: { /* as the C targets' (emit_c_expr.c), into the step's counts */
+    IrCfgKind k = e->cfg ? e->cfg->kind : IR_CFG_FUNC;
+    bool strand = k == IR_CFG_START || k == IR_CFG_UPDATE || k == IR_CFG_STABILIZE;
+    int dim = in->args[1]->ty->dim, np = in->nargs - 2 - dim;
+    OUT("  { long long n_[3] = {");
+    for (int a = 0; a < dim; a++) OUT("%s(long long)%s", a ? ", " : "", emit_var(e, in->args[2 + a]));
+    OUT("}; double x_[3] = {");
+    for (int a = 0; a < np; a++) OUT("%s(double)%s", a ? ", " : "", emit_var(e, in->args[2 + dim + a]));
+    if (!np) OUT("0");
+    OUT("};\n    dc_probe_fail(nc_->a, %s, %s, %d, %s->size, %d, n_, %s); }\n",
+        strand ? "(long long)id" : "-1", emit_var(e, in->args[0]), in->nimm ? in->imm[0] : 0,
+        emit_var(e, in->args[1]), dim, np ? "x_" : "NULL");
+    return true;
+  }
   case IR_OP_STRAND_REDUCE:
   case IR_OP_STABILIZE_ALL:
   case IR_OP_DIE_ALL:

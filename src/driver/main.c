@@ -296,9 +296,6 @@ static IrModule *driver_low(DiagCtx *diag, IrModule *mid, const DriverOptions *o
                             int *status) {
   MidToLowOptions lo = {.no_vn = true, .no_dce = true};
   if (o->image_layout) emit_parse_image_layout(o->image_layout, &lo.brick);
-  /* CUDA: device code cannot report a failed probe yet (no device error
-   * record): probes there keep reading unchecked (doc/differences.md) */
-  lo.no_probe_checks = o->target == TARGET_CUDA;
   MidToLowStats ls;
   IrModule *low = mid_to_low(mid, diag, &lo, &ls);
   diag_flush(diag);
