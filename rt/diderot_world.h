@@ -276,6 +276,9 @@ void drt_world_kill_all(DrtWorld *w);
  * the current step and refuses to go on. n: the base index per axis, x:
  * the world position (NULL when unknown), size: the image's axis sizes,
  * line: the source line (0: unknown). Safe from parallel strands. */
+#if defined(__GNUC__)
+__attribute__((cold)) /* the branch to it is unlikely: the compiler lays it out so */
+#endif
 void drt_world_probe_error(DrtWorld *w, long long strand, const char *name, int line,
                            const int *size, int d, const long long *n, const double *x);
 /* Whether a run-time error of the program (above) stopped the world. */
