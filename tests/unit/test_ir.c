@@ -646,6 +646,16 @@ static void test_reject(void) {
     ir_emit_state_set(up2->entry, pos, pv);
     ir_block_set_exit(up2->entry, IR_T_STABILIZE);
     CHECK_ACCEPT(up2);
+    /* the error exit of a failed probe: allowed in every unit, even a
+     * function with a result (it returns nothing: the run stops) */
+    IrCFG *fe = ir_cfg_new(sm, IR_CFG_FUNC, "ge");
+    fe->result = ir_type_real(sm);
+    ir_block_set_exit(fe->entry, IR_T_ERROR);
+    CHECK(fe->entry->term.kind == IR_T_ERROR && ir_block_nsuccs(fe->entry) == 0);
+    CHECK_ACCEPT(fe);
+    IrCFG *ge = ir_cfg_new(sm, IR_CFG_GLOBAL_START, NULL);
+    ir_block_set_exit(ge->entry, IR_T_ERROR);
+    CHECK_ACCEPT(ge);
   }
   { /* a field below HighIR, and a HighIR-only operator number */
     IrModule *mm = ir_module_new(a, IR_MID);
