@@ -4,7 +4,8 @@
 # expected at /usr/local/cuda when the CUDA target is wanted.
 # .ci/run checks this list on a fresh Debian 12 root (doc/ci.md): bc is used
 # by the conformance cases sphere and halftone; python3-cffi and python3-pytest
-# by the Python package and its tests (python/; python3-matplotlib is optional).
+# by the Python package and its tests (python/), python3-matplotlib by the
+# Python viewer and the README's plotting session (tests viewer/python, python/readme).
 # libsdl2-dev builds the viewer (examples/viewer); xvfb, xdotool and x11-apps
 # (xwd) run it headless in its tests (tests/viewer); xauth is for xvfb-run
 # (examples/viewer/screenshot.sh).
@@ -12,7 +13,7 @@ set -e
 PACKAGES="build-essential autoconf automake libtool pkg-config re2c lemon \
   libteem-dev teem-apps liblapack-dev liblapacke-dev clang libclang-rt-14-dev \
   libomp-14-dev valgrind python3 python3-numpy python3-sympy bc \
-  python3-cffi python3-pytest libsdl2-dev xvfb xdotool x11-apps xauth"
+  python3-cffi python3-pytest python3-matplotlib libsdl2-dev xvfb xdotool x11-apps xauth"
 missing=""
 for p in $PACKAGES; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing="$missing $p"
