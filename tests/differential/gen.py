@@ -1017,6 +1017,15 @@ def ev_op(e, op, args, P):
     raise ValueError(op)
 
 
+def c_fmod(x, y):
+    """C's fmod (language.md §10): x − trunc(x/y)·y, with the sign of x.
+    mpmath.fmod takes the sign of y (seed 10321: both compilers gave
+    −0.5932 where mpmath.fmod gave 0.3770 = −0.5932 + y)."""
+    q = x / y
+    t = mpmath.floor(q) if q >= 0 else mpmath.ceil(q)
+    return x - t * y
+
+
 def ev_call(e, name, args, P):
     t = e.t
     if name in MATH1 and len(args) == 1:
@@ -1050,7 +1059,7 @@ def ev_call(e, name, args, P):
         q = x / y
         if min(abs(q - mpmath.floor(q)), abs(mpmath.ceil(q) - q)) < margin() * max(abs(q), 1):
             raise Fragile("fmod near a multiple")
-        return rd(mpmath.fmod(x, y))
+        return rd(c_fmod(x, y))
     if name in ("min", "max"):
         a, b = args
         if isinstance(a, int) and isinstance(b, int) and t == INT:

@@ -132,6 +132,11 @@ def main():
         ok = all(abs(s.c.get((j,), 0) - mpmath.diff(f, x0, j) / mpmath.factorial(j)) < 1e-25
                  for j in range(4))
         check(ok, "Taylor series of %s" % name)
+    # fmod as C has it (the sign of x), not mpmath's (the sign of y)
+    import math
+    for x, y in ((-0.593, 0.97), (0.593, -0.97), (5.5, 2.0), (-5.5, 2.0), (-5.5, -2.0)):
+        check(abs(float(gen.c_fmod(mpf(x), mpf(y))) - math.fmod(x, y)) < 1e-15,
+              "fmod(%g, %g) = %g as in C" % (x, y, math.fmod(x, y)))
     # generated programs: determinism, tolerances, and a wrong value is caught
     import json
     import run

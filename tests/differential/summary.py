@@ -4,7 +4,9 @@
     /usr/bin/python3 tests/differential/summary.py LOG.jsonl...
 
 Prints the number of distinct programs, comparisons by kind and verdict,
-and the explanations (D1..., Q6, ...) with their counts.
+and the explanations (D1..., Q6, ...) with their counts.  A (program, kind)
+seen in several logs counts once, with its verdict from the last log given
+(a rerun, or the record of an investigation's verdict).
 """
 
 import collections
@@ -14,10 +16,16 @@ import sys
 
 
 def main(paths):
-    recs = []
+    # One result per (program, kind): a later log (a rerun, or a record of
+    # the verdict given after an investigation) replaces an earlier one.
+    last = {}
     for p in paths:
         with open(p) as f:
-            recs += [json.loads(line) for line in f if line.strip()]
+            for line in f:
+                if line.strip():
+                    r = json.loads(line)
+                    last[(r["n"], r["kind"])] = r
+    recs = list(last.values())
     progs = {r["n"] for r in recs if r["kind"] == "exec"}
     by = collections.Counter((r["kind"], r["verdict"]) for r in recs)
     verdicts = ["agree", "ours-wrong", "original-wrong", "open", "unexplained"]
@@ -31,7 +39,7 @@ def main(paths):
     for r in recs:
         if r["verdict"] in ("agree",):
             continue
-        m = re.search(r"\[(D\d|Q\d+|original: [^\]]*|a missing[^\]]*)", r["why"])
+        m = re.search(r"\[(D\d+|Q\d+|original: [^\]]*|a missing[^\]]*)", r["why"])
         key = m.group(1) if m else r["verdict"] + ": " + r["why"][:80]
         why[(r["verdict"], key)] += 1
     for (v, k), c in sorted(why.items()):
