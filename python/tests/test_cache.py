@@ -68,7 +68,7 @@ def test_loaded_files_are_part_of_the_key(counting, tmp_path):
     shutil.copy(os.path.join(DATA, "ddro-100.nrrd"), str(tmp_path / "img.nrrd"))
     src = write(tmp_path, "p.diderot", """#version 2.0
 input image(2)[] img = load_image("img.nrrd");
-field#1(2)[] F = img ⊛ ctmr;
+field#1(2)[] F = clamp(img) ⊛ ctmr;
 strand S (int i) { output real y = F([0.0, 0.0]); update { stabilize; } }
 create_array { S(i) | i in 0..0 };
 """)

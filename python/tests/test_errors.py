@@ -109,9 +109,10 @@ create_collection { P(i) | i in 0..length(pts)-1 };
     assert w.run(steps=20) == 20 and w.active == 64
 
 
-def test_isolate_turns_a_crash_into_an_exception(compile, tmp_path):
-    """An unguarded probe at NaN is undefined in Diderot (language.md §6.4)
-    and may crash; isolate=True runs it in a child process."""
+def test_unguarded_probe_outside_is_an_error(compile, tmp_path):
+    """An unguarded probe outside the image (NaN positions included) stops
+    the run with the runtime's message (language.md §6), in process and
+    with isolate=True (which runs the program in a child process)."""
     src = write(tmp_path, "u.diderot", """#version 2.0
 input image(2)[] img;
 input vec2 x = [0.0, 0.0];
@@ -122,7 +123,10 @@ create_array { S(i) | i in 0..1 };
     prog = compile(src)
     img = np.ones((8, 8), np.float32)
     np.testing.assert_array_equal(prog.run(img=img, x=[3.0, 3.0], isolate=True).v, [1, 1])
-    with pytest.raises(diderot.RunError, match="crashed"):
+    with pytest.raises(diderot.RunError, match="outside its image 'img'"):
         prog.run(img=img, x=[-1e30, np.nan], isolate=True)
+    with pytest.raises(diderot.RunError, match=r"outside its image 'img' at position \(100, 3\)"):
+        prog.run(img=img, x=[100.0, 3.0])
+    np.testing.assert_array_equal(prog.run(img=img, x=[3.0, 3.0]).v, [1, 1])
     with pytest.raises(ValueError, match="expected shape"):
         prog.run(img=img, x=[1.0], isolate=True)
