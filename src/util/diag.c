@@ -249,3 +249,9 @@ int diag_flush(DiagCtx *d) {
   d->nmsgs = d->cap = 0;
   return n;
 }
+
+void diag_discard(DiagCtx *d) {
+  free(d->msgs);
+  d->msgs = NULL;
+  d->nmsgs = d->cap = 0;
+}

@@ -44,6 +44,9 @@ void diag_vreport(DiagCtx *d, DiagId id, Span at, va_list ap);
 void diag_suggest(DiagCtx *d, const char *candidate);
 /* Print collected messages sorted by position; returns the number printed. */
 int diag_flush(DiagCtx *d);
+/* Drops the pending messages without printing them (a caller that only
+ * wants to know whether a source is valid). */
+void diag_discard(DiagCtx *d);
 int diag_error_count(const DiagCtx *d);
 int diag_warning_count(const DiagCtx *d);
 /* Too many errors: callers may stop early (the limit is reported once). */

@@ -479,6 +479,7 @@ static void test_program(const char *path, Totals *t) {
   Program *prog = parse_program(a, dg, src);
   if (!prog || !typecheck_program(a, dg, prog, &to) || diag_error_count(dg)) {
     t->skipped++; /* e.g. an e2e program whose images are written by its test */
+    diag_discard(dg);
     arena_free(a);
     return;
   }
@@ -488,6 +489,7 @@ static void test_program(const char *path, Totals *t) {
   IrModule *high = ast_to_high(a, dg, ec, prog, &ho, &internal);
   CHECK_MSG(high != NULL, "%s: translation failed", path);
   if (!high) {
+    diag_discard(dg);
     arena_free(a);
     return;
   }
