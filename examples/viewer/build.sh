@@ -12,7 +12,11 @@ build=$(cd "${1:-build}" && pwd)
 out=${2:-$build/viewer}
 mkdir -p "$out"
 out=$(cd "$out" && pwd)
-if ! make -C "$build" install prefix="$out/prefix" >"$out/install.log" 2>&1; then
+# Build first with the configured paths (an out-of-date tree rebuilt under
+# prefix=... would compile that prefix in), then install; the lock keeps
+# other makes in the same tree (the suite's install test) from racing.
+if ! flock "$build/.make-lock" sh -c 'make -C "$1" && make -C "$1" install prefix="$2"' sh \
+     "$build" "$out/prefix" >"$out/install.log" 2>&1; then
   tail -20 "$out/install.log" >&2
   echo "build.sh: make install into $out/prefix failed (log: $out/install.log)" >&2
   exit 1

@@ -131,7 +131,8 @@ def _make_install(srcdir, builddir):
 
 def _check(srcdir, builddir, top, stage, env):
     # 1. the install
-    rc, out, err = _run(["make", "-s", "install", "DESTDIR=" + stage], builddir, env)
+    rc, out, err = _run(["flock", os.path.join(builddir, ".make-lock"), "make", "-s", "install", "DESTDIR=" + stage],
+               builddir, env)
     if rc != 0:
         return "fail", ["make install DESTDIR=... exit status %d" % rc] + _tail(out + err)
     want = ["diderotc", "diderot-regress", "libdiderot-rt.a", "diderot_rt.h", "diderot_world.h",
@@ -270,7 +271,8 @@ def _check(srcdir, builddir, top, stage, env):
         os.rename(moved, prefix)
 
     # 6. uninstall
-    rc, out, err = _run(["make", "-s", "uninstall", "DESTDIR=" + stage], builddir, env)
+    rc, out, err = _run(["flock", os.path.join(builddir, ".make-lock"), "make", "-s", "uninstall", "DESTDIR=" + stage],
+               builddir, env)
     if rc != 0:
         problems += ["make uninstall exit status %d" % rc] + _tail(out + err)
     left = _files(stage)
