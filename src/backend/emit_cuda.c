@@ -54,19 +54,6 @@ const char *emit_cuda_world_field(void) {
 
 /* ---- strings ------------------------------------------------------------------------ */
 
-static bool module_has_new(const IrModule *m) {
-  for (int c = 0; c < m->ncfgs; c++) {
-    const IrCFG *cfg = m->cfgs[c];
-    if (cfg->kind != IR_CFG_START && cfg->kind != IR_CFG_UPDATE) continue;
-    for (int b = 0; b < cfg->nblocks; b++)
-      for (int i = 0; i < cfg->blocks[b]->ninstrs; i++) {
-        const IrInstr *in = cfg->blocks[b]->instrs[i];
-        if (in->kind == IR_I_OP && in->op == IR_OP_NEW) return true;
-      }
-  }
-  return false;
-}
-
 /* Whether cfg reads v other than as an argument of print (print's text
  * is printed by the host from the record's site, emit_cuda_print.c). */
 static bool used_as_value(const IrCFG *cfg, const IrVar *v) {
@@ -88,7 +75,7 @@ static bool used_as_value(const IrCFG *cfg, const IrVar *v) {
  * into d_dglobals.d_strlit_ (diderot_cuda.h, dc_str_intern). */
 static int string_lits(EmitCtx *e, const char ***texts) {
   const IrModule *m = e->m;
-  bool has_new = module_has_new(m);
+  bool has_new = cuda_module_has_new(m);
   int n = 0, cap = 0;
   const char **t = NULL;
   for (int c = 0; c < m->ncfgs; c++) {
@@ -389,15 +376,6 @@ static bool cuda_dev_instr(EmitCtx *e, EmitBuf *out, IrInstr *in) {
   }
 }
 
-static bool cfg_has_op(const IrCFG *cfg, int op) {
-  for (int b = 0; b < cfg->nblocks; b++)
-    for (int i = 0; i < cfg->blocks[b]->ninstrs; i++) {
-      const IrInstr *in = cfg->blocks[b]->instrs[i];
-      if (in->kind == IR_I_OP && in->op == op) return true;
-    }
-  return false;
-}
-
 /* ---- the device half: functions and kernels -------------------------------------------- */
 
 static void emit_device_cfg(EmitCtx *e, EmitBuf *out, CudaEmit *c, IrCFG *cfg) {
@@ -643,10 +621,7 @@ bool emit_cuda_program(Arena *a, IrModule *m, const EmitOptions *opt, const char
   if (!ir_module_find_cfg(m, IR_CFG_STRAND_INIT)) emit_fail(e, "the program has no strand");
   if (!e->failed && emit_layout_init(e) && cuda_layouts(e, &c)) {
     EmitBuf *out = &body;
-    for (int i = 0; i < m->ncfgs; i++) {
-      IrCfgKind k = m->cfgs[i]->kind;
-      if ((k == IR_CFG_START || k == IR_CFG_UPDATE) && cfg_has_op(m->cfgs[i], IR_OP_NEW)) c.has_new = true;
-    }
+    c.has_new = cuda_module_has_new(m);
     /* device functions: the maps of reductions, `new`'s initialisation, methods */
     for (int i = 0; i < m->ncfgs; i++) {
       IrCFG *cfg = m->cfgs[i];

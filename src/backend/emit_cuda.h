@@ -81,6 +81,8 @@ bool cuda_check_module(IrModule *m, DiagCtx *diag, const struct Program *prog);
 /* Whether a CFG of kind k runs on the device: the strand methods, the
  * maps of reductions, and the strand's initialisation when `new` is used. */
 bool cuda_device_cfg(IrCfgKind k, bool has_new);
+/* Whether a strand method (start, update) creates strands with `new`. */
+bool cuda_module_has_new(const IrModule *m);
 /* Whether the value `in` defines can live on the device: not a dynamic
  * sequence, except sphere results and a global's sequence of fixed-size
  * values passed along (never one built on the device). Strings can: the

@@ -292,6 +292,19 @@ static bool passes_seq(const IrInstr *in) {
           (in->kind == IR_I_OP && in->op == IR_OP_SELECT));
 }
 
+bool cuda_module_has_new(const IrModule *m) {
+  for (int c = 0; c < m->ncfgs; c++) {
+    const IrCFG *cfg = m->cfgs[c];
+    if (cfg->kind != IR_CFG_START && cfg->kind != IR_CFG_UPDATE) continue;
+    for (int b = 0; b < cfg->nblocks; b++)
+      for (int i = 0; i < cfg->blocks[b]->ninstrs; i++) {
+        const IrInstr *in = cfg->blocks[b]->instrs[i];
+        if (in->kind == IR_I_OP && in->op == IR_OP_NEW) return true;
+      }
+  }
+  return false;
+}
+
 bool cuda_device_cfg(IrCfgKind k, bool has_new) {
   return k == IR_CFG_START || k == IR_CFG_UPDATE || k == IR_CFG_STABILIZE || k == IR_CFG_FUNC ||
          (k == IR_CFG_STRAND_INIT && has_new);
@@ -318,16 +331,7 @@ static int refused(const IrInstr *in, bool device) {
 
 bool cuda_check_module(IrModule *m, DiagCtx *diag, const Program *prog) {
   Seen seen = {.n = 0};
-  bool has_new = false;
-  for (int c = 0; c < m->ncfgs; c++) {
-    const IrCFG *cfg = m->cfgs[c];
-    if (cfg->kind != IR_CFG_START && cfg->kind != IR_CFG_UPDATE) continue;
-    for (int b = 0; b < cfg->nblocks; b++)
-      for (int i = 0; i < cfg->blocks[b]->ninstrs; i++) {
-        const IrInstr *in = cfg->blocks[b]->instrs[i];
-        has_new |= in->kind == IR_I_OP && in->op == IR_OP_NEW;
-      }
-  }
+  bool has_new = cuda_module_has_new(m);
   int errors = 0;
   for (int c = 0; c < m->ncfgs; c++) {
     const IrCFG *cfg = m->cfgs[c];
