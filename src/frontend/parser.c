@@ -399,26 +399,48 @@ void parser_v1_check_input_init(ParseState *st, Token id, const Expr *init) {
 
 /* ------------------------------------------------------- syntax errors */
 
-/* Would lemon shift (or accept) `la` from its current configuration?
- * Replays lemon's reductions with the popped part of the stack kept
- * apart, without touching the parser. */
-static bool parser_would_shift(const ParserTables *t, void *p, int la) {
+/* Would lemon shift (or accept) the tokens la[0..n-1], one after the
+ * other, from its current configuration? Replays lemon's reductions and
+ * shifts with the popped part of the stack kept apart, without touching
+ * the parser. */
+static bool parser_would_shift_seq(const ParserTables *t, void *p, const int *la, int n) {
   int pushed[PARSER_SIM_MAX];
   int npushed = 0, popped = 0, depth = t->depth(p);
-  int state = t->state_at(p, 0);
-  for (;;) {
-    int act = t->shift_action(state, la);
-    if (act < t->min_reduce) return act <= t->max_shift_reduce || act == t->accept_action;
-    int rule = act - t->min_reduce;
-    int n = t->rule_len(rule);
-    int from_pushed = n < npushed ? n : npushed;
-    npushed -= from_pushed;
-    popped += n - from_pushed;
-    if (popped > depth || npushed == PARSER_SIM_MAX) return false; /* cannot happen */
-    int below = npushed > 0 ? pushed[npushed - 1] : t->state_at(p, popped);
-    state = t->goto_action(below, t->rule_lhs(rule));
-    pushed[npushed++] = state;
+  for (int i = 0; i < n; i++) {
+    int state = npushed > 0 ? pushed[npushed - 1] : t->state_at(p, popped);
+    for (;;) {
+      int act = t->shift_action(state, la[i]);
+      if (act == t->accept_action) return true;
+      int rule;
+      if (act <= t->max_shift) {                      /* shift: next token */
+        if (npushed == PARSER_SIM_MAX) return false;
+        pushed[npushed++] = act;
+        break;
+      } else if (act <= t->max_shift_reduce) {        /* shift, then reduce */
+        if (npushed == PARSER_SIM_MAX) return false;
+        pushed[npushed++] = state;                    /* the token's entry */
+        rule = act - t->min_shift_reduce;
+      } else if (act >= t->min_reduce) {
+        rule = act - t->min_reduce;
+      } else {
+        return false;                                 /* error */
+      }
+      int len = t->rule_len(rule);
+      int from_pushed = len < npushed ? len : npushed;
+      npushed -= from_pushed;
+      popped += len - from_pushed;
+      if (popped > depth || npushed == PARSER_SIM_MAX) return false; /* cannot happen */
+      int below = npushed > 0 ? pushed[npushed - 1] : t->state_at(p, popped);
+      state = t->goto_action(below, t->rule_lhs(rule));
+      pushed[npushed++] = state;
+      if (act <= t->max_shift_reduce) break;          /* the token is in */
+    }
   }
+  return true;
+}
+
+static bool parser_would_shift(const ParserTables *t, void *p, int la) {
+  return parser_would_shift_seq(t, p, &la, 1);
 }
 
 /* Groups that keep an "expected" list short. A group is named when all its
@@ -619,10 +641,15 @@ static void parser_report(Driver *D, const Token *tok) {
  * previous token (where the ';' belongs, not at the next line's first
  * token); a ';' is then supplied so that the next statement still parses. */
 static bool parser_missing_semi(Driver *D, const Token *tok) {
-  /* after a '}' a ';' is optional punctuation, not a forgotten one */
-  if (!D->has_prev || tok->kind == TOK_SEMI || D->prev.kind == TOK_RBRACE ||
-      D->prev.kind == TOK_LBRACE || tok->span.begin.line <= D->prev.span.end.line ||
+  if (!D->has_prev || tok->kind == TOK_SEMI || D->prev.kind == TOK_LBRACE ||
+      tok->span.begin.line <= D->prev.span.end.line ||
       !parser_would_shift(D->t, D->p, TOK_SEMI))
+    return false;
+  /* After a block's '}' a ';' is optional punctuation, so a forgotten one
+   * can only follow the '}' of an expression (a sequence literal): then
+   * the token goes in once the ';' is supplied. */
+  int semi_then_tok[2] = {TOK_SEMI, (int)tok->kind};
+  if (D->prev.kind == TOK_RBRACE && !parser_would_shift_seq(D->t, D->p, semi_then_tok, 2))
     return false;
   ParseState *st = D->st;
   bool quiet = (D->erred && D->good < 3) || diag_error_count(st->diag) != D->errs_mark;
