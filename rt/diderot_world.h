@@ -95,6 +95,18 @@ typedef struct DrtCtx {
 typedef DrtExit (*DrtMethod)(DrtCtx *ctx, uint32_t id, void *self);
 typedef void (*DrtStabilize)(DrtCtx *ctx, uint32_t id, void *self);
 typedef void (*DrtGlobalBlock)(DrtWorld *w, void *globals);
+/* The update phase of one chunk, in the generated code: for every strand i
+ * in [lo, hi) with status[i] == DRT_ACTIVE, clear fresh[i] and run update
+ * (then stabilize on a `stabilize` exit, setting status[i] = DRT_STABLE and
+ * counting it in *nstab; `die`: DRT_DYING, counted in *ndie), in order of i,
+ * exactly as the runtime's own loop over DrtProgram.update would. `store`
+ * is the state store (DrtStateLayout) and cap its capacity. The loop lives
+ * in the program so that globals and invariant data are loaded once per
+ * chunk, not once per strand, and so that the program may run several
+ * strands at a time (--simd=strands). */
+typedef void (*DrtUpdateChunk)(DrtCtx *ctx, uint32_t lo, uint32_t hi, void *store, uint32_t cap,
+                               unsigned char *status, unsigned char *fresh, uint32_t *nstab,
+                               uint32_t *ndie);
 /* Run body(arg, c) for every chunk c in 0..nchunks-1, in any order and on
  * any threads; returns when all are done. */
 typedef void (*DrtParallelFor)(uint32_t nchunks, void (*body)(void *arg, uint32_t c), void *arg,
@@ -142,6 +154,9 @@ typedef struct DrtProgram {
    * (drt_seq_mark) the sequences reachable from the globals and the alive
    * strands' states, between steps (see drt_seq_alloc). */
   DrtGlobalBlock seq_roots;
+  /* NULL: the runtime calls update for each active strand of a chunk; else
+   * the update phase of whole chunks (needs layout) */
+  DrtUpdateChunk update_chunk;
 } DrtProgram;
 
 /* Dynamic sequences. The buffers of T[] values (immutable, shared by
@@ -281,6 +296,11 @@ __attribute__((cold)) /* the branch to it is unlikely: the compiler lays it out 
 #endif
 void drt_world_probe_error(DrtWorld *w, long long strand, const char *name, int line,
                            const int *size, int d, const long long *n, const double *x);
+/* s[i] with i outside 0..n-1 (index_fail): recorded as a probe error is. */
+#if defined(__GNUC__)
+__attribute__((cold))
+#endif
+void drt_world_index_error(DrtWorld *w, long long strand, int line, long long i, long long n);
 /* Whether a run-time error of the program (above) stopped the world. */
 bool drt_world_failed(const DrtWorld *w);
 

@@ -1,11 +1,13 @@
 /* rt_world.c -- the world and the bulk-synchronous scheduler (LANGUAGE.md
  * §6.3, §7.3); the design is described in diderot_world.h. */
+#define _DEFAULT_SOURCE /* madvise, MADV_HUGEPAGE */
 #include "diderot_world.h"
 #include "rt_internal.h"
 
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 
 enum { DRT_DEFAULT_CHUNK = 256, DRT_MAX_AXES = 15 };
 
@@ -63,9 +65,40 @@ static void *drt_alloc_aligned(size_t align, size_t size) {
   return p;
 }
 
+enum { DRT_HUGE = 2u << 20 }; /* a transparent huge page (x86-64, arm64 4K) */
+
+void *drt_big_alloc(size_t align, size_t size) {
+  if (size < 4 * (size_t)DRT_HUGE) return drt_alloc_aligned(align, size);
+  void *p = drt_alloc_aligned(align > DRT_HUGE ? align : DRT_HUGE, size);
+#ifdef MADV_HUGEPAGE
+  /* best effort: without THP (or with it off) pages are 4 KiB as before */
+  if (p) (void)madvise(p, size, MADV_HUGEPAGE);
+#endif
+  return p;
+}
+
+/* Fault in new memory with the world's threads: the kernel's page zeroing
+ * then runs on every core instead of on the thread that touches it first. */
+typedef struct {
+  unsigned char *p;
+  size_t bytes, piece;
+} DrtTouch;
+
+static void drt_touch_chunk(void *data, uint32_t c) {
+  const DrtTouch *t = data;
+  size_t lo = (size_t)c * t->piece, hi = lo + t->piece < t->bytes ? lo + t->piece : t->bytes;
+  for (size_t o = lo; o < hi; o += 4096) t->p[o] = 0;
+}
+
+static void drt_first_touch(DrtWorld *w, unsigned char *p, size_t bytes) {
+  if (!w->pfor || w->nworkers < 2 || bytes < 4 * (size_t)DRT_HUGE) return;
+  DrtTouch t = {p, bytes, DRT_HUGE};
+  w->pfor((uint32_t)((bytes + DRT_HUGE - 1) / DRT_HUGE), drt_touch_chunk, &t, w->nworkers);
+}
+
 /* Grow an aligned array from old_bytes to new_bytes (contents kept). */
 static bool drt_grow_aligned(unsigned char **p, size_t align, size_t old_bytes, size_t new_bytes) {
-  unsigned char *q = drt_alloc_aligned(align, new_bytes);
+  unsigned char *q = drt_big_alloc(align, new_bytes);
   if (!q) return false;
   if (*p && old_bytes) memcpy(q, *p, old_bytes);
   free(*p);
@@ -93,8 +126,9 @@ static bool drt_reserve(DrtWorld *w, uint32_t need) {
   if (w->lay) {
     /* the capacity is a stride of the layout: every slot moves (as bytes
      * when slots do not depend on it) */
-    unsigned char *q = drt_alloc_aligned(64, w->lay->bytes(cap));
+    unsigned char *q = drt_big_alloc(64, w->lay->bytes(cap));
     if (!q) goto oom;
+    drt_first_touch(w, q, w->lay->bytes(cap));
     if (w->lay->packed_stride && w->n)
       memcpy(q, w->state, (size_t)w->n * w->lay->packed_stride);
     else
@@ -107,6 +141,8 @@ static bool drt_reserve(DrtWorld *w, uint32_t need) {
   } else if (!drt_grow_aligned(&w->state, w->align, (size_t)w->n * w->ssz,
                                (size_t)cap * w->ssz)) {
     goto oom;
+  } else {
+    drt_first_touch(w, w->state + (size_t)w->n * w->ssz, (size_t)(cap - w->n) * w->ssz);
   }
   w->cap = cap;
   return true;
@@ -494,6 +530,17 @@ void drt_world_probe_error(DrtWorld *w, long long strand, const char *name, int 
             who, at, name, x ? " at position (" : "", pos, x ? ")" : "", idx, dims);
 }
 
+void drt_world_index_error(DrtWorld *w, long long strand, int line, long long i, long long n) {
+  if (__atomic_exchange_n(&w->failed, 1, __ATOMIC_ACQ_REL)) return;
+  char who[48], at[32];
+  if (strand >= 0) snprintf(who, sizeof who, "strand %lld: ", strand);
+  else who[0] = 0;
+  if (line > 0) snprintf(at, sizeof at, " at line %d", line);
+  else at[0] = 0;
+  drt_error(&w->err, "%ssequence index %lld%s is out of range for a sequence of length %lld", who,
+            i, at, n);
+}
+
 bool drt_world_failed(const DrtWorld *w) { return __atomic_load_n(&w->failed, __ATOMIC_ACQUIRE); }
 
 static void drt_global_block(DrtWorld *w, DrtGlobalBlock block) {
@@ -529,6 +576,11 @@ static void drt_phase_chunk(void *arg, uint32_t c) {
   DrtNewBuf *b = &w->bufs[c];
   uint32_t lo, hi;
   drt_chunk_range(w, c, &lo, &hi);
+  if (!ph->start && w->prog.update_chunk && w->lay) {
+    w->prog.update_chunk(&ctx, lo, hi, w->state, w->cap, w->status, w->fresh, &b->nstab,
+                         &b->ndie);
+    return;
+  }
   for (uint32_t i = lo; i < hi; i++) {
     if (w->status[i] != DRT_ACTIVE) continue;
     DrtExit r;
@@ -574,8 +626,8 @@ static bool drt_step(DrtWorld *w) {
     /* a layout's copy must have the same capacity: it is a stride */
     if (w->lay ? w->in_cap != w->cap : w->in_cap < n) {
       free(w->in_state);
-      w->in_state = w->lay ? drt_alloc_aligned(64, w->lay->bytes(w->cap))
-                           : drt_alloc_aligned(w->align, (size_t)w->cap * w->ssz);
+      w->in_state = w->lay ? drt_big_alloc(64, w->lay->bytes(w->cap))
+                           : drt_big_alloc(w->align, (size_t)w->cap * w->ssz);
       if (!w->in_state) {
         w->in_cap = 0;
         drt_error(&w->err, "out of memory");

@@ -538,7 +538,8 @@ static bool dc_step(DcWorld *cw) {
   }
   if (t.perr) {
     const DcProbeErr *p = &t.probe;
-    drt_world_probe_error(cw->rt, p->strand, p->name, p->line, p->size, p->dim, p->n,
+    if (p->index) drt_world_index_error(cw->rt, p->strand, p->line, p->n[0], p->n[1]);
+    else drt_world_probe_error(cw->rt, p->strand, p->name, p->line, p->size, p->dim, p->n,
                           p->has_x ? p->x : NULL);
     return false;
   }

@@ -74,6 +74,8 @@ typedef struct DcProbeErr {
   long long strand;         /* -1: not in a strand method */
   const char *name;
   int line, dim, has_x, size[3];
+  int index;                /* 1: a sequence index (dc_index_fail): n[0] is
+                               the index, n[1] the sequence's length */
   long long n[3];
   double x[3];
 } DcProbeErr;
@@ -129,6 +131,7 @@ static DC_DEV inline void dc_probe_fail(const DcStep *a, long long strand, const
   if (atomicAdd(&a->cnt->perr, 1u) != 0u) return;
   DcProbeErr *p = &a->cnt->probe;
   p->strand = strand;
+  p->index = 0;
   p->name = name;
   p->line = line;
   p->dim = d;
@@ -138,6 +141,18 @@ static DC_DEV inline void dc_probe_fail(const DcStep *a, long long strand, const
     p->n[i] = n[i];
     p->x[i] = x ? x[i] : 0.0;
   }
+}
+
+/* s[i] with i outside 0..n-1 (index_fail), recorded as a failed probe is. */
+static DC_DEV inline void dc_index_fail(const DcStep *a, long long strand, int line, long long i,
+                                        long long n) {
+  if (atomicAdd(&a->cnt->perr, 1u) != 0u) return;
+  DcProbeErr *p = &a->cnt->probe;
+  p->strand = strand;
+  p->line = line;
+  p->index = 1;
+  p->n[0] = i;
+  p->n[1] = n;
 }
 
 /* `new` from strand `creator`: a slot in the new-strand buffer by an

@@ -561,6 +561,13 @@ static void emit_op(EmitCtx *e, EmitBuf *out, IrInstr *in) {
     for (int i = 0; i < n; i++) OUT("  %s = %s->%s[%d];\n", comp(e, dt, d, i), A(e, in, 0), src, i);
     return;
   }
+  case IR_OP_INDEX_FAIL: { /* (i, n): the runtime keeps the first error of the run */
+    IrCfgKind k = e->cfg->kind;
+    bool strand = k == IR_CFG_START || k == IR_CFG_UPDATE || k == IR_CFG_STABILIZE;
+    OUT("  drt_world_index_error(wrld->rt, %s, %d, (long long)%s, (long long)%s);\n",
+        strand ? "(long long)id" : "-1", in->nimm ? in->imm[0] : 0, A(e, in, 0), A(e, in, 1));
+    return;
+  }
   case IR_LOP_PROBE_FAIL: {
     /* (name, img, n_0..n_{d-1}[, x_0..x_{d-1}]): the runtime formats the
      * message (rt_world.c) and keeps the first error of the run */

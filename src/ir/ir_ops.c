@@ -165,7 +165,8 @@ static int rule_imm(IrRule r) {
   case IR_RULE_VINDEX:
   case IR_RULE_VSPLAT:
   case IR_RULE_VLOAD:
-  case IR_RULE_PROBE_FAIL: return 1; /* the source line */
+  case IR_RULE_PROBE_FAIL:
+  case IR_RULE_INDEX_FAIL: return 1; /* the source line */
   default: return 0;
   }
 }
@@ -511,6 +512,10 @@ static int check_rule(Ctx *c, const IrType **res) {
     for (int i = 2; i < n; i++)
       if (!(i < 2 + ty(c, 1)->dim ? is_int(ty(c, i)) : is_real(ty(c, i))))
         return bad_arg(c, i, i < 2 + ty(c, 1)->dim ? "int" : "real");
+    return IR_CHK_OK;
+  case IR_RULE_INDEX_FAIL: /* (index, length) */
+    if (!is_int(ty(c, 0))) return bad_arg(c, 0, "int");
+    if (!is_int(ty(c, 1))) return bad_arg(c, 1, "int");
     return IR_CHK_OK;
   case IR_RULE_PRINT:
     for (int i = 0; i < n; i++)

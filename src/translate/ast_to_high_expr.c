@@ -506,14 +506,39 @@ static IrVar *apply(Fn *f, Expr *e) {
   return apply_builtin(f, e, ax, n);
 }
 
+/* s[i] reads inside s or not at all: unless i is a literal inside a
+ * fixed-size s, 0 <= i < length(s) is checked, and outside it the unit
+ * records a run-time error naming the line and leaves (IR_T_ERROR), as a
+ * probe outside its image does. The language leaves s[i] undefined there
+ * (LANGUAGE.md §6: the reference reads out of bounds). */
+static IrVar *seq_subscript(Fn *f, Expr *e, IrVar *base, IrVar *i) {
+  if (!i || !f->cur) return NULL;
+  int len = base->ty->kind == IR_TY_SEQ ? base->ty->len : IR_SEQ_DYNAMIC;
+  if (i->def && i->def->kind == IR_I_LIT && len != IR_SEQ_DYNAMIC && i->def->lit.i >= 0 &&
+      i->def->lit.i < len)
+    return op2(f, IR_OP_SEQ_INDEX, base, i);
+  IrVar *n = op1(f, IR_OP_SEQ_LENGTH, base);
+  IrVar *ok = op2(f, IR_OP_AND, op2(f, IR_OP_GE, i, ir_emit_int(f->cur, 0)), op2(f, IR_OP_LT, i, n));
+  if (!ok) return NULL;
+  IrBlock *in = th_block(f, "index_ok"), *out = th_block(f, "index_outside");
+  ir_block_set_branch(f->cur, ok, in, out);
+  th_seal(f, in);
+  th_seal(f, out);
+  IrVar *args[2] = {i, n};
+  int line = e->span.begin.line;
+  if (!need(f, ir_emit_effect(out, IR_OP_INDEX_FAIL, 2, args, 1, &line) ? i : NULL,
+            "the index check of a sequence"))
+    return NULL;
+  ir_block_set_exit(out, IR_T_ERROR);
+  f->cur = in;
+  return op2(f, IR_OP_SEQ_INDEX, base, i);
+}
+
 static IrVar *subscript(Fn *f, Expr *e) {
   IrVar *base = th_expr(f, e->a);
   if (!base) return NULL;
   const Type *bt = type_prune(e->a->ty);
-  if (bt->kind == TY_SEQ) {
-    IrVar *i = th_expr(f, e->args.head);
-    return op2(f, IR_OP_SEQ_INDEX, base, i);
-  }
+  if (bt->kind == TY_SEQ) return seq_subscript(f, e, base, th_expr(f, e->args.head));
   int idx[EIN_MAX_RANK], k = 0;
   for (Expr *x = e->args.head; x && k < EIN_MAX_RANK; x = x->next, k++) {
     int64_t v = -1;

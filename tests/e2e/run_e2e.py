@@ -114,7 +114,8 @@ LAYOUT_SUBSET = ["probe_1d", "probe_2d", "probe_3d", "vector_3d", "inside_2d", "
 # updates and reductions, sequences and print, run-time errors from parallel
 # strands (probe_outside); each is built twice more.
 OMP_SUBSET = ["life", "life_seq", "primes", "collatz_v1", "probe_3d", "composite_2d",
-              "layout_collection", "sequences", "print_format", "bad_input", "probe_outside"]
+              "layout_collection", "sequences", "print_format", "bad_input", "probe_outside",
+              "sequence_index"]
 OMP_THREADS = [1, 2, 4]
 # scalar mode: vector-heavy programs built with --scalar (no vector
 # extensions) must pass their oracles too.
