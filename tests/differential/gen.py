@@ -356,12 +356,21 @@ def border_index(mode, i, n):
 
 
 _KCACHE = {}
+# Significant digits of the kernel coefficients (None: exact, rounded only
+# to float). known.py sets 12, the original's printing (D2), to recompute a
+# program as the original's generated code evaluates it.
+KERNEL_DIGITS = None
 
 
 def kern_coeffs(name, j):
-    key = (name, j)
+    key = (name, j, KERNEL_DIGITS)
     if key not in _KCACHE:
-        _KCACHE[key] = [[float(c) for c in pf._poly_deriv(p, j)] for p in pf.KERNELS[name]]
+        if KERNEL_DIGITS is None:
+            conv = float
+        else:
+            def conv(c):
+                return float("%.*g" % (KERNEL_DIGITS, float(c)))
+        _KCACHE[key] = [[conv(c) for c in pf._poly_deriv(p, j)] for p in pf.KERNELS[name]]
     return _KCACHE[key]
 
 
@@ -2262,6 +2271,31 @@ def generate(seed, outdir, dialect=None, max_tries=40):
     raise Reject("no well-conditioned program after %d tries (last: %s)" % (max_tries, last))
 
 
+def evaluate_printed(subseed, dialect, digits):
+    """The exact result of program `subseed` with kernel coefficients
+    rounded to `digits` significant digits, as oracle rows (the "outputs"
+    and "prints" entries of oracle.json), or None if the program does not
+    regenerate identically."""
+    global KERNEL_DIGITS
+    g = Gen(subseed, None).build()
+    if g.dia != dialect:
+        return None
+    KERNEL_DIGITS = digits
+    try:
+        exact = evaluate(g, 2.0 ** -24, None, [])
+    finally:
+        KERNEL_DIGITS = None
+        CTX.rng = None
+        CTX.trace = None
+    return oracle_rows(g, exact)
+
+
+def oracle_rows(g, exact):
+    return {"outputs": {n: {"type": list(map(str, t)), "rows": [[to_json(x) for x in row] for row in exact["outs"][n]]}
+                        for n, t in [(n, t) for out, t, n, e in g.state if out]},
+            "prints": [[[to_json(x) for x in vs] for vs in p] for p in exact["prints"]]}
+
+
 def write_program(g, outdir, exact, tols, seed):
     os.makedirs(outdir, exist_ok=True)
     with open(os.path.join(outdir, "prog.diderot"), "w") as f:
@@ -2273,9 +2307,7 @@ def write_program(g, outdir, exact, tols, seed):
     orc = {"seed": seed, "subseed": g.seed, "dialect": g.dia, "collection": g.coll,
            "kernels": kerns,
            "ids": exact["ids"],
-           "outputs": {n: {"type": list(map(str, t)), "rows": [[to_json(x) for x in row] for row in exact["outs"][n]]}
-                       for n, t in [(n, t) for out, t, n, e in g.state if out]},
-           "prints": [[[to_json(x) for x in vs] for vs in p] for p in exact["prints"]],
+           **oracle_rows(g, exact),
            "tol": {name: {"|".join(map(str, k)): v for k, v in tt.items()} for name, tt in tols.items()}}
     with open(os.path.join(outdir, "oracle.json"), "w") as f:
         json.dump(orc, f, indent=0)

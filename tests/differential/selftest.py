@@ -137,6 +137,14 @@ def main():
     for x, y in ((-0.593, 0.97), (0.593, -0.97), (5.5, 2.0), (-5.5, 2.0), (-5.5, -2.0)):
         check(abs(float(gen.c_fmod(mpf(x), mpf(y))) - math.fmod(x, y)) < 1e-15,
               "fmod(%g, %g) = %g as in C" % (x, y, math.fmod(x, y)))
+    # the original's kernel coefficients (D2): 12 significant digits, so
+    # 1539/160 stays exact and -7/12 becomes -0.583333333333
+    gen.KERNEL_DIGITS = 12
+    hexic = gen.kern_coeffs("c4hexic", 0)
+    gen.KERNEL_DIGITS = None
+    check(hexic[2][0] == 1539 / 160 and hexic[0][5] == -0.583333333333
+          and gen.kern_coeffs("c4hexic", 0)[0][5] == -7 / 12,
+          "c4hexic coefficients as the original prints them")
     # generated programs: determinism, tolerances, and a wrong value is caught
     import json
     import run
@@ -148,6 +156,10 @@ def main():
             same = all(open(os.path.join(a, f), "rb").read() == open(os.path.join(b, f), "rb").read()
                        for f in ("prog.diderot", "oracle.json"))
             check(same, "seed %d: the same program and oracle twice" % seed)
+            orc = json.load(open(os.path.join(a, "oracle.json")))
+            rows = gen.evaluate_printed(orc["subseed"], orc["dialect"], None)
+            check(rows is not None and rows["outputs"] == orc["outputs"] and rows["prints"] == orc["prints"],
+                  "seed %d: the recomputation (known D2 check) reproduces the oracle" % seed)
             orc = json.load(open(os.path.join(a, "oracle.json")))
             # a result equal to the oracle passes; a perturbed one fails
             outs = {}
