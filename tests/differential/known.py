@@ -17,6 +17,8 @@ ORIGINAL_FAILURES = [
      "D4: mean over a fixed-size sequence: the original's C++ does not compile"),
     (r"Fail: unknown variable \w+",
      "D10: a reduction over a range inside a function body is an internal error of the original"),
+    (r"call of overloaded .abs\(uint32_t\). is ambiguous",
+     "D6: length() is an unsigned int in the original's C++ (|length(s)| does not compile)"),
     (r"no matching function for call to .Diderot::tensor_ref_\w+::tensor_ref_\w+\(\)",
      "D11: a tensor state variable assigned in a branch and later: the original's C++ does not compile"),
 ]
@@ -44,6 +46,10 @@ def ours_difference(status, text):
 # original prints them so: README of ../shared/reference) or whose outer
 # pieces, polynomials in the global coordinate, lose float accuracy (D2).
 INEXACT_KERNELS = {"bspln3", "bspln5", "c4hexic"}
+# The original's float kernel evaluation loses about 80 times the accuracy
+# of ours (a constant image of 1.0 probed through c4hexic: 1.9e-5 against
+# 2.4e-7, doc/differences.md D2); the oracle's float tolerance models ours.
+D2_FLOAT_TOLS = 100
 
 
 def original_value_defect(orc, problems, prec, text=""):
@@ -79,8 +85,12 @@ def original_value_defect(orc, problems, prec, text=""):
     for p in problems:
         if len(p) < 5 or p[4] is None:
             return None
-        got, exact = float(p[2]), float(p[3])
-        if not abs(got - exact) <= lim * max(1.0, abs(exact)):
+        got, exact, tol = float(p[2]), float(p[3]), float(p[4])
+        # float: also within D2_FLOAT_TOLS times the oracle's tolerance, which
+        # scales with the terms summed (a difference of two reconstructions
+        # or a derivative can be small where its terms are not: seed 10869)
+        if not (abs(got - exact) <= lim * max(1.0, abs(exact))
+                or prec == "float" and abs(got - exact) <= D2_FLOAT_TOLS * tol):
             return None
     return "D2: float/double accuracy of the original's bspln3/bspln5/c4hexic evaluation"
 
