@@ -854,10 +854,12 @@ class Runner:
     # relative difference instead (reductions over strands sum in blocks).
     # A program the CUDA target refuses ("not yet supported") is skipped.
     # What the programs print must be the same too. Programs with sphere
-    # queries or prints run a third time with brute-force queries, a
-    # one-entry result pool and a one-byte print buffer
-    # (DIDEROT_CUDA_SPHERE_POOL, DIDEROT_CUDA_PRINT_BUFFER), so that every
-    # step that queries or prints overflows and runs again (dc_run.h).
+    # queries, prints or dynamic sequences run a third time with brute-force
+    # queries, a one-entry result pool, a one-byte print buffer and a
+    # one-byte sequence arena (DIDEROT_CUDA_SPHERE_POOL,
+    # DIDEROT_CUDA_PRINT_BUFFER, DIDEROT_CUDA_SEQ_ARENA), so that every step
+    # that queries, prints or builds a sequence overflows and runs again
+    # (dc_run.h, dc_seq.h).
     CUDA_CFLAGS = "-O2 -ffp-contract=off"
 
     def cudarun(self, path):
@@ -871,10 +873,10 @@ class Runner:
         env = dict(os.environ, DIDEROT_RT_DIR=self.builddir, CFLAGS_DIDEROT=self.CUDA_CFLAGS)
         problems = []
         variants = [("cuda", ["--target=cuda", "--cuda-emulate"], None), ("C", [], None)]
-        if re.search(r"\b(sphere|print)\s*\(", read_text(path)):
+        if re.search(r"\b(sphere|print)\s*\(|\[\]|\{\}|@", read_text(path)):
             variants.append(("cuda-rerun", ["--target=cuda", "--cuda-emulate", "--no-space-partition"],
                              dict(os.environ, DIDEROT_CUDA_SPHERE_POOL="1",
-                                  DIDEROT_CUDA_PRINT_BUFFER="1")))
+                                  DIDEROT_CUDA_PRINT_BUFFER="1", DIDEROT_CUDA_SEQ_ARENA="1")))
         outs = self.build_and_run(name, path, scope, work, variants, env, nrrdpy, problems)
         if isinstance(outs, Outcome):
             return outs
@@ -937,7 +939,7 @@ class Runner:
     CUDA_ARCHS = "sm_80,sm_90"
     # (e2e programs whose images are written by their companions cannot be
     # compiled alone: image probes come from accept programs with proxies)
-    CUDA_NVCC_SUBSET = ["run/collatz", "run/population", "run/repel_sphere", "run/print_strands", "run/strings_strands", "run/reduce_prints", "run/collect_strands", "run/collect_strand_refs", "run/global_sequences", "run/tensors_grid", "run/field_function",
+    CUDA_NVCC_SUBSET = ["run/collatz", "run/population", "run/repel_sphere", "run/print_strands", "run/strings_strands", "run/reduce_prints", "run/collect_strands", "run/collect_strand_refs", "run/global_sequences", "run/dynseq_strand_build", "run/dynseq_state_grow", "run/tensors_grid", "run/field_function",
                         "run/reductions", "run/reductions_every_op", "e2e/eigen", "e2e/tensor_ops", "accept/border_control",
                         "accept/jacobian_hessian", "accept/curl_2d_3d", "accept/deep_derivatives"]
 

@@ -7,7 +7,9 @@
  *   store), the kernels d_k_step and d_k_stabilize_all, d_globals_fix
  *   (device copies of images and of the D_SEQ_GLOBALS global sequences
  *   that device code reads, canonical strings), d_record_strings (the
- *   same for the strings of a packed record).
+ *   same for the strings of a packed record), D_SEQ_ARENA/D_SEQ_STATE and,
+ *   with them, dc_seq.h (dynamic sequences built by kernels and kept in
+ *   strand state).
  *
  * The host half calls the extern "C" entry points below. The device is
  * authoritative for the strands from the first run on; the host world
@@ -27,9 +29,12 @@
  *      (slots keep creation order) and the worklist rebuilt;
  *   4. new strands are sorted by the CPU scheduler's key (creator's chunk,
  *      phase, creator, order) and appended active and fresh;
- *   1b. if sphere results or print records overflowed their buffers, the
- *      state is restored from the copies of 0 and 1 runs again with larger
- *      buffers; print records are then formatted in order (dc_print.h);
+ *   1b. if sphere results, print records or built sequences overflowed
+ *      their buffers, the state is restored from the copies of 0 and 1
+ *      runs again with larger buffers; print records are then formatted
+ *      in order (dc_print.h);
+ *   4b. the sequences in strand state are collected into the device's
+ *      sequence heap (dc_seq.h) when some may live elsewhere;
  *   5. the global update runs on the host; globals are copied to the device
  *      again (and images uploaded once); unreachable sequences of the host
  *      world are freed (drt_world_collect_seqs).
@@ -61,6 +66,11 @@ typedef struct DcWorld {
   uint32_t *pool, poolcap;                 /* sphere results of a step */
   unsigned char *pbuf;                     /* print records of a step */
   uint32_t pcap;
+  char *arena;                             /* sequences built by a kernel (dc_seq.h) */
+  unsigned long long acap;
+#if D_SEQ_STATE
+  DcSeqHeap seq;                           /* sequences in strand state */
+#endif
   DcCounts *mcnt;                          /* a reduction's map: its print demand */
   bool host_fresh;     /* the host world's strands equal the device's */
   bool compact_pending;/* a global die: compact when the global block ends */
@@ -225,6 +235,9 @@ static bool dc_upload(DcWorld *cw) {
     hst[i] = drt_world_status(rt, i);
     hfr[i] = 1; /* created, not started */
   }
+#if D_SEQ_STATE
+  ok = ok && dc_seq_state_upload(cw->err, &cw->seq, recs, n, hst);
+#endif
   ok = ok && (!n || (dc_alloc(cw, (void **)&drecs, n * rec) &&
                      dc_ok(cw->err, cudaMemcpy(drecs, recs, n * rec, cudaMemcpyHostToDevice), "upload") &&
                      dc_ok(cw->err, cudaMemcpy(cw->status, hst, n, cudaMemcpyHostToDevice), "upload") &&
@@ -263,6 +276,9 @@ static bool dc_download(DcWorld *cw, uint32_t steps) {
     ok = false;
   }
   cudaFree(drecs);
+#if D_SEQ_STATE
+  ok = ok && dc_seq_state_download(cw->err, cw->rt, &cw->seq, recs, n, hst);
+#endif
   if (ok) ok = !drt_world_external_sync(cw->rt, n, recs, hst, hfr, steps);
   cw->host_fresh = ok;
   free(recs);
@@ -278,7 +294,7 @@ static bool dc_download(DcWorld *cw, uint32_t steps) {
  * index over it and copies of status/fresh so that the kernel can run
  * again when the result pool was too small. *a gets the pointers. */
 /* Kernels whose output buffers can overflow, and then run again. */
-#define DC_RERUNS (D_SPHERE_DIM > 0 || D_HAS_PRINT)
+#define DC_RERUNS (D_SPHERE_DIM > 0 || D_HAS_PRINT || D_SEQ_ARENA)
 
 /* The first size of a device buffer: `dflt`, or the value of the
  * environment variable `var` (tests use tiny sizes to force reruns).
@@ -287,6 +303,25 @@ static inline uint32_t dc_buffer_size(const char *var, uint32_t dflt) {
   const char *v = getenv(var);
   long n = v ? atol(v) : 0;
   return n > 0 && n < (long)UINT32_MAX ? (uint32_t)n : dflt;
+}
+
+/* The sequence arena (allocated the first time) into a kernel's
+ * arguments. */
+static bool dc_seq_arena(DcWorld *cw, DcStep *a) {
+#if D_SEQ_ARENA
+  if (!cw->arena) {
+    /* about 256 bytes per strand */
+    uint32_t want = dc_buffer_size("DIDEROT_CUDA_SEQ_ARENA", cw->n < 4096 ? 1u << 20 : 256u * cw->n);
+    if (!dc_alloc(cw, (void **)&cw->arena, want)) return false;
+    cw->acap = want;
+  }
+  a->arena = cw->arena;
+  a->acap = cw->acap;
+#else
+  (void)cw;
+  (void)a;
+#endif
+  return true;
 }
 
 /* The print buffer (allocated the first time) into a kernel's arguments. */
@@ -327,7 +362,7 @@ static bool dc_snapshot(DcWorld *cw, DcStep *a) {
       (!dc_ok(cw->err, cudaMemcpy(cw->status_save, cw->status, cw->n, cudaMemcpyDeviceToDevice), "copy") ||
        !dc_ok(cw->err, cudaMemcpy(cw->fresh_save, cw->fresh, cw->n, cudaMemcpyDeviceToDevice), "copy")))
     return false;
-  if (!dc_print_buffer(cw, a)) return false;
+  if (!dc_print_buffer(cw, a) || !dc_seq_arena(cw, a)) return false;
 #if D_SPHERE_DIM
   d_dglobals g;
   memset(&g, 0, sizeof g);
@@ -360,18 +395,33 @@ static bool dc_grow(DcWorld *cw, void **buf, uint32_t *cap, uint32_t demand, siz
   return true;
 }
 
+/* Grow the sequence arena for a demand of `demand` bytes: twice that, as
+ * the methods that found it full stopped there (their later allocations
+ * are not counted). */
+static bool dc_arena_grow(DcWorld *cw, unsigned long long demand) {
+  cudaFree(cw->arena);
+  cw->arena = NULL;
+  cw->acap = 0;
+  if (!dc_alloc(cw, (void **)&cw->arena, 2 * demand)) return false;
+  cw->acap = 2 * demand;
+  return true;
+}
+
 /* After a kernel: true when its sphere results or print records did not
  * fit; the start-of-step state is then restored and the buffers made large
  * enough for the kernel to run again (*fail: an error instead). */
 static bool dc_rerun(DcWorld *cw, DcStep *a, const DcCounts *t, bool *fail) {
   *fail = false;
-  bool pool = D_SPHERE_DIM && t->pool > cw->poolcap, prn = D_HAS_PRINT && t->pbytes > cw->pcap;
-  if (!pool && !prn) return false;
+  bool pool = D_SPHERE_DIM && t->pool > cw->poolcap, prn = D_HAS_PRINT && t->pbytes > cw->pcap,
+       seq = D_SEQ_ARENA && t->abytes > cw->acap;
+  if (!pool && !prn && !seq) return false;
   if (drt_world_verbose(cw->rt))
     fprintf(stderr, "%s: the kernel runs again\n",
-            pool ? "sphere results overflowed their pool" : "print output overflowed its buffer");
+            pool ? "sphere results overflowed their pool"
+            : prn ? "print output overflowed its buffer" : "sequences overflowed their arena");
   *fail = (pool && !dc_grow(cw, (void **)&cw->pool, &cw->poolcap, t->pool, sizeof(uint32_t))) ||
           (prn && !dc_grow(cw, (void **)&cw->pbuf, &cw->pcap, t->pbytes, 1)) ||
+          (seq && !dc_arena_grow(cw, t->abytes)) ||
           !dc_ok(cw->err, cudaMemcpy(cw->st.w, cw->in.w, d_store_words(cw->cap) * sizeof(dreal),
                                      cudaMemcpyDeviceToDevice), "copy") ||
           (cw->n && (!dc_ok(cw->err, cudaMemcpy(cw->status, cw->status_save, cw->n, cudaMemcpyDeviceToDevice), "copy") ||
@@ -380,6 +430,8 @@ static bool dc_rerun(DcWorld *cw, DcStep *a, const DcCounts *t, bool *fail) {
   a->poolcap = cw->poolcap;
   a->pbuf = cw->pbuf;
   a->pcap = cw->pcap;
+  a->arena = cw->arena;
+  a->acap = cw->acap;
   return !*fail;
 }
 
@@ -516,6 +568,20 @@ static bool dc_step_args(DcWorld *cw, DcStep *a) {
   return dc_snapshot(cw, a);
 }
 
+/* After a kernel that may have put sequences into strand state: collect
+ * them into the heap (dc_seq.h) when some may live outside it (built in
+ * the arena, or a global's device copy, which the next upload reuses). */
+static bool dc_seq_after(DcWorld *cw, const DcCounts *t) {
+#if D_SEQ_STATE
+  if (!t->abytes && !D_SEQ_GLOBALS) return true;
+  return dc_seq_collect(cw->err, &cw->seq, cw->st, cw->n, cw->status, D_BLOCK);
+#else
+  (void)cw;
+  (void)t;
+  return true;
+#endif
+}
+
 static bool dc_step(DcWorld *cw) {
   cw->host_fresh = false;
   if (!dc_scratch_reserve(cw->err, &cw->scratch, dc_blocks(cw->nwork, DC_RBLOCK))) return false;
@@ -551,7 +617,7 @@ static bool dc_step(DcWorld *cw) {
   cw->nactive = cw->nwork = t.kept;
   if (t.dying && !dc_compact_storage(cw)) return false;
   if (t.nnew && !dc_append_new(cw, t.nnew)) return false;
-  return true;
+  return dc_seq_after(cw, &t);
 }
 
 static DcWorld *dc_world_new(void *hostw, DrtWorld *rt, const DrtProgram *prog,
@@ -586,6 +652,10 @@ extern "C" void d_cuda_free(void *cw_) {
   cudaFree(cw->fresh_save);
   cudaFree(cw->pool);
   cudaFree(cw->pbuf);
+  cudaFree(cw->arena);
+#if D_SEQ_STATE
+  dc_seq_heap_free(&cw->seq);
+#endif
   cudaFree(cw->mcnt);
 #if D_SPHERE_DIM
   dc_sphere_free(&cw->sphere);
@@ -684,7 +754,7 @@ extern "C" void d_cuda_stabilize_all(void *cw_) {
         !dc_ok(cw->err, cudaMemcpy(&t, cw->scratch.cnt, sizeof t, cudaMemcpyDeviceToHost), "copy"))
       return;
     again = dc_rerun(cw, &a, &t, &fail);
-    if (fail || (!again && !dc_print_out(cw, &t))) return;
+    if (fail || (!again && (!dc_print_out(cw, &t) || !dc_seq_after(cw, &t)))) return;
   }
   cw->nstable += cw->nwork;
   cw->nactive = cw->nwork = 0;
@@ -724,22 +794,30 @@ static inline bool dc_map_begin(DcWorld *cw, DcStep *a) {
   memset(a, 0, sizeof *a);
   a->nactive = cw->nactive;
   a->nstable = cw->nstable;
-  if (D_HAS_PRINT && !cw->mcnt && !dc_alloc(cw, (void **)&cw->mcnt, sizeof(DcCounts))) return false;
+  if ((D_HAS_PRINT || D_SEQ_ARENA) && !cw->mcnt &&
+      !dc_alloc(cw, (void **)&cw->mcnt, sizeof(DcCounts)))
+    return false;
   a->cnt = cw->mcnt;
-  return !D_HAS_PRINT || (dc_print_buffer(cw, a) &&
-                          dc_ok(cw->err, cudaMemset(cw->mcnt, 0, sizeof(DcCounts)), "set"));
+  return !(D_HAS_PRINT || D_SEQ_ARENA) ||
+         (dc_print_buffer(cw, a) && dc_seq_arena(cw, a) &&
+          dc_ok(cw->err, cudaMemset(cw->mcnt, 0, sizeof(DcCounts)), "set"));
 }
 
 /* After the map ran: true when its print records did not fit (the buffer
  * is then grown and the map must run again: maps change no state); else
  * the records are printed. */
 static inline bool dc_map_again(DcWorld *cw) {
-#if D_HAS_PRINT
+#if D_HAS_PRINT || D_SEQ_ARENA
   DcCounts t;
   if (drt_any_errors(cw->err) ||
       !dc_ok(cw->err, cudaMemcpy(&t, cw->mcnt, sizeof t, cudaMemcpyDeviceToHost), "copy"))
     return false;
-  if (t.pbytes > cw->pcap) {
+  if (D_SEQ_ARENA && t.abytes > cw->acap) {
+    if (drt_world_verbose(cw->rt))
+      fprintf(stderr, "sequences overflowed their arena: the reduction runs again\n");
+    return dc_arena_grow(cw, t.abytes);
+  }
+  if (D_HAS_PRINT && t.pbytes > cw->pcap) {
     if (drt_world_verbose(cw->rt))
       fprintf(stderr, "print output overflowed its buffer: the reduction runs again\n");
     return dc_grow(cw, (void **)&cw->pbuf, &cw->pcap, t.pbytes, 1);

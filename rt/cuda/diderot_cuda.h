@@ -87,6 +87,7 @@ typedef struct DcCounts {
   uint32_t pool;  /* sphere results of this step: the pool's demand */
   uint32_t pbytes;/* print records of this step: the buffer's demand */
   uint32_t perr;  /* failed probes of this step (the first is in probe) */
+  unsigned long long abytes; /* sequences built this step: the arena's demand (dc_seq.h) */
   DcProbeErr probe;
 } DcCounts;
 
@@ -120,6 +121,8 @@ typedef struct DcStep {
                                strand at worklist position w move by w */
   unsigned char *pbuf;      /* print records (cnt->pbytes allocates) */
   uint32_t pcap;
+  char *arena;              /* sequences built by the kernel (cnt->abytes allocates) */
+  unsigned long long acap;
 } DcStep;
 
 /* A probe without border control outside its image (LANGUAGE.md §8.5):
@@ -509,6 +512,8 @@ static inline const DrtImage *dc_image(DrtErrors *err, DcImages *im, const DrtIm
 typedef struct DcSeqCache {
   void *dev, *shadow;
   size_t bytes, cap;
+  bool loaded; /* a load_sequence of strand code: read once (d_load_dseq) */
+  uint32_t len;
 } DcSeqCache;
 
 /* The device address for the host sequence data (bytes long); NULL for an
@@ -537,6 +542,36 @@ static inline void *dc_seq_upload(DrtErrors *err, DcSeqCache *c, const void *hos
   memcpy(c->shadow, host, bytes);
   c->bytes = bytes;
   return c->dev;
+}
+
+/* load_sequence("file") in strand code (the path is a constant): the
+ * host reads the file once, before the first step that needs the globals,
+ * and device code reads the device copy (d_globals_fix calls this with
+ * the C targets' loader arguments, emit_load_seq_call). */
+typedef struct DcSeqLoad {
+  DrtErrors *err;
+  DcSeqCache *c;
+} DcSeqLoad;
+
+static inline void d_load_dseq(DcSeqLoad *w, const char *what, const char *file, const Nrrd *nin,
+                               int type, unsigned ncomp, bool is_bool, uint32_t *len, void **data) {
+  DcSeqCache *c = w->c;
+  (void)nin;
+  if (!c->loaded) {
+    DrtSeqSpec spec = {what, type, ncomp, is_bool};
+    DrtSequence s;
+    memset(&s, 0, sizeof s);
+    bool bad = drt_sequence_load_file(w->err, &spec, file, &s);
+    c->loaded = true;
+    c->len = 0;
+    if (!bad && s.len) {
+      size_t bytes = s.len * ncomp * (size_t)nrrdTypeSize[type];
+      if (dc_seq_upload(w->err, c, s.data, bytes)) c->len = (uint32_t)s.len;
+    }
+    free(s.data);
+  }
+  *len = c->len;
+  *data = c->len ? c->dev : NULL;
 }
 
 static inline void dc_seqs_free(DcSeqCache *c, unsigned n) {

@@ -104,6 +104,48 @@ static int string_lits(EmitCtx *e, const char ***texts) {
   return n;
 }
 
+/* The load_sequence calls of device code, in module order (the same in
+ * both halves): site k reads d_dglobals.d_ldseq_k, which d_globals_fix
+ * loads once (diderot_cuda.h, d_load_dseq). */
+static int load_sites(EmitCtx *e, IrInstr ***sites) {
+  const IrModule *m = e->m;
+  bool has_new = cuda_module_has_new(m);
+  int n = 0;
+  IrInstr **s = NULL;
+  for (int pass = 0; pass < 2; pass++) {
+    n = 0;
+    for (int c = 0; c < m->ncfgs; c++) {
+      const IrCFG *cfg = m->cfgs[c];
+      if (!cuda_device_cfg(cfg->kind, has_new)) continue;
+      for (int b = 0; b < cfg->nblocks; b++)
+        for (int i = 0; i < cfg->blocks[b]->ninstrs; i++) {
+          IrInstr *in = cfg->blocks[b]->instrs[i];
+          if (in->kind != IR_I_OP || in->op != IR_OP_LOAD_SEQ || !in->dst) continue;
+          if (s) s[n] = in;
+          n++;
+        }
+    }
+    if (!n) break;
+    if (!s) s = arena_alloc(e->a, (size_t)n * sizeof *s);
+  }
+  *sites = s;
+  return n;
+}
+
+static int load_site_index(EmitCtx *e, const IrInstr *in) {
+  IrInstr **s;
+  int n = load_sites(e, &s);
+  for (int k = 0; k < n; k++)
+    if (s[k] == in) return k;
+  return -1;
+}
+
+/* The path of a load_sequence (a constant string, ast_to_high_expr.c). */
+static const char *load_path(const IrInstr *in) {
+  const IrInstr *d = in->nargs ? in->args[0]->def : NULL;
+  return d && d->kind == IR_I_LIT && d->lit.kind == IR_LIT_STRING && d->lit.s ? d->lit.s : "";
+}
+
 static bool has_string(const IrType *t) {
   return t && (t->kind == IR_TY_STRING ||
                (t->kind == IR_TY_SEQ && t->len != IR_SEQ_DYNAMIC && has_string(t->elem)));
@@ -138,7 +180,12 @@ static void emit_dglobals(EmitCtx *e, EmitBuf *out) {
   const char **lits;
   int nlits = string_lits(e, &lits);
   if (nlits) OUT("  const char *d_strlit_[%d]; /* filled by d_globals_fix */\n", nlits);
-  if (!e->m->nglobals && !nlits) OUT("  char unused_;\n");
+  IrInstr **loads;
+  int nloads = load_sites(e, &loads);
+  for (int k = 0; k < nloads; k++)
+    OUT("  %s d_ldseq_%d; /* load_sequence(\"%s\") of device code (d_globals_fix) */\n",
+        emit_type(e, loads[k]->dst->ty), k, load_path(loads[k]));
+  if (!e->m->nglobals && !nlits && !nloads) OUT("  char unused_;\n");
   OUT("} d_dglobals;\n\n");
 }
 
@@ -235,6 +282,7 @@ typedef struct CudaEmit {
   CudaPrintSites prints;/* print statements of strand code */
   const char **lits;    /* string_lits: index k is d_strlit_[k] */
   int nlits;
+  bool seq_arena;       /* device code builds dynamic sequences (dc_seq.h) */
 } CudaEmit;
 
 static const IxExpr *simp(IxCtx *ix, const IxExpr *x) {
@@ -280,6 +328,17 @@ static bool cuda_layouts(EmitCtx *e, CudaEmit *c) {
 
 /* ---- the device half: instructions ----------------------------------------------------- */
 
+/* After an allocation of a sequence (or a `new` whose initialisation
+ * allocates): leave the function when the arena was full (dc_seq.h); the
+ * step or map runs again with a larger one, so what is returned is unused. */
+static void emit_seq_fail_check(EmitCtx *e, EmitBuf *out) {
+  IrCfgKind k = e->cfg ? e->cfg->kind : IR_CFG_FUNC;
+  if (k == IR_CFG_START || k == IR_CFG_UPDATE) OUT("  if (nc_->sfail) return DRT_EXIT_CONTINUE;\n");
+  else if (k == IR_CFG_FUNC && e->cfg && e->cfg->result)
+    OUT("  if (nc_->sfail) { %s r_{}; return r_; }\n", emit_type(e, e->cfg->result));
+  else OUT("  if (nc_->sfail) return;\n");
+}
+
 static bool cuda_dev_instr(EmitCtx *e, EmitBuf *out, IrInstr *in) {
   CudaEmit *c = e->hook_data;
   /* a string is the address of its canonical host copy (diderot_cuda.h):
@@ -301,10 +360,19 @@ static bool cuda_dev_instr(EmitCtx *e, EmitBuf *out, IrInstr *in) {
     return true;
   }
   if (!cuda_device_value(in)) {
-    emit_fail(e, "dynamic sequences are not supported on the device");
+    emit_fail(e, "this dynamic sequence is not supported on the device");
     return true;
   }
   if (in->kind != IR_I_OP) return false;
+  if (cuda_seq_builds(in)) {
+    /* the C printing, with the device's d_seq_alloc/d_seq_join (D_SEQ_RT
+     * is nc_); a full arena stops the method: the step runs again */
+    e->instr_hook = NULL;
+    emit_instr(e, out, in);
+    e->instr_hook = cuda_dev_instr;
+    emit_seq_fail_check(e, out);
+    return true;
+  }
   if (e->m->level == IR_LOW && in->op == IR_LOP_VLOAD && in->dst && in->nargs == 2 &&
       in->dst->ty->kind == IR_TY_VEC) {
     /* consecutive samples, one load each: nvcc turns the C printer's
@@ -327,6 +395,7 @@ static bool cuda_dev_instr(EmitCtx *e, EmitBuf *out, IrInstr *in) {
     OUT("  { dreal ns_[D_STATE_WORDS];\n    memset(ns_, 0, sizeof ns_);\n    d_strand_init(wrld, ns_");
     for (int i = 0; i < in->nargs; i++) OUT(", %s", emit_var(e, in->args[i]));
     OUT(", nc_);\n    d_new_push(nc_, id, ns_); }\n");
+    if (c->seq_arena) emit_seq_fail_check(e, out);
     return true;
   case IR_OP_SPHERE:
   case IR_OP_SPHERE_AT: /* centred at the caller's pos in the start-of-step copy */
@@ -372,11 +441,16 @@ static bool cuda_dev_instr(EmitCtx *e, EmitBuf *out, IrInstr *in) {
         emit_var(e, in->args[1]), dim, np ? "x_" : "NULL");
     return true;
   }
+  case IR_OP_LOAD_SEQ: { /* read by the host, once (d_globals_fix) */
+    int k = load_site_index(e, in);
+    if (k < 0 || !in->dst) emit_fail(e, "a load_sequence missing from the device's table");
+    else OUT("  %s = wrld->d_ldseq_%d;\n", emit_var(e, in->dst), k);
+    return true;
+  }
   case IR_OP_STRAND_REDUCE:
   case IR_OP_STABILIZE_ALL:
   case IR_OP_DIE_ALL:
   case IR_OP_LOAD_IMAGE:
-  case IR_OP_LOAD_SEQ:
   case IR_OP_CREATE_GRID:
     emit_fail(e, "operator %s is not supported on the device", ir_op_info(e->m->level, in->op)->name);
     return true;
@@ -434,13 +508,16 @@ static void emit_kernels(EmitCtx *e, EmitBuf *out, CudaEmit *c) {
       "static __global__ void __launch_bounds__(D_BLOCK)\n"
       "d_k_step(const d_dglobals *wrld, DcStore st, DcStore nst, DcStep a) {\n"
       "  const uint32_t w_ = %s;\n  if (w_ >= a.nwork) return;\n"
-      "  const uint32_t id = a.work[w_];\n  d_newctx nc_ = {nst, &a, 0u, 0u, w_, 0u};\n"
+      "  const uint32_t id = a.work[w_];\n  d_newctx nc_ = {nst, &a, 0u, 0u, w_, 0u, 0u};\n"
       "  DrtExit r_ = DRT_EXIT_CONTINUE;\n  (void)wrld; (void)nc_;\n",
       c->thread_txt, c->thread);
-  if (start) OUT("  if (a.fresh[id]) r_ = d_strand_start(wrld, st, id, &nc_);\n");
+  /* a full sequence arena (nc_.sfail): the step runs again */
+  const char *sf = c->seq_arena ? "  if (nc_.sfail) return;\n" : "";
+  if (start) OUT("  if (a.fresh[id]) r_ = d_strand_start(wrld, st, id, &nc_);\n%s", sf);
   OUT("  a.fresh[id] = 0;\n");
   if (ir_module_find_cfg(m, IR_CFG_UPDATE))
-    OUT("  if (r_ == DRT_EXIT_CONTINUE) {\n    nc_.phase = 1u;\n    r_ = d_strand_update(wrld, st, id, &nc_);\n  }\n");
+    OUT("  if (r_ == DRT_EXIT_CONTINUE) {\n    nc_.phase = 1u;\n    r_ = d_strand_update(wrld, st, id, &nc_);\n"
+        "  %s  }\n", sf);
   OUT("  if (r_ == DRT_EXIT_STABILIZE) {\n%s    a.status[id] = DRT_STABLE;\n"
       "  } else if (r_ == DRT_EXIT_DIE) {\n    a.status[id] = DRT_DYING;\n  }\n}\n\n",
       stab ? "    d_strand_stabilize(wrld, st, id, &nc_);\n" : "");
@@ -448,9 +525,10 @@ static void emit_kernels(EmitCtx *e, EmitBuf *out, CudaEmit *c) {
       "static __global__ void __launch_bounds__(D_BLOCK)\n"
       "d_k_stabilize_all(const d_dglobals *wrld, DcStore st, DcStep a) {\n"
       "  const uint32_t w_ = %s;\n  if (w_ >= a.nwork) return;\n  const uint32_t id = a.work[w_];\n"
-      "  d_newctx nc_ = {st, &a, 0u, 0u, w_, 0u};\n"
-      "  (void)wrld; (void)st; (void)nc_;\n%s  a.status[id] = DRT_STABLE;\n}\n\n",
-      c->thread, stab ? "  d_strand_stabilize(wrld, st, id, &nc_);\n" : "");
+      "  d_newctx nc_ = {st, &a, 0u, 0u, w_, 0u, 0u};\n"
+      "  (void)wrld; (void)st; (void)nc_;\n%s%s  a.status[id] = DRT_STABLE;\n}\n\n",
+      c->thread, stab ? "  d_strand_stabilize(wrld, st, id, &nc_);\n" : "",
+      stab && c->seq_arena ? "  if (nc_.sfail) return;\n" : "");
 }
 
 /* Whether device code reads global g (a dynamic sequence: the check
@@ -510,6 +588,18 @@ static void emit_globals_fix(EmitCtx *e, EmitBuf *out, const CudaEmit *c) {
           f, el, nseq++, f, f, el);
     }
   }
+  IrInstr **loads;
+  int nloads = load_sites(e, &loads);
+  for (int k = 0; k < nloads; k++) {
+    if (has_string(loads[k]->dst->ty->elem)) {
+      emit_fail(e, "load_sequence of strings in strand code");
+      return;
+    }
+    OUT("  { DcSeqLoad l_ = {err, &sq[%d]}, *wrld = &l_;\n    %s; }\n", nseq++,
+        emit_load_seq_call(e, loads[k]->dst->ty, "\"sequence\"",
+                           emit_string_lit(e, load_path(loads[k])), "NULL",
+                           arena_printf(e->a, "g->d_ldseq_%d", k)));
+  }
   OUT("}\n#define D_SEQ_GLOBALS %d\n\n", nseq);
 }
 
@@ -526,6 +616,49 @@ static void emit_record_strings(EmitCtx *e, EmitBuf *out) {
     OUT("  memcpy(%s, &v_, sizeof v_); }\n", at);
   }
   OUT("}\n\n");
+}
+
+/* Dynamic sequences on the device (rt/cuda/dc_seq.h): whether kernels
+ * build them, and the dynamic-sequence state variables: d_seq_field(k)
+ * (their byte offsets in a packed record, element sizes) and
+ * d_seq_strings (the canonical copies of their elements' strings, for
+ * strands created on the host). */
+static void emit_seq_parts(EmitCtx *e, EmitBuf *out, const CudaEmit *c) {
+  IrModule *m = e->m;
+  int k = 0;
+  for (int i = 0; i < m->nstate; i++)
+    if (cuda_device_flat_seq(m->state[i]->ty)) k++;
+  OUT("#define D_SEQ_ARENA %d\n#define D_SEQ_STATE %d\n", c->seq_arena ? 1 : 0, k);
+  if (!c->seq_arena && !k) return;
+  if (k) {
+    OUT("static DC_HD inline void d_seq_field(int k, uint32_t *off, uint32_t *esz) {\n"
+        "  switch (k) {\n");
+    k = 0;
+    for (int i = 0; i < m->nstate; i++) {
+      const IrStateVar *sv = m->state[i];
+      if (!cuda_device_flat_seq(sv->ty)) continue;
+      OUT("  case %d: /* %s */\n    *off = %d * (uint32_t)sizeof(dreal);\n"
+          "    *esz = (uint32_t)sizeof(%s);\n    return;\n",
+          k++, sv->name, emit_state_offset(e, sv), emit_type(e, sv->ty->elem));
+    }
+    OUT("  default: *off = 0; *esz = 0; return;\n  }\n}\n"
+        "static void d_seq_strings(DrtErrors *err, int k, void *elems, uint32_t n) {\n"
+        "  (void)err; (void)elems; (void)n;\n  switch (k) {\n");
+    k = 0;
+    for (int i = 0; i < m->nstate; i++) {
+      const IrStateVar *sv = m->state[i];
+      if (!cuda_device_flat_seq(sv->ty)) continue;
+      if (has_string(sv->ty->elem)) {
+        const char *el = emit_type(e, sv->ty->elem);
+        OUT("  case %d:\n    for (uint32_t q_ = 0; q_ < n; q_++) {\n", k);
+        emit_intern(e, out, sv->ty->elem, arena_printf(e->a, "((%s *)elems)[q_]", el), "err", 0);
+        OUT("    }\n    return;\n");
+      }
+      k++;
+    }
+    OUT("  default: return;\n  }\n}\n");
+  }
+  OUT("#include \"cuda/dc_seq.h\"\n");
 }
 
 /* What dc_run.h needs for the start-of-step copy of the store and for
@@ -578,7 +711,7 @@ static void emit_reductions(EmitCtx *e, EmitBuf *out) {
         for (int i = 0; i < in->nargs; i++) OUT("  %s a%d;\n", emit_type(e, in->args[i]->ty), i);
         /* the strand's slot orders its print records */
         OUT("  DcStep a;\n  DC_DEV %s operator()(uint32_t i) const {\n"
-            "    d_newctx nc_ = {st, &a, 0u, 0u, i, 0u};\n    return %s(wrld, st, i", T,
+            "    d_newctx nc_ = {st, &a, 0u, 0u, i, 0u, 0u};\n    return %s(wrld, st, i", T,
             emit_cfg_name(e, in->fn));
         for (int i = 0; i < in->nargs; i++) OUT(", a%d", i);
         OUT(", &nc_);\n  }\n};\n");
@@ -620,16 +753,24 @@ bool emit_cuda_program(Arena *a, IrModule *m, const EmitOptions *opt, const char
   CudaEmit c;
   memset(&c, 0, sizeof c);
   e->hook_data = &c;
-  EmitBuf pre, body, dg;
+  EmitBuf pre, body, dg, sq;
   emit_buf_init(&pre, a);
   emit_buf_init(&body, a);
   emit_buf_init(&dg, a);
+  emit_buf_init(&sq, a);
   emit_dglobals(e, &dg); /* before the types are printed: it may add some */
   c.nlits = string_lits(e, &c.lits);
   if (!ir_module_find_cfg(m, IR_CFG_STRAND_INIT)) emit_fail(e, "the program has no strand");
   if (!e->failed && emit_layout_init(e) && cuda_layouts(e, &c)) {
     EmitBuf *out = &body;
     c.has_new = cuda_module_has_new(m);
+    for (int i = 0; i < m->ncfgs; i++) {
+      const IrCFG *cfg = m->cfgs[i];
+      if (!cuda_device_cfg(cfg->kind, c.has_new)) continue;
+      for (int b = 0; b < cfg->nblocks; b++)
+        for (int k = 0; k < cfg->blocks[b]->ninstrs; k++)
+          c.seq_arena |= cuda_seq_builds(cfg->blocks[b]->instrs[k]);
+    }
     /* device functions: the maps of reductions, `new`'s initialisation, methods */
     for (int i = 0; i < m->ncfgs; i++) {
       IrCFG *cfg = m->cfgs[i];
@@ -648,6 +789,7 @@ bool emit_cuda_program(Arena *a, IrModule *m, const EmitOptions *opt, const char
     if (c.prints.n) emit_cuda_print_decoder(e, out, &c.prints);
     OUT("#define D_HAS_NEW %d\n#include \"cuda/dc_run.h\"\n\n", c.has_new ? 1 : 0);
     emit_reductions(e, out);
+    emit_seq_parts(e, &sq, &c); /* before the types are printed: it may add some */
   }
   if (e->failed) {
     if (err && errlen) snprintf(err, errlen, "%s", e->err);
@@ -656,7 +798,9 @@ bool emit_cuda_program(Arena *a, IrModule *m, const EmitOptions *opt, const char
   EmitBuf *out = &pre;
   OUT("/* Device half (CUDA) of the program; the host half is the .c file of\n"
       " * the same name. Compile with nvcc, or as C++ with -DDIDEROT_CUDA_EMULATE\n"
-      " * (CPU emulation, rt/cuda/emu.h). */\n#include \"cuda/diderot_cuda.h\"\n");
+      " * (CPU emulation, rt/cuda/emu.h). */\n#include \"cuda/diderot_cuda.h\"\n"
+      "/* the context of the sequence allocations of device code (dc_seq.h) */\n"
+      "#define D_SEQ_RT nc_\n");
   emit_prelude(e, out);
   OUT("/* types */\n%s\n%s", emit_buf_str(&e->types), emit_buf_str(&dg));
   OUT("/* the device store: words of dreal in the strand-state layout\n"
@@ -677,10 +821,12 @@ bool emit_cuda_program(Arena *a, IrModule *m, const EmitOptions *opt, const char
         put ? "pk[d_w]" : arena_printf(a, "st[%s]", c.word));
   /* d_new_push is inline: a program without `new` does not use it */
   OUT("/* the context of `new` in a method: the buffer and the ordering key */\n"
-      "typedef struct d_newctx { DcStore nst; const DcStep *a; unsigned phase; uint32_t k, w, pk; } d_newctx;\n"
+      "typedef struct d_newctx { DcStore nst; const DcStep *a; unsigned phase; uint32_t k, w, pk;\n"
+      "  unsigned sfail; /* a sequence allocation failed (dc_seq.h) */ } d_newctx;\n"
       "static DC_DEV inline void d_new_push(d_newctx *nc, uint32_t creator, const dreal *rec) {\n"
       "  uint32_t p = dc_new_slot(nc->a, creator, nc->phase, nc->k++);\n"
       "  if (p < nc->a->ncap) d_put(nc->nst.w, nc->nst.cap, p, rec);\n}\n\n");
+  OUT("%s", emit_buf_str(&sq));
   int sdim = emit_sphere_used(e) ? emit_sphere_dim(e) : 0;
   OUT("#define D_SPHERE_DIM %d\n%s", sdim, sdim ? "#include \"cuda/dc_sphere.h\"\n" : "");
   OUT("#define D_HAS_PRINT %d\n%s\n", c.prints.n > 0, c.prints.n ? "#include \"cuda/dc_print.h\"\n" : "");

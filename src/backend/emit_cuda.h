@@ -34,7 +34,10 @@
  * (rt/cuda/dc_sphere.h) and `print` writes records the host formats in
  * the sequential order (emit_cuda_print.c, rt/cuda/dc_print.h); both
  * fill per-step buffers, and a step that overflows one is undone from
- * the copy and run again with a larger buffer.
+ * the copy and run again with a larger buffer. Dynamic sequences built by
+ * strand code come from a per-launch arena (the same rerun when it is
+ * full) and those in strand state live in a device heap refilled by a
+ * copying collection between steps (rt/cuda/dc_seq.h, emit_seq_parts).
  *
  * Constructs the device half cannot run are refused before code
  * generation by cuda_check_module (emit_cuda_check.c) with ERR_NOT_YET.
@@ -88,7 +91,10 @@ bool cuda_module_has_new(const IrModule *m);
  * values passed along (never one built on the device). Strings can: the
  * addresses of their canonical host copies (emit_cuda.c). */
 bool cuda_device_value(const IrInstr *in);
-/* A dynamic sequence of fixed-size values (what the device can read). */
+/* A dynamic sequence of fixed-size values (what the device can hold). */
 bool cuda_device_flat_seq(const IrType *t);
+/* Whether `in` allocates a dynamic sequence (`@`, concatenation, a range
+ * made a sequence): in device code, from the step's arena (dc_seq.h). */
+bool cuda_seq_builds(const IrInstr *in);
 
 #endif

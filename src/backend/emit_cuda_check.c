@@ -5,15 +5,17 @@
  * source region the CFG came from (a method body, the strand's state and
  * initialisation, a global block), else that region's own span.
  *
- * Refused: in strand code (methods, `new`'s initialisation, the maps of
- * reductions): dynamic sequences (host memory) other than the strand
- * sequences of sphere queries and globals' sequences of fixed-size
- * values (strings are fixed-size there: canonical host addresses,
- * emit_cuda.c); in global
- * blocks: `new` (the frontend rejects it there: kept so that a change of
- * that rule cannot reach the device half unnoticed), reads of strand state
- * through strand references (`c.x` for c in { c | c in S.all }: the state
- * lives on the device); strand state of a dynamic-sequence type.
+ * Dynamic sequences of fixed-size values (strings are fixed-size there:
+ * canonical host addresses, emit_cuda.c) run on the device: built in its
+ * arena, kept in strand state in its heap (rt/cuda/dc_seq.h), read from
+ * globals and load_sequence through device copies; strand sequences are
+ * sphere results. Refused, as a guard (the language has no type for
+ * them today, so no program reaches these): in strand code (methods,
+ * `new`'s initialisation, the maps of reductions), sequences of dynamic
+ * sequences; strand state holding them or strand sequences; a map whose
+ * result is a dynamic sequence (collected to the host); and in global
+ * blocks `new` (the frontend rejects it there: kept so that a change of
+ * that rule cannot reach the device half unnoticed).
  */
 #include <string.h>
 
@@ -22,12 +24,17 @@
 #include "frontend/env.h"
 #include "frontend/types.h"
 
-typedef enum Pred { P_NEW, P_DYNSEQ, P_DYNSTATE } Pred;
+typedef enum Pred { P_NEW, P_DYNSEQ, P_DYNSTATE, P_MAPSEQ } Pred;
 
 static const char *const pred_what[] = {
     "'new' in a global block with --target=cuda",
-    "dynamic sequences in strand code with --target=cuda",
-    "strand state of a dynamic-sequence type with --target=cuda",
+    "sequences of dynamic sequences in strand code with --target=cuda (the device keeps "
+    "sequences of fixed-size values; use a fixed-size inner sequence, e.g. real[3][], or "
+    "build it in a global block)",
+    "strand state holding sequences of dynamic sequences or of strands with --target=cuda "
+    "(use a sequence of fixed-size values, e.g. real[3][], or of strand ids as int[])",
+    "collecting dynamic sequences from strands with --target=cuda (collect fixed-size "
+    "values, e.g. the length or a real[N] prefix)",
 };
 
 static bool has_span(Span s) { return s.begin.line > 0; }
@@ -52,24 +59,17 @@ static bool ty_dyn(const Type *t) {
   return ty_dyn(el);
 }
 
-static bool is_dyn_type(const AstType *t) { return t && ty_dyn(t->resolved); }
-
-/* A dynamic sequence of fixed-size values: the device reads such a
- * sequence when a global holds it (uploaded with the globals). */
+/* A dynamic sequence of fixed-size values: what the device holds (in its
+ * sequence arena and heap, rt/cuda/dc_seq.h, or a global's copy). */
 static bool ty_flat(const Type *t) {
   t = type_prune(t);
   return t && t->kind == TY_SEQ && t->len == TYPE_SEQ_DYNAMIC && ty_dyn(t) && !ty_dyn(t->elem);
 }
 
-/* An expression that only passes a flat sequence along (a global, local
- * or function parameter, a choice between two): what builds one is
- * blamed, not what reads it. Strand state stays refused (P_DYNSTATE). */
-static bool passes_flat(const Expr *e) {
-  while (e && e->kind == E_PAREN) e = e->a;
-  if (!e || !ty_flat(e->ty)) return false;
-  if (e->kind == E_COND) return true;
-  return e->kind == E_VAR && e->sym && e->sym->kind != SYM_STATE && e->sym->kind != SYM_STRAND_PARAM;
-}
+/* A dynamic value the device cannot hold: a sequence of dynamic ones. */
+static bool ty_nested(const Type *t) { return ty_dyn(t) && !ty_flat(t); }
+
+static bool is_nested_type(const AstType *t) { return t && ty_nested(t->resolved); }
 
 static bool find_stmts(const Stmt *s, Pred p, Span *at, int depth);
 static const Expr *find_expr_d(const Expr *e, Pred p, int depth);
@@ -84,7 +84,7 @@ static bool calls_matching(const Expr *e, Pred p, int depth) {
   if (!d) return false;
   Span at;
   for (const Param *q = d->params.head; q; q = q->next)
-    if (p == P_DYNSEQ && q->sym && ty_dyn(q->sym->ty)) return true;
+    if (p == P_DYNSEQ && q->sym && ty_nested(q->sym->ty)) return true;
   return (d->body && find_stmts(d->body, p, &at, depth + 1)) ||
          (d->init && find_expr_d(d->init, p, depth + 1));
 }
@@ -94,7 +94,11 @@ static bool expr_matches(const Expr *e, Pred p, int depth) {
   /* a range is a loop, not a sequence in memory */
   case P_DYNSEQ:
     return e->kind != E_RANGE && (e->kind != E_VAR || !e->sym || e->sym->kind != SYM_FUNC) &&
-           ((ty_dyn(e->ty) && !passes_flat(e)) || calls_matching(e, p, depth));
+           (ty_nested(e->ty) || calls_matching(e, p, depth));
+  case P_MAPSEQ: {
+    const Type *t = type_prune(e->ty);
+    return e->kind == E_COMPREHENSION && t && t->kind == TY_SEQ && ty_dyn(t->elem);
+  }
   default: return false;
   }
 }
@@ -135,11 +139,8 @@ static bool find_stmts(const Stmt *s, Pred p, Span *at, int depth) {
   for (; s; s = s->next) {
     bool hit = (p == P_NEW && s->kind == S_NEW) ||
                (p == P_DYNSEQ && ((s->kind == S_FOREACH && s->iter && s->iter->src &&
-                                   s->iter->src->kind != E_RANGE && ty_dyn(s->iter->src->ty) &&
-                                   !passes_flat(s->iter->src)) ||
-                                  (s->kind == S_DECL && is_dyn_type(s->type) &&
-                                   (!ty_flat(s->type->resolved) || !s->expr ||
-                                    find_expr_d(s->expr, p, depth)))));
+                                   s->iter->src->kind != E_RANGE && ty_nested(s->iter->src->ty)) ||
+                                  (s->kind == S_DECL && is_nested_type(s->type))));
     if (hit) {
       *at = s->span;
       return true;
@@ -230,7 +231,7 @@ static Span locate(const Program *prog, IrCfgKind k, Pred p) {
     const Stmt *blocks[2] = {k == IR_CFG_GLOBAL_UPDATE ? NULL : prog->global_start,
                              k == IR_CFG_GLOBAL_START ? NULL : prog->global_update};
     for (int i = 0; i < 2; i++)
-      if (blocks[i] && (k == IR_CFG_FUNC ? find_stmts_maps(blocks[i], p, &at)
+      if (blocks[i] && (k == IR_CFG_FUNC && p != P_MAPSEQ ? find_stmts_maps(blocks[i], p, &at)
                                          : find_stmts(blocks[i], p, &at, 0)))
         return at;
     for (int i = 0; i < 2; i++)
@@ -274,22 +275,25 @@ static bool is_strand_seq(const IrType *t) {
          t->elem->kind == IR_TY_STRAND;
 }
 
-/* Dynamic values the device cannot hold. */
-static bool is_dyn_device(const IrType *t) { return is_dyn(t) && !is_strand_seq(t); }
-
-/* A dynamic sequence of fixed-size values: readable on the device, where
- * a global's is uploaded with the globals (emit_cuda.c, dc_run.h; its
- * strings as their canonical copies). */
+/* A dynamic sequence of fixed-size values: what the device holds (built
+ * in its arena, kept in its heap, rt/cuda/dc_seq.h; a global's uploaded
+ * with the globals; strings as their canonical copies). */
 bool cuda_device_flat_seq(const IrType *t) {
   return t && t->kind == IR_TY_SEQ && t->len == IR_SEQ_DYNAMIC && t->elem && !is_dyn(t->elem) &&
          t->elem->kind != IR_TY_STRAND;
 }
 
-/* An instruction that yields a flat sequence without building one. */
-static bool passes_seq(const IrInstr *in) {
-  return cuda_device_flat_seq(in->dst->ty) &&
-         (in->kind == IR_I_GLOBAL_GET || in->kind == IR_I_PHI || in->kind == IR_I_COPY ||
-          (in->kind == IR_I_OP && in->op == IR_OP_SELECT));
+/* Dynamic values the device cannot hold: sequences of dynamic sequences. */
+static bool is_dyn_device(const IrType *t) {
+  return is_dyn(t) && !is_strand_seq(t) && !cuda_device_flat_seq(t);
+}
+
+bool cuda_seq_builds(const IrInstr *in) {
+  if (in->kind != IR_I_OP || !in->dst || !in->dst->ty || in->dst->ty->kind != IR_TY_SEQ ||
+      in->dst->ty->len != IR_SEQ_DYNAMIC)
+    return false;
+  return in->op == IR_OP_SEQ_APPEND || in->op == IR_OP_SEQ_PREPEND || in->op == IR_OP_SEQ_CONCAT ||
+         in->op == IR_OP_RANGE;
 }
 
 bool cuda_module_has_new(const IrModule *m) {
@@ -310,19 +314,15 @@ bool cuda_device_cfg(IrCfgKind k, bool has_new) {
          (k == IR_CFG_STRAND_INIT && has_new);
 }
 
-bool cuda_device_value(const IrInstr *in) {
-  return !in->dst || !is_dyn_device(in->dst->ty) || passes_seq(in);
-}
+bool cuda_device_value(const IrInstr *in) { return !in->dst || !is_dyn_device(in->dst->ty); }
 
 /* What instruction `in` of a device CFG (else a global block) needs that
  * is refused, or -1. */
 static int refused(const IrInstr *in, bool device) {
   if (device) {
-    if (in->kind == IR_I_OP && in->op == IR_OP_LOAD_SEQ) return P_DYNSEQ;
     if (!cuda_device_value(in)) return P_DYNSEQ;
     for (int i = 0; i < in->nargs; i++)
-      if (in->args[i] && is_dyn_device(in->args[i]->ty) && !cuda_device_flat_seq(in->args[i]->ty))
-        return P_DYNSEQ;
+      if (in->args[i] && is_dyn_device(in->args[i]->ty)) return P_DYNSEQ;
     return -1;
   }
   if (in->kind != IR_I_OP) return -1;
@@ -339,6 +339,11 @@ bool cuda_check_module(IrModule *m, DiagCtx *diag, const Program *prog) {
     bool device = cuda_device_cfg(k, has_new);
     bool global = k == IR_CFG_GLOBAL_START || k == IR_CFG_GLOBAL_UPDATE;
     if (!device && !global) continue;
+    if (k == IR_CFG_FUNC && is_dyn(cfg->result)) {
+      /* a map's result goes to the host: not the device's sequences */
+      report(diag, &seen, P_MAPSEQ, locate(prog, k, P_MAPSEQ));
+      errors++;
+    }
     for (int b = 0; b < cfg->nblocks; b++) {
       const IrBlock *blk = cfg->blocks[b];
       for (int i = 0; i < blk->nphis + blk->ninstrs; i++) {
@@ -353,7 +358,7 @@ bool cuda_check_module(IrModule *m, DiagCtx *diag, const Program *prog) {
   /* state kept on the device */
   for (int i = 0; i < m->nstate; i++) {
     const IrStateVar *s = m->state[i];
-    if (!is_dyn(s->ty)) continue;
+    if (!is_dyn(s->ty) || cuda_device_flat_seq(s->ty)) continue; /* dc_seq.h */
     Span at = {{0, 0}, {0, 0}};
     if (prog && prog->strand) {
       at = prog->strand->name_span;

@@ -16,6 +16,12 @@ static const char *literal_text(const IrVar *v) {
   return d && d->kind == IR_I_LIT && d->lit.kind == IR_LIT_STRING ? d->lit.s : NULL;
 }
 
+/* A dynamic sequence is recorded as its length (8 bytes) and its elements
+ * (device memory the host cannot read, rt/cuda/dc_seq.h). */
+static bool dyn_seq(const IrVar *v) {
+  return v->ty->kind == IR_TY_SEQ && v->ty->len == IR_SEQ_DYNAMIC;
+}
+
 void emit_cuda_print_instr(EmitCtx *e, EmitBuf *out, IrInstr *in, CudaPrintSites *ps) {
   if (ps->n == ps->cap) {
     int cap = ps->cap ? 2 * ps->cap : 8;
@@ -27,14 +33,26 @@ void emit_cuda_print_instr(EmitCtx *e, EmitBuf *out, IrInstr *in, CudaPrintSites
   int site = ps->n;
   ps->site[ps->n++] = in;
   OUT("  { /* print: site %d */\n    const uint32_t sz_ = (uint32_t)sizeof(DcPrintHead)", site);
-  for (int i = 0; i < in->nargs; i++)
-    if (!literal_text(in->args[i])) OUT(" + dc_print_round((uint32_t)sizeof(%s))", emit_var(e, in->args[i]));
+  for (int i = 0; i < in->nargs; i++) {
+    const char *x = emit_var(e, in->args[i]);
+    if (literal_text(in->args[i])) continue;
+    if (dyn_seq(in->args[i]))
+      OUT(" + 8u + dc_print_round((uint32_t)(%s.len * sizeof *%s.v))", x, x);
+    else OUT(" + dc_print_round((uint32_t)sizeof(%s))", x);
+  }
   OUT(";\n    unsigned char *r_ = dc_print_alloc(nc_->a, nc_->phase, nc_->w, nc_->pk++, %du, sz_);\n"
       "    if (r_) {\n      unsigned char *p_ = r_ + sizeof(DcPrintHead);\n      (void)p_;\n",
       site);
   for (int i = 0; i < in->nargs; i++) {
     if (literal_text(in->args[i])) continue;
     const char *x = emit_var(e, in->args[i]);
+    if (dyn_seq(in->args[i])) {
+      OUT("      memcpy(p_, &%s.len, sizeof %s.len);\n"
+          "      if (%s.len) memcpy(p_ + 8, %s.v, %s.len * sizeof *%s.v);\n"
+          "      p_ += 8u + dc_print_round((uint32_t)(%s.len * sizeof *%s.v));\n",
+          x, x, x, x, x, x, x, x);
+      continue;
+    }
     OUT("      memcpy(p_, &%s, sizeof(%s));\n      p_ += dc_print_round((uint32_t)sizeof(%s));\n", x, x, x);
   }
   OUT("    }\n  }\n");
@@ -55,6 +73,15 @@ void emit_cuda_print_decoder(EmitCtx *e, EmitBuf *out, const CudaPrintSites *ps)
         continue;
       }
       const char *a = arena_printf(e->a, "a%d_", i);
+      if (dyn_seq(in->args[i])) {
+        const char *el = emit_type(e, in->args[i]->ty->elem);
+        OUT("  %s %s;\n  memcpy(&%s.len, p_, sizeof %s.len);\n"
+            "  %s.v = (%s *)(void *)(p_ + 8);\n"
+            "  p_ += 8u + dc_print_round((uint32_t)(%s.len * sizeof(%s)));\n",
+            emit_type(e, in->args[i]->ty), a, a, a, a, el, a, el);
+        emit_print_value(e, out, in->args[i]->ty, a);
+        continue;
+      }
       OUT("  %s %s;\n  memcpy(&%s, p_, sizeof %s);\n  p_ += dc_print_round((uint32_t)sizeof %s);\n",
           emit_type(e, in->args[i]->ty), a, a, a, a);
       emit_print_value(e, out, in->args[i]->ty, a);

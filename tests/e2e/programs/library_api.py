@@ -203,3 +203,12 @@ def run(t):
                % (rc, err.strip()[:300]))
     if not os.path.exists(t.path("broken.c")):
         t.fail("CC=false: the generated broken.c was not kept")
+    if "--target=cuda" in t.flags() and not os.path.exists(t.path("broken.cu")):
+        t.fail("CC=false: the generated device half broken.cu was not kept")
+
+    # the compiler's products differ between targets (the harness compares
+    # what the runs wrote: the .nrrd files)
+    for f in ("broken.cu", "client", "client_so", "lib.o", "libso.so", "lib.json", "lib.h",
+              "libso.h"):
+        if os.path.exists(t.path(f)):
+            os.remove(t.path(f))
