@@ -248,11 +248,11 @@ typedef struct DrtDomain {
 /* Strands covered by dom (the product of the sizes, or count). */
 size_t drt_domain_count(const DrtDomain *dom);
 
-/* Allocate nout (from nrrdNew) with the layout of §8.8 and zero its data:
- * axes [C if C > 1 (kind spec->kind)], then the grid axes in reverse
- * iterator order (kind space), or one list axis of the strand count. The
- * caller then fills nout->data, strand after strand in storage order, C
- * values each. No space directions or origin. Errors: a domain with no
+/* Allocate nout (from nrrdNew) with the layout of §8.8: axes [C if C > 1
+ * (kind spec->kind)], then the grid axes in reverse iterator order (kind
+ * space), or one list axis of the strand count. The data is not zeroed:
+ * the caller fills all of nout->data, strand after strand in storage
+ * order, C values each. No space directions or origin. Errors: a domain with no
  * strands, too many axes, bad type, out of memory. */
 bool drt_output_alloc(DrtErrors *e, const char *what, Nrrd *nout,
                       const DrtOutSpec *spec, const DrtDomain *dom);
@@ -261,7 +261,7 @@ bool drt_output_alloc(DrtErrors *e, const char *what, Nrrd *nout,
  * axis 0 of size 2 and kind 2-vector holding (offset, length) for each
  * strand, then the domain axes as for drt_output_alloc; lengths[i] is
  * strand i's element count (storage order). ndata gets
- * [C if C > 1 (spec->kind)], total (list), allocated and zeroed for the
+ * [C if C > 1 (spec->kind)], total (list), allocated (not zeroed) for the
  * caller to fill: strand i's elements start at element offset[i]. When
  * the total is 0, ndata is left empty (nrrdEmpty). */
 bool drt_output_alloc_dynseq(DrtErrors *e, const char *what, Nrrd *nlen,

@@ -19,6 +19,12 @@ int drt_nrrd_explain(const char *file, char *msg, size_t len);
  * Teem's function names (biff is modified). */
 void drt_nrrd_reason(char *biff, char *msg, size_t len);
 
+/* size bytes aligned to align (a power of two, at least sizeof(void *)),
+ * released by free(); arrays of megabytes are 2 MiB-aligned and marked for
+ * transparent huge pages, so that first touch faults once per 2 MiB
+ * instead of once per 4 KiB (rt_world.c). */
+void *drt_big_alloc(size_t align, size_t size);
+
 /* A monotonic clock in seconds (rt_progress.c). */
 double drt_seconds(void);
 
