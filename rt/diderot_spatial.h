@@ -26,7 +26,8 @@
  *    over the points' bounding box when it has at most 2n+64 cells, else a
  *    hash of the occupied cells (points far apart, outliers, huge ranges).
  * Memory per indexed strand: a record of dim+1 reals (the position and the
- * strand index), 4 bytes of build scratch and 4 bytes per cell (about
+ * strand index), 4 bytes of build scratch, 4 of the strand's record
+ * (drt_spatial_positions) and 4 bytes per cell (about
  * 0.5–0.7 cells per strand with a radius hint for ~6 neighbours, at most
  * 2n+64), e.g. 23 bytes in 3-D float, 39 in 3-D double; hash mode adds 8
  * bytes of cell key and 4–8 of buckets. drt_spatial_bytes() reports it.
@@ -102,7 +103,9 @@ typedef struct DrtSpatial {
   uint64_t *keys;          /* hash mode: packed cell coordinates */
   uint32_t *start;         /* ncells+1 offsets into ids/pos/keys */
   uint32_t *bucket;        /* build scratch: bucket of each point */
-  size_t cap_pos, cap_keys, cap_start, cap_bucket; /* bytes */
+  uint32_t *rank;          /* strand index -> its record in pos (indexed
+                              strands only; `count` entries) */
+  size_t cap_pos, cap_keys, cap_start, cap_bucket, cap_rank; /* bytes */
 } DrtSpatial;
 
 /* A growable list of strand indices; zero-initialise it. Queries append
@@ -134,6 +137,15 @@ bool drt_spatial_sphere_f(const DrtSpatial *sp, const float *center, float r,
                           uint32_t exclude, DrtStrandList *out);
 bool drt_spatial_sphere_d(const DrtSpatial *sp, const double *center,
                           double r, uint32_t exclude, DrtStrandList *out);
+
+/* The positions of n indexed strands ids[0..n) as the index holds them
+ * (exactly the built positions), dim reals each, into out[0..n·dim):
+ * the index's compact copy, kept in cell order, so the neighbours of one
+ * query lie close together there, unlike in the strand array. Every
+ * ids[i] must be a strand of the last build (e.g. a query result). The
+ * _f form needs an index of floats, _d of doubles. */
+void drt_spatial_positions_f(const DrtSpatial *sp, const uint32_t *ids, size_t n, float *out);
+void drt_spatial_positions_d(const DrtSpatial *sp, const uint32_t *ids, size_t n, double *out);
 
 /* Heap bytes held by sp (all arrays at their current capacity). */
 size_t drt_spatial_bytes(const DrtSpatial *sp);

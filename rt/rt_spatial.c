@@ -31,7 +31,8 @@
  * stay contiguous (modulo the table size). In hash mode the packed cell
  * coordinates are kept per point (keys) to skip the points of colliding
  * rows, which would otherwise be found twice. Queries gather candidates,
- * test them exactly, and sort the (small) result.
+ * test them exactly, and sort the (small) result (sort_ids: a bitmap of
+ * the index range, or a radix sort).
  */
 #include <float.h>
 #include <math.h>
@@ -56,12 +57,13 @@ void drt_spatial_free(DrtSpatial *sp) {
   free(sp->keys);
   free(sp->start);
   free(sp->bucket);
+  free(sp->rank);
   memset(sp, 0, sizeof *sp);
 }
 
 size_t drt_spatial_bytes(const DrtSpatial *sp) {
   return sp->cap_pos + sp->cap_keys + sp->cap_start +
-         sp->cap_bucket;
+         sp->cap_bucket + sp->cap_rank;
 }
 
 void drt_strand_list_free(DrtStrandList *l) {
@@ -170,9 +172,38 @@ static size_t bucket_of(const DrtSpatial *sp, const int64_t k[3], int64_t K) {
   return hash_bucket(sp, pack_key(k, sp->dim, K));
 }
 
-static int cmp_double(const void *a, const void *b) {
-  double x = *(const double *)a, y = *(const double *)b;
-  return (x > y) - (x < y);
+/* Put the k-th smallest of a[lo..hi) at a[k], smaller-or-equal ones
+ * before it and greater-or-equal ones after (quickselect, median-of-three
+ * pivots): the order statistics of a sort in O(n) time, as the cell size
+ * is chosen again at every build. The values are finite. */
+static void swap_d(double *a, size_t i, size_t j) {
+  double t = a[i];
+  a[i] = a[j];
+  a[j] = t;
+}
+
+static void select_kth(double *a, size_t lo, size_t hi, size_t k) {
+  while (hi - lo > 2) {
+    /* the median of three at the lower middle: Hoare's scheme then
+     * stops with lo <= j <= hi - 2, so both sides shrink */
+    size_t mid = lo + (hi - 1 - lo) / 2;
+    if (a[mid] < a[lo]) swap_d(a, mid, lo);
+    if (a[hi - 1] < a[lo]) swap_d(a, hi - 1, lo);
+    if (a[hi - 1] < a[mid]) swap_d(a, hi - 1, mid);
+    const double piv = a[mid];
+    size_t i = lo, j = hi - 1;
+    for (;;) {   /* Hoare partition: a[lo..i) <= piv <= a[j+1..hi) */
+      while (a[i] < piv) i++;
+      while (a[j] > piv) j--;
+      if (i >= j) break;
+      swap_d(a, i, j);
+      i++;
+      j--;
+    }
+    if (k <= j) hi = j + 1;
+    else lo = j + 1;
+  }
+  if (hi - lo == 2 && a[lo] > a[lo + 1]) swap_d(a, lo, lo + 1);
 }
 
 /* Choose org and the cell size from the sample (ns points per axis in
@@ -185,10 +216,14 @@ static void choose_cells(DrtSpatial *sp, double samp[3][SAMPLE_MAX], size_t ns,
   for (unsigned a = 0; a < sp->dim; a++) {
     double ext = 0;
     if (ns > 0) {
-      qsort(samp[a], ns, sizeof(double), cmp_double);
-      sp->org[a] = samp[a][ns / 2];
-      if (ns >= 20)
-        ext = (samp[a][ns - 1 - ns / 20] - samp[a][ns / 20]) / 0.9;
+      double *v = samp[a];
+      select_kth(v, 0, ns, ns / 2);
+      sp->org[a] = v[ns / 2];
+      if (ns >= 20) {
+        select_kth(v, 0, ns / 2, ns / 20);
+        select_kth(v, ns / 2 + 1, ns, ns - 1 - ns / 20);
+        ext = (v[ns - 1 - ns / 20] - v[ns / 20]) / 0.9;
+      }
     } else {
       sp->org[a] = lo[a];
     }
@@ -331,14 +366,18 @@ bool drt_spatial_build(DrtErrors *e, DrtSpatial *sp,
   }
   if (nv == 0) return false;
   if (nv > SIZE_MAX / (dim + 1) ||
-      !reserve(&sp->pos, &sp->cap_pos, nv * (dim + 1), esize))
+      !reserve(&sp->pos, &sp->cap_pos, nv * (dim + 1), esize) ||
+      !reserve((void **)&sp->rank, &sp->cap_rank, pts->count, sizeof(uint32_t)))
     return oom(e, sp);
 
   if (nv <= BRUTE_MAX || (opt && opt->brute_force)) {
     /* brute force: the copy in strand order, so results come sorted */
     size_t i = 0;
     for (size_t j = 0; j < ncand; j++)
-      if (fetch(pts, j, &id, x) == PT_OK) put_point(sp, i++, id, x);
+      if (fetch(pts, j, &id, x) == PT_OK) {
+        sp->rank[id] = (uint32_t)i;
+        put_point(sp, i++, id, x);
+      }
     sp->npoints = nv;
     return false;
   }
@@ -402,6 +441,7 @@ bool drt_spatial_build(DrtErrors *e, DrtSpatial *sp,
   for (size_t j = 0; j < ncand; j++) {
     if (fetch(pts, j, &id, x) != PT_OK) continue;
     size_t dst = start[sp->bucket[i++]]++;
+    sp->rank[id] = (uint32_t)dst;
     put_point(sp, dst, id, x);
     if (sp->mode == DRT_SPATIAL_HASH) {
       for (unsigned a = 0; a < dim; a++) k[a] = cell_of(sp, x[a], a, K);
@@ -499,13 +539,19 @@ static void scan(Query *q, size_t a, size_t b, bool use_key) {
   }
 }
 
-/* Sort a[0..n) ascending, in place and without allocating. Results are
- * small and often sorted already (one cell). */
-static void sort_ids(uint32_t *a, size_t n) {
+/* Sort the strand indices a[0..n) ascending; they are distinct (a query
+ * finds each strand once). Most results are a few dozen indices spread
+ * over a range of a few thousand, so a bitmap of the range does it in
+ * O(n + range/64) without comparisons; sparser ones take an LSD radix
+ * sort over the bytes that differ, with tmp[0..n) as scratch. A heapsort
+ * here used to cost a third of a particle system's time (halftone). */
+enum { SORT_BITMAP_WORDS = 2048 };   /* 16 KB of stack: 131072 indices */
+
+static void sort_ids(uint32_t *a, size_t n, uint32_t *tmp) {
   size_t i = 1;
-  while (i < n && a[i - 1] <= a[i]) i++;
+  while (i < n && a[i - 1] < a[i]) i++;
   if (i >= n) return;
-  if (n <= 32) {
+  if (n <= 16) {
     for (; i < n; i++) {
       uint32_t v = a[i];
       size_t j = i;
@@ -514,28 +560,44 @@ static void sort_ids(uint32_t *a, size_t n) {
     }
     return;
   }
-  /* heapsort */
-  for (size_t s = n / 2; s-- > 0;) {
-    size_t r = s;
-    uint32_t v = a[r];
-    for (size_t c; (c = 2 * r + 1) < n; r = c) {
-      if (c + 1 < n && a[c + 1] > a[c]) c++;
-      if (a[c] <= v) break;
-      a[r] = a[c];
-    }
-    a[r] = v;
+  uint32_t lo = a[0], hi = a[0];
+  for (size_t k = 1; k < n; k++) {
+    lo = a[k] < lo ? a[k] : lo;
+    hi = a[k] > hi ? a[k] : hi;
   }
-  for (size_t m = n; m-- > 1;) {
-    uint32_t v = a[m];
-    a[m] = a[0];
-    size_t r = 0;
-    for (size_t c; (c = 2 * r + 1) < m; r = c) {
-      if (c + 1 < m && a[c + 1] > a[c]) c++;
-      if (a[c] <= v) break;
-      a[r] = a[c];
+  size_t words = ((size_t)(hi - lo) >> 6) + 1;
+  if (words <= SORT_BITMAP_WORDS && words <= 4 * n + 16) {
+    uint64_t bm[SORT_BITMAP_WORDS];
+    memset(bm, 0, words * sizeof *bm);
+    for (size_t k = 0; k < n; k++) {
+      uint32_t v = a[k] - lo;
+      bm[v >> 6] |= (uint64_t)1 << (v & 63);
     }
-    a[r] = v;
+    size_t o = 0;
+    for (size_t w = 0; w < words; w++)
+      for (uint64_t b = bm[w]; b; b &= b - 1)
+        a[o++] = lo + (uint32_t)(w * 64 + (size_t)__builtin_ctzll(b));
+    return;
   }
+  uint32_t diff = lo ^ hi;   /* bytes above the highest differing one agree */
+  for (size_t k = 0; k < n; k++) diff |= a[k] ^ lo;
+  uint32_t *src = a, *dst = tmp;
+  for (unsigned sh = 0; sh < 32; sh += 8) {
+    if (!((diff >> sh) & 0xff)) continue;
+    uint32_t cnt[256] = {0};
+    for (size_t k = 0; k < n; k++) cnt[(src[k] >> sh) & 0xff]++;
+    uint32_t sum = 0;
+    for (unsigned b = 0; b < 256; b++) {
+      uint32_t c = cnt[b];
+      cnt[b] = sum;
+      sum += c;
+    }
+    for (size_t k = 0; k < n; k++) dst[cnt[(src[k] >> sh) & 0xff]++] = src[k];
+    uint32_t *t = src;
+    src = dst;
+    dst = t;
+  }
+  if (src != a) memcpy(a, src, n * sizeof *a);
 }
 
 /* The query proper; c is the centre as doubles (exact), r the radius. */
@@ -597,7 +659,11 @@ static bool query(Query *q, const double c[3], double r) {
           }
         }
     }
-    if (!q->oom) sort_ids(out->ids + base, out->len - base);
+    /* the sort's scratch: room for as many more indices in out */
+    size_t m = out->len - base;
+    while (!q->oom && out->cap - out->len < m)
+      if (!list_grow(out)) q->oom = true;
+    if (!q->oom) sort_ids(out->ids + base, m, out->ids + out->len);
   }
   if (q->oom) {
     out->len = base;
@@ -630,3 +696,18 @@ static bool query(Query *q, const double c[3], double r) {
 SPHERE_FN(drt_spatial_sphere_f, float, nrrdTypeFloat, cf, r2f)
 SPHERE_FN(drt_spatial_sphere_d, double, nrrdTypeDouble, cd, r2d)
 #undef SPHERE_FN
+
+/* The records of the strands ids[0..n), copied out dim reals each. */
+#define POSITIONS_FN(NAME, REAL)                                               \
+  void NAME(const DrtSpatial *sp, const uint32_t *ids, size_t n, REAL *out) {  \
+    const unsigned dim = sp->dim;                                              \
+    const REAL *P = (const REAL *)sp->pos;                                     \
+    for (size_t i = 0; i < n; i++) {                                           \
+      const REAL *rec = P + (size_t)sp->rank[ids[i]] * (dim + 1);              \
+      for (unsigned k = 0; k < dim; k++) out[i * dim + k] = rec[k];            \
+    }                                                                          \
+  }
+
+POSITIONS_FN(drt_spatial_positions_f, float)
+POSITIONS_FN(drt_spatial_positions_d, double)
+#undef POSITIONS_FN

@@ -6,11 +6,19 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* One query's result: the indices in l; for the _pos queries, buf holds
+ * the positions followed by a copy of the indices. */
+typedef struct DrtSphereResult {
+  DrtStrandList l;
+  void *buf;
+  size_t cap;   /* bytes */
+} DrtSphereResult;
+
 /* One thread's results: lists[0..nused) belong to the strand method
  * invocation now running on the thread (owner, under build `stamp`).
  * Padded so that two threads' pools never share a cache line. */
 typedef struct DrtSpherePool {
-  DrtStrandList *lists;
+  DrtSphereResult *lists;
   size_t nused, nlists;
   uint32_t owner;
   uint64_t stamp;
@@ -50,7 +58,10 @@ void drt_sphere_free(DrtSphere *s) {
   if (!s) return;
   drt_spatial_free(&s->sp);
   for (uint32_t t = 0; t < s->npools; t++) {
-    for (size_t i = 0; i < s->pools[t].nlists; i++) drt_strand_list_free(&s->pools[t].lists[i]);
+    for (size_t i = 0; i < s->pools[t].nlists; i++) {
+      drt_strand_list_free(&s->pools[t].lists[i].l);
+      free(s->pools[t].lists[i].buf);
+    }
     free(s->pools[t].lists);
   }
   free(s->pools);
@@ -156,8 +167,8 @@ bool drt_sphere_current(const DrtSphere *s, const DrtWorld *w) {
   return s->stamp > 0 && s->step == drt_world_total_steps(w);
 }
 
-/* The next free list of thread tid for a query of `caller`, or NULL. */
-static DrtStrandList *drt_sphere_list(DrtSphere *s, uint32_t tid, uint32_t caller,
+/* The next free result of thread tid for a query of `caller`, or NULL. */
+static DrtSphereResult *drt_sphere_list(DrtSphere *s, uint32_t tid, uint32_t caller,
                                       DrtSpherePool **pool) {
   if (tid >= s->npools) {
     atomic_store(&s->bad_tid, true);
@@ -172,7 +183,7 @@ static DrtStrandList *drt_sphere_list(DrtSphere *s, uint32_t tid, uint32_t calle
   }
   if (p->nused == p->nlists) {
     size_t n = p->nlists ? 2 * p->nlists : 4;
-    DrtStrandList *l = realloc(p->lists, n * sizeof *l);
+    DrtSphereResult *l = realloc(p->lists, n * sizeof *l);
     if (!l) {
       p->oom = true;
       return NULL;
@@ -181,40 +192,50 @@ static DrtStrandList *drt_sphere_list(DrtSphere *s, uint32_t tid, uint32_t calle
     p->lists = l;
     p->nlists = n;
   }
-  DrtStrandList *l = &p->lists[p->nused];
-  l->len = 0;
+  DrtSphereResult *l = &p->lists[p->nused];
+  l->l.len = 0;
   return l;
 }
 
-const uint32_t *drt_sphere_query_f(DrtSphere *s, uint32_t tid, uint32_t caller,
-                                   const float *c, float r, uint32_t *len) {
-  DrtSpherePool *p = NULL;
-  DrtStrandList *l = drt_sphere_list(s, tid, caller, &p);
-  *len = 0;
-  if (!l) return NULL;
-  if (drt_spatial_sphere_f(&s->sp, c, r, caller, l)) {
-    p->oom = true;
-    return NULL;
-  }
-  p->nused++;
-  *len = (uint32_t)l->len;
-  return l->ids;
+/* The result l->l laid out in l->buf as [positions][indices]; NULL when
+ * out of memory. */
+static const uint32_t *drt_sphere_with_pos(DrtSphere *s, DrtSphereResult *l) {
+  size_t n = l->l.len, psz = n * s->dim * drt_sphere_rsz(s);
+  if (!drt_sphere_room(&l->buf, &l->cap, psz + (n ? n : 1) * sizeof(uint32_t))) return NULL;
+  uint32_t *ids = (uint32_t *)((char *)l->buf + psz);
+  if (s->type == nrrdTypeFloat) drt_spatial_positions_f(&s->sp, l->l.ids, n, l->buf);
+  else drt_spatial_positions_d(&s->sp, l->l.ids, n, l->buf);
+  if (n) memcpy(ids, l->l.ids, n * sizeof *ids);
+  return ids;
 }
 
-const uint32_t *drt_sphere_query_d(DrtSphere *s, uint32_t tid, uint32_t caller,
-                                   const double *c, double r, uint32_t *len) {
-  DrtSpherePool *p = NULL;
-  DrtStrandList *l = drt_sphere_list(s, tid, caller, &p);
-  *len = 0;
-  if (!l) return NULL;
-  if (drt_spatial_sphere_d(&s->sp, c, r, caller, l)) {
-    p->oom = true;
-    return NULL;
+/* The two precisions differ only in the spatial query they call. */
+#define SPHERE_QUERY_FN(NAME, REAL, SPATIAL, WITH_POS)                          \
+  const uint32_t *NAME(DrtSphere *s, uint32_t tid, uint32_t caller,            \
+                       const REAL *c, REAL r, uint32_t *len) {                 \
+    DrtSpherePool *p = NULL;                                                   \
+    DrtSphereResult *l = drt_sphere_list(s, tid, caller, &p);                  \
+    *len = 0;                                                                  \
+    if (!l) return NULL;                                                       \
+    if (SPATIAL(&s->sp, c, r, caller, &l->l)) {                                \
+      p->oom = true;                                                           \
+      return NULL;                                                             \
+    }                                                                          \
+    const uint32_t *ids = l->l.ids;                                            \
+    if (WITH_POS && !(ids = drt_sphere_with_pos(s, l))) {                      \
+      p->oom = true;                                                           \
+      return NULL;                                                             \
+    }                                                                          \
+    p->nused++;                                                                \
+    *len = (uint32_t)l->l.len;                                                 \
+    return ids;                                                                \
   }
-  p->nused++;
-  *len = (uint32_t)l->len;
-  return l->ids;
-}
+
+SPHERE_QUERY_FN(drt_sphere_query_f, float, drt_spatial_sphere_f, false)
+SPHERE_QUERY_FN(drt_sphere_query_d, double, drt_spatial_sphere_d, false)
+SPHERE_QUERY_FN(drt_sphere_query_pos_f, float, drt_spatial_sphere_f, true)
+SPHERE_QUERY_FN(drt_sphere_query_pos_d, double, drt_spatial_sphere_d, true)
+#undef SPHERE_QUERY_FN
 
 const DrtSpatial *drt_sphere_index(const DrtSphere *s) { return &s->sp; }
 
@@ -222,9 +243,9 @@ size_t drt_sphere_bytes(const DrtSphere *s) {
   size_t b = drt_spatial_bytes(&s->sp) + s->cap_pos + s->cap_alive +
              s->npools * sizeof *s->pools;
   for (uint32_t t = 0; t < s->npools; t++) {
-    b += s->pools[t].nlists * sizeof(DrtStrandList);
+    b += s->pools[t].nlists * sizeof(DrtSphereResult);
     for (size_t i = 0; i < s->pools[t].nlists; i++)
-      b += s->pools[t].lists[i].cap * sizeof(uint32_t);
+      b += s->pools[t].lists[i].l.cap * sizeof(uint32_t) + s->pools[t].lists[i].cap;
   }
   return b;
 }

@@ -141,6 +141,9 @@ int emit_sphere_dim(EmitCtx *e);
 void emit_sphere_pos_read(EmitCtx *e, EmitBuf *out, const char *store, const char *strand,
                           const char *dst);
 void emit_sphere_hint(EmitCtx *e, EmitBuf *out, const char *g);
+/* A read of `pos` of a sphere result's element, from the positions the
+ * query returned (C targets); false (nothing printed) for other reads. */
+bool emit_sphere_pos_get(EmitCtx *e, EmitBuf *out, const IrInstr *in);
 
 /* ---- emit_c_snap.c: executable snapshots (--snapshot, §7.2) ---- */
 /* The DRT_CLI_* features of drt_cli_std_options. */

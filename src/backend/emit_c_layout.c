@@ -325,6 +325,7 @@ void emit_state_access(EmitCtx *e, EmitBuf *out, const IrInstr *in) {
     emit_fail(e, "a state access without a state variable");
     return;
   }
+  if (get && in->nargs == 1 && emit_sphere_pos_get(e, out, in)) return; /* emit_c_sphere.c */
   if (get && in->nargs == 1) { /* another strand's start-of-step state */
     OUT("  { const int64_t d_j = %s;\n", emit_var(e, in->args[0]));
     xfer(e, out, sv, "d_in", 'o', emit_var(e, in->dst), true, "    ");

@@ -19,6 +19,10 @@
  *    `stabilize`) first rebuilds the index from the current states; a
  *    query in strand initialisation returns no strands (no strand of the
  *    current step exists for it yet).
+ *  - a read of `pos` of a result element (`n.pos` for n = result[i], the
+ *    foreach of a particle system) comes from the positions the query
+ *    returns with the result (drt_sphere_query_pos_*: the index's compact
+ *    copy, the same values) instead of the strand array: C targets only.
  * If the storage layout of strand states changes, d_sphere_build's
  * gather is the one place here that reads states. */
 #include "backend/emit_c_impl.h"
@@ -53,6 +57,60 @@ static const char *pos_comp(EmitCtx *e, const IrType *t, const char *x, int k) {
   if (t->kind == IR_TY_VEC) return emit_lane(e, x, k);
   if (t->order == 0) return x;
   return arena_printf(e->a, "%s.v[%d]", x, k);
+}
+
+/* v through copies to its defining instruction. */
+static const IrInstr *def_of(const IrVar *v) {
+  for (int hops = 0; v && v->def && hops < 8; hops++) {
+    if (v->def->kind != IR_I_COPY || v->def->nargs != 1) return v->def;
+    v = v->def->args[0];
+  }
+  return NULL;
+}
+
+/* The query whose result element `in` reads `pos` of (a state read of
+ * another strand, that strand being result[i] of a query), or NULL.
+ * *seq and *idx get the result and i. */
+static const IrInstr *pos_read_of_result(EmitCtx *e, const IrInstr *in, const IrVar **seq,
+                                         const IrVar **idx) {
+  if (in->kind != IR_I_STATE_GET || in->nargs != 1 || !in->dst || !in->state ||
+      in->state != sphere_pos(e->m))
+    return NULL;
+  const IrInstr *ix = def_of(in->args[0]);
+  if (!ix || ix->kind != IR_I_OP || ix->op != IR_OP_SEQ_INDEX || ix->nargs != 2) return NULL;
+  const IrInstr *q = def_of(ix->args[0]);
+  if (!q || !is_query(q) || !q->dst) return NULL;
+  *seq = ix->args[0];
+  *idx = ix->args[1];
+  return q;
+}
+
+/* Whether the C targets read `pos` of q's result elements from the
+ * positions the query returns (drt_sphere_query_pos_*): q is in the CFG
+ * being printed and some read there matches. */
+static bool query_with_pos(EmitCtx *e, const IrInstr *q) {
+  if (e->opt->target == EMIT_TARGET_CUDA || !e->cfg) return false;
+  for (int b = 0; b < e->cfg->nblocks; b++)
+    for (int i = 0; i < e->cfg->blocks[b]->ninstrs; i++) {
+      const IrVar *seq, *idx;
+      if (pos_read_of_result(e, e->cfg->blocks[b]->instrs[i], &seq, &idx) == q) return true;
+    }
+  return false;
+}
+
+bool emit_sphere_pos_get(EmitCtx *e, EmitBuf *out, const IrInstr *in) {
+  const IrVar *seq, *idx;
+  const IrInstr *q = pos_read_of_result(e, in, &seq, &idx);
+  if (!q || !query_with_pos(e, q)) return false;
+  const IrStateVar *pos = sphere_pos(e->m);
+  int dim = pos_dim(pos->ty);
+  if (!dim || pos->ty->kind != IR_TY_TENSOR) return false;
+  const char *sv = emit_var(e, seq), *d = emit_var(e, in->dst);
+  OUT("  { const dreal *d_p = (const dreal *)%s.v - (int64_t)%s.len * %d + (int64_t)%s * %d;\n",
+      sv, sv, dim, emit_var(e, idx), dim);
+  for (int k = 0; k < dim; k++) OUT("    %s = d_p[%d];\n", pos_comp(e, pos->ty, d, k), k);
+  OUT("  }\n");
+  return true;
 }
 
 bool emit_sphere_used(EmitCtx *e) {
@@ -147,6 +205,12 @@ void emit_sphere_glue(EmitCtx *e, EmitBuf *out) {
       "  if (!drt_sphere_current(wrld->sphere, wrld->rt)) d_sphere_build(wrld);\n"
       "  return drt_sphere_query_%s(wrld->sphere, %s, self, c, r, len);\n}\n\n",
       e->opt->double_real ? "d" : "f", omp ? "(uint32_t)omp_get_thread_num()" : "0");
+  OUT("/* the same, the result's positions (dim reals each) just before it */\n"
+      "static inline const uint32_t *d_sphere_query_pos(d_world *wrld, uint32_t self,\n"
+      "    const dreal *c, dreal r, uint32_t *len) {\n"
+      "  if (!drt_sphere_current(wrld->sphere, wrld->rt)) d_sphere_build(wrld);\n"
+      "  return drt_sphere_query_pos_%s(wrld->sphere, %s, self, c, r, len);\n}\n\n",
+      e->opt->double_real ? "d" : "f", omp ? "(uint32_t)omp_get_thread_num()" : "0");
 }
 
 int emit_sphere_dim(EmitCtx *e) {
@@ -201,7 +265,7 @@ void emit_sphere_query(EmitCtx *e, EmitBuf *out, IrInstr *in) {
   emit_sphere_query_with(e, out, in,
                          "    const dreal *d_inq = drt_world_in_store(wrld->rt);\n"
                          "    const int64_t d_N = drt_world_capacity(wrld->rt);\n    (void)d_N;\n",
-                         "d_inq", "d_sphere_query(wrld");
+                         "d_inq", query_with_pos(e, in) ? "d_sphere_query_pos(wrld" : "d_sphere_query(wrld");
 }
 
 void emit_sphere_query_with(EmitCtx *e, EmitBuf *out, IrInstr *in, const char *store_decl,

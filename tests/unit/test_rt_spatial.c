@@ -173,6 +173,24 @@ static bool agree(const DrtSpatial *sp, const Set *s, const double *c,
     oracle_d(s, c, r, ex, want);
   }
   bool ok = !err && same_list(got, want);
+  /* the positions the index gives back for its results are the strands' */
+  if (ok && got->len) {
+    size_t n = got->len, bad = 0;
+    if (s->type == nrrdTypeFloat) {
+      float *p = malloc(n * s->dim * sizeof *p);
+      drt_spatial_positions_f(sp, got->ids, n, p);
+      for (size_t i = 0; i < n * s->dim; i++)
+        bad += memcmp(&p[i], &s->pf[got->ids[i / s->dim] * s->dim + i % s->dim], sizeof *p) != 0;
+      free(p);
+    } else {
+      double *p = malloc(n * s->dim * sizeof *p);
+      drt_spatial_positions_d(sp, got->ids, n, p);
+      for (size_t i = 0; i < n * s->dim; i++)
+        bad += memcmp(&p[i], &s->pd[got->ids[i / s->dim] * s->dim + i % s->dim], sizeof *p) != 0;
+      free(p);
+    }
+    CHECK_MSG(bad == 0, "%s: %zu coordinates of the results differ from the strands'", what, bad);
+  }
   CHECK_MSG(ok, "%s: dim %u %s, centre (%g,%g,%g), r %g, exclude %lu: got "
             "%zu ids, want %zu", what, s->dim,
             s->type == nrrdTypeFloat ? "float" : "double", c[0],
@@ -471,6 +489,40 @@ static void test_huge_range(void) {
   }
 }
 
+/* Results whose strand indices are spread over ranges of every size,
+ * so that each way of putting them in ascending order runs (insertion
+ * sort, the bitmap of the index range, the radix sort): N strands on a
+ * line, strand i at position π(i)/N for a permutation π (i·7919 mod N),
+ * so a window of positions holds indices
+ * from all over 0..N-1; and a block of strands 0..999 (a narrow index
+ * range) packed around 2 with the permutation inside the block. */
+static void test_sort_paths(void) {
+  enum { N = 300000 };
+  Set s;
+  set_alloc(&s, 1, nrrdTypeDouble, N);
+  for (size_t i = 0; i < N; i++)
+    set_coord(&s, i, 0, i < 1000 ? 2 + (double)(i * 7 % 1000) / 1e4
+                                 : (double)(i * 7919 % N) / N);
+  DrtSpatialOptions opt = {0, false};
+  DrtSpatialPoints p = set_points(&s);
+  DrtSpatial sp = {0};
+  DrtErrors e = {0};
+  CHECK(!drt_spatial_build(&e, &sp, &p, &opt));
+  DrtStrandList got = {0}, want = {0};
+  const double radii[] = {3e-5, 1e-4, 3e-4, 1e-3, 1e-2, 0.1, 0.6};
+  for (size_t ri = 0; ri < sizeof radii / sizeof *radii; ri++) {
+    double c[3] = {0.5, 0, 0};
+    agree(&sp, &s, c, radii[ri], DRT_SPATIAL_NO_EXCLUDE, &got, &want, "spread indices");
+    c[0] = 2.05;
+    agree(&sp, &s, c, radii[ri], 17, &got, &want, "packed indices");
+  }
+  drt_strand_list_free(&got);
+  drt_strand_list_free(&want);
+  drt_spatial_free(&sp);
+  drt_errors_free(&e);
+  set_free(&s);
+}
+
 /* Small hash tables (256 buckets), so that rows of cells often wrap
  * around the end of the bucket array. */
 static void test_hash_small(void) {
@@ -758,6 +810,7 @@ int main(void) {
   test_reuse();
   test_huge_range();
   test_hash_small();
+  test_sort_paths();
   test_openmp();
   test_random();
   return unit_finish("rt_spatial");
