@@ -1,4 +1,4 @@
-"""strand_load_sequence: load_sequence in strand code (LANGUAGE.md §8.7):
+"""strand_load_sequence: load_sequence in strand code (doc/language.md, sequences):
 a 1-D double NRRD read into real[] (converted) and a 2-D float NRRD of
 2-vectors, read by every strand's update; a loaded sequence extended and
 kept in strand state as a dynamic-sequence output. The oracle is the

@@ -3,7 +3,7 @@ output lists the stable strands in creation order: 0 .. N-1 (but those
 with i % 5 == 3 and i >= 1, which die in their second update; i = 3 needs
 4 updates), then -1, -2, -3 (created by 0, 1, 2 in their first update).
 A dynamic-sequence output is NAME-data.nrrd (the elements of every strand
-in turn) and NAME-len.nrrd ((offset, length) per strand, §8.8)."""
+in turn) and NAME-len.nrrd ((offset, length) per strand; doc/user-guide.md, outputs)."""
 
 
 def seq_files(name, seqs, comps):
