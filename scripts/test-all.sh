@@ -40,7 +40,7 @@ elif [ -z "${REFERENCE:-}" ] && [ ! -f "$top/../shared/reference/build.sh" ]; th
 else
   echo "== differential testing against the original compiler ($dcount programs, seed 1)"
   if make -C build differential SECONDS=0 SEED=1 REFERENCE="${REFERENCE:-}" \
-       DIFFERENTIAL_FLAGS="--count $dcount --double-every 5 --mutate-every 5 -j $dj" >"$logdir/diff.log" 2>&1; then
+       DIFFERENTIAL_FLAGS="--count $dcount --double-every 5 --mutate-every 5 --long-every 0 -j $dj" >"$logdir/diff.log" 2>&1; then
     diff_pass=1
   else
     diff_fail=1

@@ -1196,6 +1196,14 @@ class Gen:
         self.dia = dialect or r.choice([1, 2])
         self.D = r.choice([1, 1, 2, 2, 2, 2, 3, 3])
         self.wide = r.random() < 0.25      # border control on every image
+        # rank-3 tensors and fields (outer products, ∇⊗ of matrix fields,
+        # slices and contractions back to lower ranks) in a third of the
+        # programs: they multiply a program's size
+        # (drawn apart, so that the programs without them stay as they were)
+        self.rank3 = random.Random("rank3/%d" % seed).random() < 0.33
+        # outputs of dynamic-sequence type (real[], vec2[]: two NRRDs each,
+        # lengths and data) in a quarter of the programs, drawn apart too
+        self.dynout = random.Random("dynout/%d" % seed).random() < 0.25
         # constructs that the original is known to fail on (doc/differences.md,
         # "Defects of the original found by differential testing") hide
         # everything else in a program: only a few programs get them
@@ -1320,8 +1328,14 @@ class Gen:
                 opts += ["dotmv", "normalize", "slice", "tcons"]
             if D > 1 and s == (D, D):
                 opts += ["transpose", "outer"]
+                if self.rank3 and k < 2:
+                    opts += ["slice3"]
+            if D > 1 and s == (D, D, D):
+                opts += ["jac", "outer3", "add", "neg", "scale"]
         if not opts and D > 1 and s == (D, D):
             return N("outer", t, [self.fld((D,), k, 0), self.fld((D,), k, 0)])
+        if not opts and D > 1 and s == (D, D, D):
+            return N("outer", t, [self.fld((D,), k, 0), self.fld((D, D), k, 0)])
         if not opts:
             raise Reject("no field of shape %s" % (s,))
         o = r.choice(opts)
@@ -1345,7 +1359,15 @@ class Gen:
         if o == "grad":
             return N("grad", t, [sub((), k + 1)])
         if o == "jac":
-            return N("jac", t, [sub((D,), k + 1)])
+            return N("jac", t, [sub(s[:-1], k + 1)])
+        if o == "outer3":
+            if r.random() < 0.5:
+                return N("outer", t, [sub((D,)), sub((D, D))])
+            return N("outer", t, [sub((D, D)), sub((D,))])
+        if o == "slice3":
+            sel = [None, None, None]
+            sel[r.randrange(3)] = r.randrange(D)
+            return N("index", t, [sub((D, D, D))], v=sel)
         if o == "curl":
             return N("curl", t, [sub((D,), k + 1)])
         if o == "dotvv":
@@ -1406,6 +1428,15 @@ class Gen:
         return [n for n, tt in self.scope if tt == t]
 
     def ex(self, t, depth):
+        if t[0] == "seq" and t[2] is None:
+            # a dynamic sequence: a literal of 0-3 elements, maybe with `@`
+            # (an empty one only as `{} @ e`: `{}` alone has no element type)
+            n = self.r.randint(1, 3)
+            e = N("seqlit", SEQ(t[1], n), [self.ex(t[1], depth) for _ in range(n)])
+            if self.r.random() < 0.5:
+                x = self.ex(t[1], depth)
+                e = N("at", t, [e, x] if self.r.random() < 0.5 else [x, e])
+            return e
         if t[0] == "seq":
             return N("seqlit", t, [self.ex(t[1], depth) for _ in range(t[2])])
         if t == INT:
@@ -1441,6 +1472,12 @@ class Gen:
             opts += ["outer", "dotmm", "transpose", "tcons", "identity"]
             if s[0] == s[1]:
                 opts += ["inv", "evecs"]
+            if self.rank3:
+                opts += ["slice3", "dot3v"]
+        if len(s) == 1 and self.rank3:
+            opts += ["colon3"]
+        if len(s) == 3:
+            opts += ["tcons", "outer3", "outer3"]
         if self.funcs_of(t):
             opts += ["call", "call"]
         seqs = [n for n, tt in self.scope if tt[0] == "seq" and tt[1] == t]
@@ -1543,6 +1580,24 @@ class Gen:
             return N("tcons", t, [sub(s[1:]) for _ in range(s[0])])
         if o == "outer":
             return N("outer", t, [sub((s[0],)), sub((s[1],))])
+        if o == "outer3":
+            if r.random() < 0.5:
+                return N("outer", t, [sub((s[0],)), sub(s[1:])])
+            return N("outer", t, [sub(s[:2]), sub((s[2],))])
+        if o == "slice3":      # one index of a rank-3 tensor fixed
+            ax = r.randrange(3)
+            src_s = s[:ax] + (n2,) + s[ax:]
+            sel = [None, None, None]
+            sel[ax] = r.randrange(n2)
+            return N("index", t, [sub(src_s)], v=sel)
+        if o == "dot3v":
+            if r.random() < 0.5:
+                return N("dot", t, [sub(s + (n2,)), sub((n2,))])
+            return N("dot", t, [sub((n2,)), sub((n2,) + s)])
+        if o == "colon3":
+            if r.random() < 0.5:
+                return N("colon", t, [sub((s[0], n2, n2)), sub((n2, n2))])
+            return N("colon", t, [sub((n2, n2)), sub((n2, n2, s[0]))])
         if o == "dotmm":
             return N("dot", t, [sub((s[0], n2)), sub((n2, s[1]))])
         if o == "transpose":
@@ -1569,6 +1624,9 @@ class Gen:
     def probe(self, s, depth):
         D = self.D
         r = self.r
+        if s == (D, D, D) and D > 1:     # ∇⊗ of a matrix field, or an outer product
+            F = self.fld(s, 0, max(1, min(depth, 2)))
+            return N("probe", TEN(*s), [F, self.pos_expr()])
         if s not in self.img_shapes and s != (D,) and not (s == () and D > 1):
             return lit_ten(r, s)
         F = self.fld(s, 0, min(depth, 2) if r.random() < 0.6 else 0)
@@ -1757,7 +1815,10 @@ class Gen:
         self.outs = []
         for _ in range(r.randint(1, 3)):
             t = r.choice([REAL, REAL, INT, BOOL, PT, TEN(2), TEN(3), TEN(2, 2), TEN(3, 3),
-                          SEQ(REAL, 3), SEQ(TEN(2), 2)])
+                          SEQ(REAL, 3), SEQ(TEN(2), 2)]
+                         + ([TEN(2, 2, 2), TEN(self.D, self.D, self.D) if self.D > 1 else TEN(3, 3, 3)]
+                            if self.rank3 else [])
+                         + ([SEQ(REAL, None), SEQ(REAL, None), SEQ(TEN(2), None)] if self.dynout else []))
             n = self.fresh("o")
             init = self.ex(t, 1)
             st.append((True, t, n, init))

@@ -94,7 +94,9 @@ class Compiler:
         self.env.update(extra_env or {})
 
     def compile(self, d, double=False):
-        args = [self.path, "--exec"] + (["--double"] if double else []) + ["prog.diderot"]
+        """double: False, True (--double) or "long" (--long-int, float reals)."""
+        mode = {False: [], True: ["--double"], "long": ["--long-int"]}[double]
+        args = [self.path, "--exec"] + mode + ["prog.diderot"]
         return sh(args, d, self.env, COMPILE_TIMEOUT)
 
 
@@ -141,6 +143,12 @@ def read_outputs(d, orc):
     for name in orc["outputs"]:
         if name == "id":
             continue
+        if is_dynamic(orc, name):
+            got = read_dynamic(d, name, len(ids))
+            if isinstance(got, str):
+                return got
+            res[name] = {int(i): v for i, v in zip(ids, got)}
+            continue
         try:
             data = nrrd.read(os.path.join(d, name + ".nrrd")).data
         except Exception as ex:  # noqa: BLE001
@@ -153,6 +161,42 @@ def read_outputs(d, orc):
     if len(res["id"]) != len(ids):
         return "duplicate ids"
     return res
+
+
+def is_dynamic(orc, name):
+    typ = orc["outputs"][name].get("type", [])
+    return len(typ) == 3 and typ[0] == "seq" and typ[2] == "None"
+
+
+def read_dynamic(d, name, nstrands):
+    """A dynamic-sequence output (language.md §8.8): NAME-len.nrrd holds
+    (offset, length) per strand, NAME-data.nrrd the elements of all strands
+    (not written when there are none). -> [values per strand] or an error."""
+    try:
+        lens = nrrd.read(os.path.join(d, name + "-len.nrrd")).data
+    except Exception as ex:  # noqa: BLE001
+        return "cannot read %s-len.nrrd: %s" % (name, ex)
+    if len(lens) != 2 * nstrands:
+        return "%s-len.nrrd has %d values for %d strands" % (name, len(lens), nstrands)
+    total = sum(lens[1::2])
+    data = []
+    path = os.path.join(d, name + "-data.nrrd")
+    if total or os.path.exists(path):
+        try:
+            data = nrrd.read(path).data
+        except Exception as ex:  # noqa: BLE001
+            return "cannot read %s-data.nrrd: %s" % (name, ex)
+    C = len(data) // total if total else 1
+    if total and len(data) != C * total:
+        return "%s-data.nrrd has %d values for %d elements" % (name, len(data), total)
+    out, run = [], 0
+    for k in range(nstrands):
+        off, n = int(lens[2 * k]), int(lens[2 * k + 1])
+        if off != run or off + n > total:
+            return "%s-len.nrrd: strand %d has (offset %d, length %d) after %d elements" % (name, k, off, n, run)
+        out.append(list(data[off * C:(off + n) * C]))
+        run += n
+    return out
 
 
 def run_one(comp, d, orc, double):
@@ -219,6 +263,12 @@ def compare(res, orc, prec):
     if want_ids != got_ids:
         bad.append(("ids", "strand ids %s, expected %s" % (_short(got_ids), _short(want_ids))))
         return bad
+    for name in orc["outputs"]:
+        if name != "id" and is_dynamic(orc, name):
+            for r, i in enumerate(orc["ids"]):
+                want, got = len(orc["outputs"][name]["rows"][r]), len(outs[name][i])
+                if got != want:
+                    bad.append((name, "id %d: %d numbers, expected %d" % (i, got, want)))
     for (name, i, c), (v, tol) in rows.items():
         if name == "id":
             continue
@@ -250,7 +300,12 @@ def agree(a, b, orc, prec):
     rows, _ = oracle_table(orc, prec)
     if sorted(a["outs"]["id"]) != sorted(b["outs"]["id"]):
         return False
+    for name in orc["outputs"]:
+        if name != "id" and any(len(a["outs"][name][i]) != len(b["outs"][name][i]) for i in orc["ids"]):
+            return False
     for (name, i, c), (v, tol) in rows.items():
+        if c >= len(a["outs"][name][i]):
+            return False
         x, y = a["outs"][name][i][c], b["outs"][name][i][c]
         if tol is None:
             if x != y:
@@ -350,7 +405,7 @@ def setup_dirs(pdir):
 
 
 def test_program(pdir, orc, ours, ref, double):
-    prec = "double" if double else "float"
+    prec = "double" if double is True else "float"
     dirs = setup_dirs(pdir)
     ro = run_one(ours, dirs["ours"], orc, double)
     rr = run_one(ref, dirs["original"], orc, double)
@@ -369,6 +424,8 @@ def main(argv=None):
     ap.add_argument("--reference", default="/tmp/diderot-ref/diderot/bin/diderotc")
     ap.add_argument("--double-every", type=int, default=5, help="also --double every K-th program (0: never)")
     ap.add_argument("--mutate-every", type=int, default=5, help="type-level mutant every K-th program (0: never)")
+    ap.add_argument("--long-every", type=int, default=10,
+                    help="also --long-int every K-th program (0: never); kind 'long'")
     ap.add_argument("--workdir", default=None)
     ap.add_argument("--keep", action="store_true", help="keep every program's directory")
     ap.add_argument("--log", default=None, help="JSON lines of every result")
@@ -411,6 +468,8 @@ def main(argv=None):
             results.append(("exec",) + test_program(pdir, orc, ours, ref, False)[:2])
             if a.double_every and n % a.double_every == 0:
                 results.append(("double",) + test_program(pdir, orc, ours, ref, True)[:2])
+            if a.long_every and n % a.long_every == 3 % a.long_every:
+                results.append(("long",) + test_program(pdir, orc, ours, ref, "long")[:2])
             if a.mutate_every and n % a.mutate_every == 0:
                 results.append(("mutant",) + mutate.test_mutant(n, g, pdir, ours, ref)[:2])
         except gen.Reject as ex:
@@ -418,7 +477,7 @@ def main(argv=None):
         for kind, verdict, why in results:
             if verdict in ("ours-wrong", "unexplained") and a.reduce and kind not in ("mutant", "gen"):
                 import reduce as red
-                red.reduce_dir(pdir, ours, ref, kind == "double")
+                red.reduce_dir(pdir, ours, ref, {"double": True, "long": "long"}.get(kind, False))
         keep = a.keep or any(v not in ("agree", "skip") for _, v, _ in results)
         if not keep and os.path.isdir(pdir):
             shutil.rmtree(pdir, ignore_errors=True)

@@ -31,9 +31,9 @@ def main(paths):
     verdicts = ["agree", "ours-wrong", "original-wrong", "open", "unexplained"]
     print("programs %d, comparisons %d" % (len(progs), len(recs)))
     print("%-8s " % "kind" + " ".join("%15s" % v for v in verdicts))
-    for kind in ("exec", "double", "mutant"):
+    for kind in ("exec", "double", "long", "mutant"):
         print("%-8s " % kind + " ".join("%15d" % by[(kind, v)] for v in verdicts))
-    print("%-8s " % "total" + " ".join("%15d" % sum(by[(k, v)] for k in ("exec", "double", "mutant"))
+    print("%-8s " % "total" + " ".join("%15d" % sum(by[(k, v)] for k in ("exec", "double", "long", "mutant"))
                                        for v in verdicts))
     why = collections.Counter()
     for r in recs:
