@@ -10,7 +10,7 @@ from fractions import Fraction as Q
 from e2elib import check_grid
 from polyfield import Grid, variables, at, grad, hessian, lattice
 
-VARIANTS = ["float", "double"]
+VARIANTS = ["float", "double", "long"]
 
 x, y = variables(2)
 LIN = Q(3, 4) + Q(3, 2) * x - Q(5, 8) * y
