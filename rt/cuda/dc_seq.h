@@ -18,12 +18,15 @@
  *    arena that fits (as for sphere results and print records, dc_run.h);
  *  - the heap (two semispaces, only with sequences in strand state): what
  *    the alive strands' states hold after a step. Between steps the
- *    sequences of every alive strand are copied from wherever they are
- *    (arena, heap, a global's device copy) into the other semispace and the
- *    state pointers updated (a copying collection: a size pass, one
- *    allocation, a copy pass), so the arena and the globals' copies can be
- *    reused by the next step. Copies that shared a buffer get one copy each
- *    (values are immutable, so only memory differs from the C targets).
+ *    sequences of the alive strands that are elsewhere (arena, a global's
+ *    device copy) are appended to the heap and the state pointers updated
+ *    (a size pass, a copy pass), so the arena and the globals' copies can
+ *    be reused by the next step. When they do not fit, or the heap holds
+ *    too much garbage (more than twice the live bytes, plus 1 MiB), every
+ *    live sequence is copied into the other semispace instead (a copying
+ *    collection). Copies that shared a buffer get one copy each there
+ *    (values are immutable, so only memory differs from the C targets);
+ *    empty sequences hold no buffer.
  * The host world gets host copies (drt_seq_alloc, collected by the host's
  * heap) when strands are downloaded, and strands created on the host
  * have theirs copied into the heap when they are uploaded (dc_run.h).
@@ -101,50 +104,74 @@ typedef struct DcSeqHeap {
   unsigned long long *top; /* device counter of the collection */
 } DcSeqHeap;
 
-/* Bytes the states of the alive strands hold (size pass). */
+/* Whether p lies in the heap's used part [lo, lo + used). */
+static DC_HD inline bool dc_seq_in(const void *p, const char *lo, unsigned long long used) {
+  return lo && (const char *)p >= lo && (const char *)p < lo + used;
+}
+
+/* Bytes the non-empty sequences of the alive strands' states hold:
+ * cnt[0] all of them, cnt[1] those outside [lo, lo + used) (size pass). */
 static __global__ void dc_k_seq_size(DcStore st, uint32_t n, const unsigned char *status,
-                                     unsigned long long *total) {
+                                     const char *lo, unsigned long long used,
+                                     unsigned long long *cnt) {
   uint32_t j = threadIdx.x + blockDim.x * blockIdx.x;
   if (j >= n || !dc_seq_alive(status[j])) return;
   dreal pk[D_STATE_WORDS];
   d_get(st.w, st.cap, j, pk);
-  unsigned long long b = 0;
+  unsigned long long all = 0, out = 0;
   for (int k = 0; k < D_SEQ_STATE; k++) {
     uint32_t esz;
     DcSeqRef r = dc_seq_get(pk, k, &esz);
-    b += dc_seq_round((unsigned long long)r.len * esz);
+    if (!r.len) continue;
+    unsigned long long b = dc_seq_round((unsigned long long)r.len * esz);
+    all += b;
+    if (!dc_seq_in(r.v, lo, used)) out += b;
   }
-  atomicAdd(total, b);
+  if (all) atomicAdd(&cnt[0], all);
+  if (out) atomicAdd(&cnt[1], out);
 }
 
-/* Copy them into `to` and point the states at the copies (copy pass). */
-static __global__ void dc_k_seq_move(DcStore st, uint32_t n, const unsigned char *status, char *to,
+/* Copy the sequences outside [lo, lo + used) (all of them when lo is
+ * NULL) to `to` at offsets from the bump counter *top, and point the states
+ * at the copies; empty ones get no buffer (copy pass). */
+static __global__ void dc_k_seq_move(DcStore st, uint32_t n, const unsigned char *status,
+                                     const char *lo, unsigned long long used, char *to,
                                      unsigned long long *top) {
   uint32_t j = threadIdx.x + blockDim.x * blockIdx.x;
   if (j >= n || !dc_seq_alive(status[j])) return;
   dreal pk[D_STATE_WORDS];
   d_get(st.w, st.cap, j, pk);
+  bool changed = false;
   for (int k = 0; k < D_SEQ_STATE; k++) {
     uint32_t esz;
     DcSeqRef r = dc_seq_get(pk, k, &esz);
-    size_t bytes = (size_t)r.len * esz;
-    unsigned long long at = atomicAdd(top, dc_seq_round(bytes));
-    if (bytes) memcpy(to + at, r.v, bytes);
-    r.v = to + at;
+    if (!r.len) {
+      if (!r.v) continue;
+      r.v = NULL;
+    } else {
+      if (dc_seq_in(r.v, lo, used)) continue;
+      size_t bytes = (size_t)r.len * esz;
+      unsigned long long at = atomicAdd(top, dc_seq_round(bytes));
+      memcpy(to + at, r.v, bytes);
+      r.v = to + at;
+    }
     dc_seq_set(pk, k, r);
+    changed = true;
   }
-  d_put(st.w, st.cap, j, pk);
+  if (changed) d_put(st.w, st.cap, j, pk);
 }
 
-/* Room for `bytes` in the free semispace (contents dropped). */
+/* Room for `bytes` in the free semispace (contents dropped): twice that,
+ * so that steps can add to it before the next full collection. */
 static inline bool dc_seq_other(DrtErrors *err, DcSeqHeap *h, unsigned long long bytes) {
-  if (!h->top && !dc_ok(err, cudaMalloc((void **)&h->top, sizeof *h->top), "sequence heap"))
+  if (!h->top &&
+      !dc_ok(err, cudaMalloc((void **)&h->top, 2 * sizeof *h->top), "sequence heap"))
     return false;
   if (h->other && bytes <= h->ocap) return true;
   cudaFree(h->other);
   h->other = NULL;
   h->ocap = 0;
-  unsigned long long want = bytes + bytes / 2;
+  unsigned long long want = 2 * bytes;
   if (want < 65536) want = 65536;
   if (!dc_ok(err, cudaMalloc((void **)&h->other, want), "sequence heap allocation")) {
     h->other = NULL;
@@ -164,26 +191,42 @@ static inline void dc_seq_swap(DcSeqHeap *h, unsigned long long used) {
   h->used = used;
 }
 
-/* The copying collection over the n slots of st (between steps). */
+/* Between steps, over the n slots of st: the sequences of the alive
+ * strands that are not in the heap (built in the arena, a global's copy)
+ * are appended to it; when they do not fit, or the heap holds more than
+ * twice the live bytes (plus 1 MiB) of garbage, every live sequence is
+ * copied into the other semispace instead (a full copying collection). */
 static inline bool dc_seq_collect(DrtErrors *err, DcSeqHeap *h, DcStore st, uint32_t n,
                                   const unsigned char *status, uint32_t block) {
-  unsigned long long total = 0;
-  if (!dc_seq_other(err, h, 0) ||
-      !dc_ok(err, cudaMemset(h->top, 0, sizeof *h->top), "set"))
+  unsigned long long cnt[2] = {0, 0};
+  if (!dc_seq_other(err, h, 0) || !dc_ok(err, cudaMemset(h->top, 0, 2 * sizeof *h->top), "set"))
     return false;
   if (n) {
-    DC_LAUNCH(dc_k_seq_size, dc_blocks(n, block), block, st, n, status, h->top);
+    DC_LAUNCH(dc_k_seq_size, dc_blocks(n, block), block, st, n, status, (const char *)h->buf,
+              h->used, h->top);
     if (!dc_launched(err, "sequence collection") ||
-        !dc_ok(err, cudaMemcpy(&total, h->top, sizeof total, cudaMemcpyDeviceToHost), "copy"))
+        !dc_ok(err, cudaMemcpy(cnt, h->top, sizeof cnt, cudaMemcpyDeviceToHost), "copy"))
       return false;
   }
-  if (!dc_seq_other(err, h, total) || !dc_ok(err, cudaMemset(h->top, 0, sizeof *h->top), "set"))
+  unsigned long long live = cnt[0], out = cnt[1];
+  bool full = !h->buf || h->used + out > h->cap || h->used + out > 2 * live + (1u << 20);
+  if (!full) {
+    if (!out) return true;
+    unsigned long long at = h->used;
+    if (!dc_ok(err, cudaMemcpy(h->top, &at, sizeof at, cudaMemcpyHostToDevice), "copy")) return false;
+    DC_LAUNCH(dc_k_seq_move, dc_blocks(n, block), block, st, n, status, (const char *)h->buf,
+              h->used, h->buf, h->top);
+    h->used += out;
+    return dc_launched(err, "sequence collection");
+  }
+  if (!dc_seq_other(err, h, live) || !dc_ok(err, cudaMemset(h->top, 0, sizeof *h->top), "set"))
     return false;
   if (n) {
-    DC_LAUNCH(dc_k_seq_move, dc_blocks(n, block), block, st, n, status, h->other, h->top);
+    DC_LAUNCH(dc_k_seq_move, dc_blocks(n, block), block, st, n, status, (const char *)NULL, 0ull,
+              h->other, h->top);
     if (!dc_launched(err, "sequence collection")) return false;
   }
-  dc_seq_swap(h, total);
+  dc_seq_swap(h, live);
   return true;
 }
 
@@ -198,7 +241,7 @@ static inline bool dc_seq_state_upload(DrtErrors *err, DcSeqHeap *h, dreal *recs
     for (int k = 0; dc_seq_alive(status[i]) && k < D_SEQ_STATE; k++) {
       uint32_t esz;
       DcSeqRef r = dc_seq_get(recs + (size_t)i * D_STATE_WORDS, k, &esz);
-      total += dc_seq_round((unsigned long long)r.len * esz);
+      if (r.len) total += dc_seq_round((unsigned long long)r.len * esz);
     }
   char *stage = (char *)malloc(total ? total : 1);
   if (!stage) {
@@ -212,7 +255,7 @@ static inline bool dc_seq_state_upload(DrtErrors *err, DcSeqHeap *h, dreal *recs
       dreal *rec = recs + (size_t)i * D_STATE_WORDS;
       uint32_t esz;
       DcSeqRef r = dc_seq_get(rec, k, &esz);
-      if (!dc_seq_alive(status[i])) {
+      if (!dc_seq_alive(status[i]) || !r.len) {
         r.len = 0;
         r.v = NULL;
       } else {

@@ -36,8 +36,8 @@
  * fill per-step buffers, and a step that overflows one is undone from
  * the copy and run again with a larger buffer. Dynamic sequences built by
  * strand code come from a per-launch arena (the same rerun when it is
- * full) and those in strand state live in a device heap refilled by a
- * copying collection between steps (rt/cuda/dc_seq.h, emit_seq_parts).
+ * full) and those in strand state move to a device heap between steps
+ * (collected by copying; rt/cuda/dc_seq.h, emit_seq_parts).
  *
  * Constructs the device half cannot run are refused before code
  * generation by cuda_check_module (emit_cuda_check.c) with ERR_NOT_YET.
