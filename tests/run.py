@@ -43,6 +43,9 @@ Each of these counts as one test:
                        oracle NAME.py, outputs byte-identical to the C
                        target's; cuda/nvcc/lib/NAME builds and links it with
                        nvcc (run only where a GPU works);
+  simd/run/NAME        the cases of run/NAME built with and without
+                       --simd=strands (both -ffp-contract=off): exit status,
+                       stdout, stderr and output files byte-identical;
   layouts/run/NAME     the cases of run/NAME again under --strand-layout=soa,
                        aosoa:4, aosoa:8 (and --image-layout=brick:4, brick:8
                        for programs with images): every output file must be
@@ -792,6 +795,54 @@ class Runner:
         shutil.rmtree(work, ignore_errors=True)
         return Outcome(name, "pass")
 
+    # simd/run/NAME: the cases of run/NAME built with --simd=strands (groups
+    # of strands updated at once, emit_c_simd.c); the output files must be
+    # byte-identical to the default build's, both built without FMA
+    # contraction (the two forms may contract differently).
+    SIMD_CFLAGS = "-O3 -march=native -ffp-contract=off"
+
+    def runsimd(self, path):
+        stem = os.path.basename(path)[:-len(".diderot")]
+        name = "simd/run/" + stem
+        scope = self.load_oracle(path)
+        if isinstance(scope, str):
+            return Outcome(name, "fail", [scope])
+        work = self.fresh_dir("simd", stem)
+        env = dict(os.environ, DIDEROT_RT_DIR=self.builddir, CFLAGS_DIDEROT=self.SIMD_CFLAGS)
+        base, problems = None, []
+        for k, flags in enumerate([[], ["--simd=strands"]]):
+            label = " ".join(flags) or "default build"
+            exe = os.path.join(work, "prog%d" % k)
+            r = run_killable([self.diderotc, "--exec"] + list(scope.get("FLAGS", [])) + flags
+                             + ["-o", exe, path], self.srcdir, COMPILE_TIMEOUT, env=env)
+            if isinstance(r, str) or r.returncode != 0:
+                problems.append("%s: diderotc failed: %s" % (label, r if isinstance(r, str) else
+                                tail(r.stderr.decode("utf-8", "replace"))))
+                continue
+            outs = []
+            for n, (args, _) in enumerate(scope.get("CASES", [])):
+                for f in os.listdir(work):
+                    if f.endswith(".nrrd"):
+                        os.remove(os.path.join(work, f))
+                r = run_killable([exe] + [str(a) for a in args], work, RUN_TIMEOUT)
+                if isinstance(r, str):
+                    problems.append("%s: case %d: %s" % (label, n, r))
+                    continue
+                who = ("prog%d" % k).encode()  # the executable names itself in messages
+                outs.append((r.returncode, r.stdout.replace(who, b"prog"),
+                             r.stderr.replace(who, b"prog"),
+                             {f: open(os.path.join(work, f), "rb").read()
+                              for f in sorted(os.listdir(work)) if f.endswith(".nrrd")}))
+            if base is None:
+                base = outs
+            elif outs != base:
+                problems.append("%s: exit status, stdout, stderr or outputs differ from the "
+                                "default build's" % label)
+        if problems:
+            return Outcome(name, "fail", problems + ["(work directory %s)" % work])
+        shutil.rmtree(work, ignore_errors=True)
+        return Outcome(name, "pass")
+
     # omp/run/NAME: the cases of run/NAME built with --target=omp and run
     # with --nworkers 1, 2 and 4: the oracle's checks, and output files
     # byte-identical to the sequential build's (the runtime merges per-chunk
@@ -1144,6 +1195,7 @@ class Runner:
             tests.append(("omp/run/" + os.path.basename(p)[:-len(".diderot")], self.runomp, p))
             tests.append(("layouts/run/" + os.path.basename(p)[:-len(".diderot")],
                           self.runlayouts, p))
+            tests.append(("simd/run/" + os.path.basename(p)[:-len(".diderot")], self.runsimd, p))
         drv_path = os.path.join(self.srcdir, "tests", "driver", "cases.py")
         drv = {}
         exec(compile(read_text(drv_path), drv_path, "exec"), drv)
@@ -1375,7 +1427,7 @@ def main(argv):
         # install/: its clients too; python/: libraries loaded into python3;
         # viewer/: the viewer and its Python version, the same
         tests = [t for t in tests
-                 if not t[0].startswith(("cuda/nvcc/", "omp/", "layouts/", "docs/", "install/",
+                 if not t[0].startswith(("cuda/nvcc/", "omp/", "layouts/", "simd/", "docs/", "install/",
                                          "python/", "viewer/"))]
     counts = {"pass": 0, "fail": 0, "skip": 0}
 

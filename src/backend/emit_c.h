@@ -66,6 +66,7 @@ typedef struct EmitOptions {
   const char *name;  /* program name: default output names, usage */
   const char *source;/* the source file, for comments */
   int vec_bytes;     /* widest native vector in bytes (0: 32) */
+  bool simd_strands; /* --simd=strands: across-strand update groups (emit_c_simd.c) */
 } EmitOptions;
 
 /* A growable string in an arena. */

@@ -30,6 +30,10 @@ typedef struct EmitCtx {
   /* opt->source, read on first use for the source-line comments */
   const struct Source *src;
   bool src_tried;
+  /* --simd=strands (emit_c_simd.c): the plan, decided once */
+  void *simd_plan;
+  bool simd_planned;
+  const char *simd_why; /* why there is no plan */
 } EmitCtx;
 
 /* ---- emit_c.c ---- */
@@ -144,6 +148,53 @@ void emit_sphere_hint(EmitCtx *e, EmitBuf *out, const char *g);
 /* A read of `pos` of a sphere result's element, from the positions the
  * query returned (C targets); false (nothing printed) for other reads. */
 bool emit_sphere_pos_get(EmitCtx *e, EmitBuf *out, const IrInstr *in);
+
+/* ---- emit_c_step.c: the update phase of a chunk (DrtUpdateChunk) ---- */
+/* Whether the program gets d_update_chunk (the C targets, with an update). */
+bool emit_step_chunked(const EmitCtx *e);
+/* The signature of the update method's body, inlined into the chunk loop. */
+const char *emit_step_update_signature(EmitCtx *e);
+/* d_strand_update (the DrtMethod), d_step_one and d_update_chunk. */
+void emit_step_glue(EmitCtx *e, EmitBuf *out);
+
+/* ---- emit_c_simd.c: across-strand SIMD (--simd=strands) ---- */
+/* Whether the update is printed as an across-strand group update too (the
+ * option is set and the update can be if-converted); decided once. */
+bool emit_simd_used(EmitCtx *e);
+/* The group function d_update_group (after the CFG functions). */
+void emit_simd_group(EmitCtx *e, EmitBuf *out);
+/* The part of d_update_chunk that runs whole groups (i, lo, hi, ns_, nd_
+ * in scope; leaves i at the first strand the scalar loop must run). */
+void emit_simd_chunk_loop(EmitCtx *e, EmitBuf *out);
+/* A line for the top of the file and --stats: what --simd=strands did
+ * (NULL without the option). */
+const char *emit_simd_report(EmitCtx *e);
+
+/* For the group update: the offset of strand d_i's state in the store (the
+ * layout's strand mode, over d_i), and the AoSoA width (0: not AoSoA). */
+const char *emit_simd_state_dep(EmitCtx *e);
+int emit_simd_aosoa_width(EmitCtx *e);
+/* The layout's transfer of own state access `in` to or from the scalar C
+ * value val (`self` and d_N in scope). */
+void emit_simd_state_xfer(EmitCtx *e, EmitBuf *out, const IrInstr *in, const char *val);
+/* val (a group value of sv's type, `whole` for a real) = sv of the group's
+ * strands by gathers from self_ at the lanes' offsets d_sidx; false (and
+ * nothing printed) when sv is not stored as reals. */
+bool emit_simd_state_gather(EmitCtx *e, EmitBuf *out, const IrStateVar *sv, const char *val,
+                            bool whole);
+
+/* ---- emit_c_lanes.c: instructions over groups of strands ---- */
+/* The C type of a group value of type t (NULL: none); images and strings
+ * are one value for the group. */
+const char *emit_lanes_type(EmitCtx *e, const IrType *t);
+/* d_splat, d_splati, d_any, d_sel, d_seli. */
+void emit_lanes_helpers(EmitCtx *e, EmitBuf *out);
+/* Instruction in of block blk (whose mask is d_m<blk>) over the group;
+ * false when it has no lane form (out NULL: only that answer). */
+bool emit_lanes_instr(EmitCtx *e, EmitBuf *out, IrInstr *in, int blk);
+/* d = m ? a : b lane by lane (m a -1/0 mask), for group values of type t. */
+void emit_lanes_select(EmitCtx *e, EmitBuf *out, const IrType *t, const char *d, const char *m,
+                       const char *a, const char *b);
 
 /* ---- emit_c_snap.c: executable snapshots (--snapshot, §7.2) ---- */
 /* The DRT_CLI_* features of drt_cli_std_options. */

@@ -369,7 +369,10 @@ void emit_layout_prologue(EmitCtx *e, EmitBuf *out, IrCFG *cfg) {
   bool method = cfg->kind == IR_CFG_START || cfg->kind == IR_CFG_UPDATE ||
                 cfg->kind == IR_CFG_STABILIZE;
   const char *rt = method ? "ctx->world" : "wrld->rt";
-  if (method) OUT("  d_world *wrld = ctx->globals;\n  (void)wrld; (void)id; (void)self_;\n");
+  /* the update's body (emit_c_step.c) receives wrld and d_N */
+  bool body = cfg->kind == IR_CFG_UPDATE && emit_step_chunked(e);
+  if (body) OUT("  (void)ctx; (void)wrld; (void)d_N; (void)id; (void)self_;\n");
+  else if (method) OUT("  d_world *wrld = ctx->globals;\n  (void)wrld; (void)id; (void)self_;\n");
   bool global = cfg->kind == IR_CFG_GLOBAL_START || cfg->kind == IR_CFG_GLOBAL_UPDATE;
   if (global) {
     OUT("  d_world *wrld = wrld_;\n  (void)rt_;\n");
@@ -379,12 +382,36 @@ void emit_layout_prologue(EmitCtx *e, EmitBuf *out, IrCFG *cfg) {
   /* cuda: the host world's store must hold every device strand first (a
    * global stabilize later in the block refreshes it, dc_run.h) */
   if (other && global && e->opt->target == EMIT_TARGET_CUDA) OUT("  d_cuda_sync_states(wrld->cuda);\n");
-  OUT("  const int64_t d_N = drt_world_capacity(%s);\n  (void)d_N;\n", rt);
+  if (!body) OUT("  const int64_t d_N = drt_world_capacity(%s);\n  (void)d_N;\n", rt);
   if (other) OUT("  const dreal *d_in = drt_world_in_store(%s);\n", rt);
   if (method && own)
     OUT("  const int64_t d_i = id;\n  dreal *self = (dreal *)self_ + %s; /* strand mode of %s */\n",
         ix_print(e, ST_STATE, mode_at(L->ix, L->state, 0, L->i)), L->st[ST_STATE].layout);
 }
+
+const char *emit_simd_state_dep(EmitCtx *e) {
+  EmitLayout *L = LY(e);
+  return ix_print(e, ST_STATE, mode_at(L->ix, L->state, 0, L->i));
+}
+
+void emit_simd_state_xfer(EmitCtx *e, EmitBuf *out, const IrInstr *in, const char *val) {
+  xfer(e, out, in->state, "self", 's', val, in->kind == IR_I_STATE_GET, "    ");
+}
+
+bool emit_simd_state_gather(EmitCtx *e, EmitBuf *out, const IrStateVar *sv, const char *val,
+                            bool whole) {
+  EmitLayout *L = LY(e);
+  int k = sv->index;
+  bool real = sv->ty->kind == IR_TY_TENSOR && (sv->ty->order == 0 || L->realw[k]);
+  if (!real) return false;
+  int n = sv->ty->order == 0 ? 1 : L->nw[k];
+  for (int c = 0; c < n; c++)
+    OUT("  %s%s = d_gather((const dreal *)self_ + %s, d_sidx);\n", val,
+        whole ? "" : arena_printf(e->a, ".v[%d]", c), word_index(e, 's', L->off[k] + c));
+  return true;
+}
+
+int emit_simd_aosoa_width(EmitCtx *e) { return LY(e)->kind == EMIT_STRAND_AOSOA ? LY(e)->W : 0; }
 
 void emit_layout_store_decl(EmitCtx *e, EmitBuf *out, const char *rt) {
   (void)e;

@@ -112,8 +112,10 @@ static const char *cfg_signature(EmitCtx *e, IrCFG *cfg) {
     break;
   case IR_CFG_GLOBAL_INIT:
   case IR_CFG_CREATE: emit_buf_printf(&b, "static void %s(d_world *wrld)", name); break;
-  case IR_CFG_START:
   case IR_CFG_UPDATE:
+    if (emit_step_chunked(e)) return emit_step_update_signature(e); /* emit_c_step.c */
+    /* fall through */
+  case IR_CFG_START:
     emit_buf_printf(&b, "static DrtExit %s(DrtCtx *ctx, uint32_t id, void *self_)", name);
     break;
   case IR_CFG_STABILIZE:
@@ -146,6 +148,8 @@ static void emit_cfgs(EmitCtx *e, EmitBuf *protos, EmitBuf *out) {
     emit_cfg_body(e, out, cfg);
     OUT("}\n\n");
   }
+  if (emit_simd_used(e)) emit_simd_group(e, out); /* emit_c_simd.c */
+  emit_step_glue(e, out);                          /* emit_c_step.c */
 }
 
 /* ---- helpers of the generated program ------------------------------------------------ */
@@ -456,13 +460,14 @@ static void emit_world_fns(EmitCtx *e, EmitBuf *out) {
   bool sphere = emit_sphere_used(e);
   bool roots = emit_seq_roots(e, out);
   OUT("static const DrtProgram d_program = {\n  D_STATE_WORDS * sizeof(dreal), sizeof(dreal), %s,\n"
-      "  %s, %s, %s, %s, %s, %s, NULL, &d_layout, %s\n};\n\n",
+      "  %s, %s, %s, %s, %s, %s, NULL, &d_layout, %s, %s\n};\n\n",
       shared ? "true" : "false", has ? "d_strand_start" : "NULL",
       ir_module_find_cfg(m, IR_CFG_UPDATE) ? "d_strand_update" : "NULL",
       ir_module_find_cfg(m, IR_CFG_STABILIZE) ? "d_strand_stabilize" : "NULL",
       ir_module_find_cfg(m, IR_CFG_GLOBAL_START) ? "d_global_start" : "NULL",
       ir_module_find_cfg(m, IR_CFG_GLOBAL_UPDATE) ? "d_global_update" : "NULL",
-      sphere ? "d_sphere_begin_step" : "NULL", roots ? "d_seq_roots" : "NULL");
+      sphere ? "d_sphere_begin_step" : "NULL", roots ? "d_seq_roots" : "NULL",
+      emit_step_chunked(e) ? "d_update_chunk" : "NULL");
   OUT("static d_world *d_world_new(void) {\n  d_world *wrld = calloc(1, sizeof *wrld);\n"
       "  if (!wrld) return NULL;\n  wrld->rt = drt_world_new(&d_program, wrld);\n"
       "  if (!wrld->rt) { free(wrld); return NULL; }\n  wrld->print = stdout;\n");
@@ -977,9 +982,12 @@ bool emit_program_glue(EmitCtx *e, EmitBuf *result) {
   }
   if (e->failed) return false;
   EmitBuf *out = result;
-  OUT("%s%s/* types */\n%s\n%s", emit_buf_str(&pre), emit_layout_report(e), emit_buf_str(&e->types),
+  const char *simd = emit_simd_report(e); /* emit_c_simd.c */
+  OUT("%s%s%s/* types */\n%s\n%s", emit_buf_str(&pre), emit_layout_report(e),
+      simd ? arena_printf(e->a, "/* --simd=strands: %s */\n", simd) : "", emit_buf_str(&e->types),
       emit_buf_str(&structs));
   if (e->opt->stats) emit_layout_stats(e, stderr);
+  if (e->opt->stats && simd) fprintf(stderr, "simd: %s\n", simd);
   OUT("static const DrtImage *d_load_image(d_world *, const char *, const char *, const Nrrd *,\n"
       "    unsigned, unsigned, int);\n"
       "static void d_load_dseq(d_world *, const char *, const char *, const Nrrd *, int, unsigned,\n"

@@ -361,7 +361,7 @@ static int driver_codegen(Arena *arena, DiagCtx *diag, Program *prog, const Driv
                                                     : EMIT_TARGET_SEQ,
                .cuda_emulate = cuda_emulate,
                .ns = o->ns, .strand_layout = (int)sk, .aosoa_width = width,
-               .image_brick = brick, .stats = o->stats},
+               .image_brick = brick, .stats = o->stats, .simd_strands = o->simd_strands},
       .source = o->file,
       .output = o->output,
       .shared_lib = o->shared_lib,

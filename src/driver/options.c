@@ -14,7 +14,7 @@ typedef enum OptId {
   O_HELP, O_HELP_ALL, O_VERSION, O_ABOUT, O_EXEC, O_STATIC, O_SHARED, O_JSON,
   O_OUTPUT, O_NAMESPACE, O_SNAPSHOT, O_DEBUG, O_DOUBLE, O_LONG_INT, O_SCALAR,
   O_TARGET, O_LOG, O_STATS, O_VERBOSE, O_CHECK, O_DUMP, O_NO_WARN, O_WERROR, O_COLOR,
-  O_STRAND_LAYOUT, O_IMAGE_LAYOUT, O_CUDA_EMULATE, O_INTERNAL,
+  O_STRAND_LAYOUT, O_IMAGE_LAYOUT, O_CUDA_EMULATE, O_SIMD, O_INTERNAL,
 } OptId;
 
 typedef struct OptSpec {
@@ -55,6 +55,8 @@ static const OptSpec option_table[] = {
      "auto (default: on a terminal, unless NO_COLOR is set), always or never"},
     {O_STRAND_LAYOUT, 0, "strand-layout", ARG_REQUIRED, false, "aos, soa or aosoa:N"},
     {O_IMAGE_LAYOUT, 0, "image-layout", ARG_REQUIRED, false, "linear or brick:N"},
+    {O_SIMD, 0, "simd", ARG_REQUIRED, false,
+     "within (default: vectors within a strand), strands (also across strands) or off (= --scalar)"},
     {O_CUDA_EMULATE, 0, "cuda-emulate", ARG_NONE, false,
      "with --target=cuda: run the kernels on the CPU (emulation, for testing)"},
     {O_INTERNAL, 0, "disable-inlining", ARG_NONE, true, "internal control"},
@@ -202,6 +204,12 @@ static bool opt_apply(Arena *a, DriverOptions *o, const OptSpec *s, const char *
     case O_STRAND_LAYOUT: o->strand_layout = val; break;
     case O_IMAGE_LAYOUT: o->image_layout = val; break;
     case O_CUDA_EMULATE: o->cuda_emulate = true; break;
+    case O_SIMD:
+      if (!strcmp(val, "within")) o->simd_strands = false;
+      else if (!strcmp(val, "strands")) o->simd_strands = true;
+      else if (!strcmp(val, "off")) o->scalar = true, o->simd_strands = false;
+      else return opt_error("unknown --simd mode '%s' (expected within, strands or off)", val);
+      break;
     case O_INTERNAL:
       if (o->ninternal < (int)(sizeof o->internal / sizeof o->internal[0]))
         o->internal[o->ninternal++] = s->long_name;

@@ -40,6 +40,7 @@ typedef struct DriverOptions {
   unsigned dump;          /* DUMP_* */
   const char *strand_layout, *image_layout;
   bool cuda_emulate;      /* --cuda-emulate (or DIDEROT_CUDA_EMULATE=1) */
+  bool simd_strands;      /* --simd=strands (emit_c_simd.c) */
   ConstOverride *consts;  /* --Cname=value, in command-line order */
   const char **defines;   /* --Dname[=value] */
   int ndefines;

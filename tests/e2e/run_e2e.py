@@ -26,6 +26,17 @@ Tests (all names start with e2e/, so that tests/run.py -k can select them):
                      variant), all (every program), or none; the environment
                      variable DIDEROT_E2E_LAYOUTS overrides it.
 
+  e2e/simd/NAME[VARIANT]
+                     simd mode: the program runs as above, then built with
+                     --simd=strands (the update of groups of strands at once,
+                     src/backend/emit_c_simd.c); both builds with
+                     CFLAGS_DIDEROT=-O3 -march=native -ffp-contract=off (FMA
+                     contraction may differ between the two forms), both must
+                     pass the companion's checks and the output files must be
+                     byte-identical. --simd=subset (the default: SIMD_SUBSET,
+                     first variant), all, or none; DIDEROT_E2E_SIMD overrides
+                     it.
+
   e2e/cuda/NAME[VARIANT]
                      cuda mode: the program runs as above with the C target and
                      again as CUDA in host emulation (--target=cuda
@@ -110,6 +121,14 @@ LAYOUT_SUBSET = ["probe_1d", "probe_2d", "probe_3d", "vector_3d", "inside_2d", "
                  "layout_grid", "layout_collection", "life", "collatz_v1", "any_size"]
 
 
+# SIMD mode: probes and if-convertible updates (the group path), loops,
+# print, new and die, run-time errors (the scalar fallbacks).
+SIMD_SUBSET = ["probe_1d", "probe_2d", "probe_3d", "vector_3d", "inside_2d", "matrix_2d",
+               "layout_grid", "layout_collection", "life", "collatz_v1", "any_size",
+               "probe_outside", "print_format", "composite_3d", "tensor_ops"]
+SIMD_CFLAGS = "-O3 -march=native -ffp-contract=off"
+
+
 # OpenMP mode: programs with grids and collections, new and die, global
 # updates and reductions, sequences and print, run-time errors from parallel
 # strands (probe_outside); each is built twice more.
@@ -189,6 +208,11 @@ def collect(args):
             name = "e2e/valgrind/%s[%s]" % (stem, variant)
             tests.append((name, lambda n=name, m=mod, v=variant, s=stem:
                           run_valgrind(n, m, v, os.path.join(progdir, s + ".diderot"), args)))
+        if args.simd == "all" or (args.simd == "subset" and stem in SIMD_SUBSET):
+            variant = getattr(mod, "VARIANTS", ["float"])[0]
+            name = "e2e/simd/%s[%s]" % (stem, variant)
+            tests.append((name, lambda n=name, m=mod, v=variant, s=stem:
+                          run_simd(n, m, v, os.path.join(progdir, s + ".diderot"), args)))
         if args.layouts == "all" or (args.layouts == "subset" and stem in LAYOUT_SUBSET):
             variant = getattr(mod, "VARIANTS", ["float"])[0]
             name = "e2e/layouts/%s[%s]" % (stem, variant)
@@ -282,6 +306,40 @@ def run_layouts(name, mod, variant, program, args):
         return Outcome(name, "fail", problems + ["(work directories %s-*)" % dirs[0][:-8]])
     if not args.keep:
         for d in dirs:
+            shutil.rmtree(d, ignore_errors=True)
+    return Outcome(name, "pass")
+
+
+def run_simd(name, mod, variant, program, args):
+    """The simd mode: the default build and the --simd=strands build, both
+    without FMA contraction; both pass the companion's checks and write the
+    same bytes."""
+    env = {"CFLAGS_DIDEROT": SIMD_CFLAGS}
+    base = run_program(name, mod, variant, program, args, tag="-within", keep=True, env=env)
+    if base.status != "pass":
+        return Outcome(name, base.status, ["default build: " + (base.details[0] if
+                                                                base.details else "")]
+                       + base.details[1:])
+    o = run_program(name, mod, variant, program, args, layout_flags=["--simd=strands"],
+                    tag="-strands", keep=True, env=env)
+    problems = []
+    if o.status != "pass":
+        problems += ["--simd=strands: %s" % (o.details[0] if o.details else o.status)] + \
+            ["  " + d for d in o.details[1:]]
+    else:
+        want, got = output_files(base.workdir), output_files(o.workdir)
+        if got != want:
+            problems.append("--simd=strands: output files %s, default build wrote %s" % (got, want))
+        for f in want if got == want else []:
+            with open(os.path.join(base.workdir, f), "rb") as a, \
+                    open(os.path.join(o.workdir, f), "rb") as b:
+                if a.read() != b.read():
+                    problems.append("--simd=strands: %s differs from the default build's" % f)
+    if problems:
+        return Outcome(name, "fail", problems + ["(work directories %s, %s)" %
+                                                 (base.workdir, o.workdir)])
+    if not args.keep:
+        for d in (base.workdir, o.workdir):
             shutil.rmtree(d, ignore_errors=True)
     return Outcome(name, "pass")
 
@@ -418,6 +476,10 @@ def main(argv):
     ap.add_argument("--layouts", choices=["subset", "all", "none"], default="subset",
                     help="layout mode: which programs are re-run under every strand and "
                     "image layout (default: the subset LAYOUT_SUBSET)")
+    ap.add_argument("--simd", choices=["subset", "all", "none"], default="subset",
+                    help="simd mode: programs re-built with --simd=strands, compared byte for "
+                    "byte with the default build, both without FMA contraction (default: "
+                    "SIMD_SUBSET)")
     ap.add_argument("--cuda", choices=["all", "none"], default="all",
                     help="cuda mode: every program again as CUDA in host emulation, compared "
                     "with the C target (first variant; programs the CUDA target refuses "
@@ -437,6 +499,7 @@ def main(argv):
     args.valgrind = os.environ.get("DIDEROT_E2E_VALGRIND", args.valgrind)
     args.cuda = os.environ.get("DIDEROT_E2E_CUDA", args.cuda)
     args.layouts = os.environ.get("DIDEROT_E2E_LAYOUTS", args.layouts)
+    args.simd = os.environ.get("DIDEROT_E2E_SIMD", args.simd)
     if args.fake or args.perturb:
         args.layouts = "none"
         args.cuda = "none"   # those modes check the checks, not the layouts

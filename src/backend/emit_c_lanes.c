@@ -1,0 +1,465 @@
+/* emit_c_lanes.c -- LowIR instructions over groups of strands (the
+ * --simd=strands update of emit_c_simd.c). A value of the group holds one
+ * value per strand: a real is a GCC vector `dlane` of D_SIMD_W reals, an
+ * int or a bool a `dlanei` (bools as -1/0 masks), a tensor or vec<w> a
+ * struct of dlane components (structure of arrays in registers), a fixed
+ * sequence a struct of lanes; images and strings are the same for every
+ * strand (globals and literals) and stay one pointer. Each lane computes
+ * what the scalar code (emit_c_expr.c) computes for its strand, operation
+ * for operation in the same order (sums left to right, Horner's nesting),
+ * so the results are bitwise those of the scalar code without FMA
+ * contraction. Instructions an inactive lane could fault on (loads,
+ * indexing, integer division) run under the block's mask; library calls
+ * run lane by lane. emit_lanes_instr with out == NULL says whether an
+ * instruction has a lane form. */
+#include "backend/emit_c_impl.h"
+
+#include <inttypes.h>
+#include <string.h>
+
+#define OUT(...) (out ? emit_buf_printf(out, __VA_ARGS__) : (void)0)
+
+static bool is_real(const IrType *t) { return t && t->kind == IR_TY_TENSOR && t->order == 0; }
+
+/* Components of a lane value of type t (0: no lane form). */
+static int lane_ncomp(const IrType *t) {
+  switch (t->kind) {
+  case IR_TY_BOOL: case IR_TY_INT: return 1;
+  case IR_TY_TENSOR: return emit_tensor_size(t);
+  case IR_TY_VEC: return t->width;
+  case IR_TY_SEQ:
+    if (t->len == IR_SEQ_DYNAMIC || !t->elem) return 0;
+    if (t->elem->kind == IR_TY_INT || t->elem->kind == IR_TY_BOOL || is_real(t->elem)) return t->len;
+    return 0;
+  default: return 0;
+  }
+}
+
+/* Whether t's components are reals (dlane) rather than ints (dlanei). */
+static bool lane_is_real(const IrType *t) {
+  if (t->kind == IR_TY_SEQ) return is_real(t->elem);
+  return t->kind == IR_TY_TENSOR || t->kind == IR_TY_VEC;
+}
+
+/* Whether t is one value for the whole group. */
+static bool uniform(const IrType *t) { return t->kind == IR_TY_IMAGE || t->kind == IR_TY_STRING; }
+
+/* Whether t is printed as a struct of components. */
+static bool is_struct(const IrType *t) { return lane_ncomp(t) > 0 && !is_real(t) && t->kind != IR_TY_INT && t->kind != IR_TY_BOOL; }
+
+static void lane_types_once(EmitCtx *e) {
+  if (strstr(emit_buf_str(&e->types), "D_SIMD_W")) return;
+  int aw = emit_simd_aosoa_width(e);
+  /* the width of the target the C compiler builds for; within an AoSoA
+   * block, so that a group's state words are consecutive */
+  emit_buf_printf(&e->types,
+                  "/* --simd=strands: D_SIMD_W strands per group (emit_c_lanes.c) */\n"
+                  "#if defined(__AVX512F__)\n#define D_SIMD_W %d\n"
+                  "#elif defined(__AVX__)\n#define D_SIMD_W %d\n"
+                  "#else\n#define D_SIMD_W %d\n#endif\n",
+                  e->opt->double_real ? 8 : 16, e->opt->double_real ? 4 : 8,
+                  e->opt->double_real ? 2 : 4);
+  if (aw)
+    emit_buf_printf(&e->types, "#if D_SIMD_W > %d\n#undef D_SIMD_W\n#define D_SIMD_W %d\n#endif\n",
+                    aw, aw);
+  emit_buf_printf(&e->types,
+                  "%s"
+                  "#if defined(__AVX2__) || defined(__AVX512F__)\n#include <immintrin.h>\n#endif\n"
+                  "typedef dreal dlane __attribute__((vector_size(D_SIMD_W * sizeof(dreal))));\n"
+                  "typedef dint dlanei __attribute__((vector_size(D_SIMD_W * sizeof(dint))));\n",
+                  e->opt->double_real ? "#define D_DOUBLE 1\n" : "");
+}
+
+const char *emit_lanes_type(EmitCtx *e, const IrType *t) {
+  if (uniform(t)) return emit_type(e, t);
+  int n = lane_ncomp(t);
+  if (!n) return NULL;
+  lane_types_once(e);
+  if (!is_struct(t)) return is_real(t) ? "dlane" : "dlanei";
+  const char *name = arena_printf(e->a, "dlt%s%d", lane_is_real(t) ? "" : "i", n);
+  if (!strstr(emit_buf_str(&e->types), arena_printf(e->a, "} %s;\n", name)))
+    emit_buf_printf(&e->types, "typedef struct { %s v[%d]; } %s;\n",
+                    lane_is_real(t) ? "dlane" : "dlanei", n, name);
+  return name;
+}
+
+void emit_lanes_helpers(EmitCtx *e, EmitBuf *out) {
+  lane_types_once(e); /* an update may hold no value at all */
+  OUT("static inline dlane d_splat(dreal x) {\n  dlane r;\n"
+      "  for (int l = 0; l < D_SIMD_W; l++) r[l] = x;\n  return r;\n}\n"
+      "static inline dlanei d_splati(dint x) {\n  dlanei r;\n"
+      "  for (int l = 0; l < D_SIMD_W; l++) r[l] = x;\n  return r;\n}\n"
+      "static inline bool d_any(dlanei m) {\n  dint a = 0;\n"
+      "  for (int l = 0; l < D_SIMD_W; l++) a |= m[l];\n  return a != 0;\n}\n"
+      "/* c ? a : b lane by lane, c a -1/0 mask (bitwise: exact) */\n"
+      "static inline dlane d_sel(dlanei c, dlane a, dlane b) {\n"
+      "  return (dlane)((c & (dlanei)a) | (~c & (dlanei)b));\n}\n"
+      "static inline dlanei d_seli(dlanei c, dlanei a, dlanei b) { return (c & a) | (~c & b); }\n"
+      "/* p[i[l]] for every lane: the target's gather where there is one */\n"
+      "static inline dlane d_gather(const dreal *p, dlanei i) {\n"
+      "#if defined(__AVX512F__) && D_SIMD_W == 16 && !defined(D_DOUBLE)\n"
+      "  return (dlane)_mm512_i32gather_ps((__m512i)i, p, 4);\n"
+      "#elif defined(__AVX512F__) && D_SIMD_W == 8 && defined(D_DOUBLE)\n"
+      "  return (dlane)_mm512_i64gather_pd((__m512i)i, p, 8);\n"
+      "#elif defined(__AVX2__) && D_SIMD_W == 8 && !defined(D_DOUBLE)\n"
+      "  return (dlane)_mm256_i32gather_ps(p, (__m256i)i, 4);\n"
+      "#elif defined(__AVX2__) && D_SIMD_W == 4 && defined(D_DOUBLE)\n"
+      "  return (dlane)_mm256_i64gather_pd(p, (__m256i)i, 8);\n"
+      "#else\n"
+      "  dlane r;\n  for (int l = 0; l < D_SIMD_W; l++) r[l] = p[i[l]];\n  return r;\n"
+      "#endif\n}\n\n");
+}
+
+/* ---- printing ----------------------------------------------------------------------------- */
+
+static const char *V(EmitCtx *e, const IrVar *v) { return emit_var(e, v); }
+
+/* Component i of lane value x of type t ("x" for a single lane value). */
+static const char *C(EmitCtx *e, const IrType *t, const char *x, int i) {
+  return is_struct(t) ? arena_printf(e->a, "%s.v[%d]", x, i) : x;
+}
+
+static const char *sel_fn(const IrType *t) { return lane_is_real(t) ? "d_sel" : "d_seli"; }
+
+/* A lane loop around `body` (text with d_l), under the mask of block blk
+ * when guarded. */
+static void lane_loop(EmitCtx *e, EmitBuf *out, int blk, bool guard, const char *body) {
+  (void)e;
+  if (guard)
+    OUT("  for (int d_l = 0; d_l < D_SIMD_W; d_l++) {\n    if (!d_m%d[d_l]) continue;\n%s  }\n", blk,
+        body);
+  else OUT("  for (int d_l = 0; d_l < D_SIMD_W; d_l++) {\n%s  }\n", body);
+}
+
+/* d (a dlane or dlanei) = r_[d_l] computed by `body` lane by lane, through
+ * an array: element stores into a vector would keep it in memory. Lanes
+ * outside the mask (guard) get 0. */
+static void lane_calc(EmitCtx *e, EmitBuf *out, const char *d, bool real, int blk, bool guard,
+                      const char *body) {
+  (void)e;
+  OUT("  { %s r_[D_SIMD_W];\n    for (int d_l = 0; d_l < D_SIMD_W; d_l++) {\n", real ? "dreal" : "dint");
+  if (guard) OUT("      if (!d_m%d[d_l]) { r_[d_l] = 0; continue; }\n", blk);
+  OUT("%s    }\n    memcpy(&%s, r_, sizeof r_); }\n", body, d);
+}
+
+static const char *mathname(EmitCtx *e, const char *f) { return arena_printf(e->a, "%s%s", f, emit_fsuf(e)); }
+
+/* d = op(a[, b]) lane by lane through a scalar function */
+static void call_lanes(EmitCtx *e, EmitBuf *out, const char *d, bool real, const char *fn,
+                       const char *a, const char *b) {
+  lane_calc(e, out, d, real, 0, false,
+            b ? arena_printf(e->a, "      r_[d_l] = %s(%s[d_l], %s[d_l]);\n", fn, a, b)
+              : arena_printf(e->a, "      r_[d_l] = %s(%s[d_l]);\n", fn, a));
+}
+
+static bool lanes_op(EmitCtx *e, EmitBuf *out, IrInstr *in, int blk) {
+  const char *d = in->dst ? V(e, in->dst) : NULL;
+  const IrType *dt = in->dst ? in->dst->ty : NULL;
+  const IrType *t0 = in->nargs > 0 ? in->args[0]->ty : NULL;
+  const char *a = in->nargs > 0 ? V(e, in->args[0]) : NULL;
+  const char *b = in->nargs > 1 ? V(e, in->args[1]) : NULL;
+  const char *binop = NULL, *fn1 = NULL, *fn2 = NULL;
+  if (in->op == IR_OP_PRINT || in->op == IR_OP_NEW || in->op == IR_LOP_PROBE_FAIL ||
+      in->op == IR_OP_INDEX_FAIL) {
+    OUT("  return false; /* an effect: the scalar update runs the group */\n");
+    return true;
+  }
+  /* every argument and the result must have lanes (or be uniform images) */
+  if (dt && !uniform(dt) && !lane_ncomp(dt)) return false;
+  for (int k = 0; k < in->nargs; k++)
+    if (!lane_ncomp(in->args[k]->ty) && in->args[k]->ty->kind != IR_TY_IMAGE) return false;
+  switch (in->op) {
+  case IR_OP_IADD: binop = "+"; break;
+  case IR_OP_ISUB: binop = "-"; break;
+  case IR_OP_IMUL: binop = "*"; break;
+  case IR_OP_IDIV:
+  case IR_OP_IMOD:
+    lane_calc(e, out, d, false, blk, true,
+              arena_printf(e->a, "      r_[d_l] = %s[d_l] %s %s[d_l];\n", a,
+                           in->op == IR_OP_IDIV ? "/" : "%", b));
+    return true;
+  case IR_OP_INEG: OUT("  %s = -%s;\n", d, a); return true;
+  case IR_OP_IABS: OUT("  %s = d_seli(%s < d_splati(0), -%s, %s);\n", d, a, a, a); return true;
+  case IR_OP_LT: binop = "<"; break;
+  case IR_OP_LE: binop = "<="; break;
+  case IR_OP_GT: binop = ">"; break;
+  case IR_OP_GE: binop = ">="; break;
+  case IR_OP_EQ: binop = "=="; break;
+  case IR_OP_NE: binop = "!="; break;
+  case IR_OP_NOT: OUT("  %s = ~%s;\n", d, a); return true;
+  case IR_OP_AND: binop = "&"; break;
+  case IR_OP_OR: binop = "|"; break;
+  case IR_OP_SELECT: {
+    if (!lane_ncomp(dt)) return false;
+    for (int i = 0; i < lane_ncomp(dt); i++)
+      OUT("  %s = %s(%s, %s, %s);\n", C(e, dt, d, i), sel_fn(dt), a, C(e, dt, b, i),
+          C(e, dt, V(e, in->args[2]), i));
+    return true;
+  }
+  case IR_OP_MIN: /* b < a ? b : a */
+  case IR_OP_MAX:
+    if (dt->kind != IR_TY_INT && !is_real(dt)) return false;
+    OUT("  %s = %s(%s %s %s, %s, %s);\n", d, sel_fn(dt), b, in->op == IR_OP_MIN ? "<" : ">", a, b, a);
+    return true;
+  case IR_OP_INT_TO_REAL: OUT("  %s = __builtin_convertvector(%s, dlane);\n", d, a); return true;
+  case IR_OP_SQRT: fn1 = "sqrt"; break;
+  case IR_OP_EXP: fn1 = "exp"; break;
+  case IR_OP_LOG: fn1 = "log"; break;
+  case IR_OP_LOG10: fn1 = "log10"; break;
+  case IR_OP_LOG2: fn1 = "log2"; break;
+  case IR_OP_SIN: fn1 = "sin"; break;
+  case IR_OP_COS: fn1 = "cos"; break;
+  case IR_OP_TAN: fn1 = "tan"; break;
+  case IR_OP_ASIN: fn1 = "asin"; break;
+  case IR_OP_ACOS: fn1 = "acos"; break;
+  case IR_OP_ATAN: fn1 = "atan"; break;
+  case IR_OP_CEIL: fn1 = "ceil"; break;
+  case IR_OP_FLOOR: fn1 = "floor"; break;
+  case IR_OP_ROUND: fn1 = "round"; break;
+  case IR_OP_TRUNC: fn1 = "trunc"; break;
+  case IR_OP_ERF: fn1 = "erf"; break;
+  case IR_OP_ERFC: fn1 = "erfc"; break;
+  case IR_OP_ATAN2: fn2 = "atan2"; break;
+  case IR_OP_POW: fn2 = "pow"; break;
+  case IR_OP_FMOD: fn2 = "fmod"; break;
+  case IR_OP_POWI:
+    if (!is_real(dt)) return false;
+    call_lanes(e, out, d, true, "d_powi", a, b);
+    return true;
+  case IR_OP_TENSOR_CONS: {
+    int sz = lane_ncomp(t0);
+    for (int k = 0; k < in->nargs; k++) {
+      int base = emit_tensor_offset(e, dt, &k, 1);
+      for (int j = 0; j < sz; j++)
+        OUT("  %s.v[%d] = %s;\n", d, base + j, C(e, in->args[k]->ty, V(e, in->args[k]), j));
+    }
+    return true;
+  }
+  case IR_OP_TENSOR_INDEX: {
+    int off = emit_tensor_offset(e, t0, in->imm, in->nimm);
+    for (int j = 0; j < lane_ncomp(dt); j++) OUT("  %s = %s.v[%d];\n", C(e, dt, d, j), a, off + j);
+    return true;
+  }
+  case IR_OP_CLAMP: { /* x < lo ? lo : (x > hi ? hi : x) */
+    const char *x = V(e, in->args[2]);
+    for (int i = 0; i < lane_ncomp(dt); i++) {
+      const char *lo = C(e, t0, a, i), *hi = C(e, in->args[1]->ty, b, i), *xi = C(e, dt, x, i);
+      OUT("  %s = %s(%s < %s, %s, %s(%s > %s, %s, %s));\n", C(e, dt, d, i), sel_fn(dt), xi, lo, lo,
+          sel_fn(dt), xi, hi, hi, xi);
+    }
+    return true;
+  }
+  case IR_OP_INV:
+    if (!is_real(dt)) return false;
+    OUT("  %s = 1 / %s;\n", d, a);
+    return true;
+  case IR_OP_SEQ_INDEX: {
+    int n = lane_ncomp(t0);
+    lane_calc(e, out, d, lane_is_real(dt), blk, true,
+              arena_printf(e->a, "      const dint k_ = %s[d_l];\n"
+                                 "      r_[d_l] = k_ >= 0 && k_ < %d ? %s.v[k_][d_l] : 0;\n",
+                           b, n, a));
+    return true;
+  }
+  case IR_OP_IMAGE_SIZE:
+    for (int i = 0; i < t0->dim; i++) OUT("  %s.v[%d] = d_splati(%s->size[%d]);\n", d, i, a, i);
+    return true;
+  default: break;
+  }
+  if (binop) {
+    OUT("  %s = %s %s %s;\n", d, a, binop, b);
+    return true;
+  }
+  if (fn1) {
+    if (!is_real(dt)) return false;
+    call_lanes(e, out, d, true, mathname(e, fn1), a, NULL);
+    return true;
+  }
+  if (fn2) {
+    if (!is_real(dt)) return false;
+    call_lanes(e, out, d, true, mathname(e, fn2), a, b);
+    return true;
+  }
+  if (e->m->level != IR_LOW) return false;
+  int w = dt && dt->kind == IR_TY_VEC ? dt->width : 0;
+  switch ((IrLowOp)in->op) {
+  case IR_LOP_RADD: binop = "+"; break;
+  case IR_LOP_RSUB: binop = "-"; break;
+  case IR_LOP_RMUL: binop = "*"; break;
+  case IR_LOP_RDIV: binop = "/"; break;
+  case IR_LOP_RNEG: OUT("  %s = -%s;\n", d, a); return true;
+  case IR_LOP_FLOOR_TO_INT:
+    call_lanes(e, out, d, false, "d_floor_to_int", a, NULL);
+    return true;
+  case IR_LOP_VADD:
+  case IR_LOP_VSUB:
+  case IR_LOP_VMUL:
+  case IR_LOP_VDIV: {
+    static const char *ops[] = {"+", "-", "*", "/"};
+    for (int i = 0; i < lane_ncomp(dt); i++)
+      OUT("  %s.v[%d] = %s.v[%d] %s %s.v[%d];\n", d, i, a, i, ops[in->op - IR_LOP_VADD], b, i);
+    return true;
+  }
+  case IR_LOP_VNEG:
+    for (int i = 0; i < lane_ncomp(dt); i++) OUT("  %s.v[%d] = -%s.v[%d];\n", d, i, a, i);
+    return true;
+  case IR_LOP_VSCALE: /* the scalar code: splat(s) * v */
+    for (int i = 0; i < w; i++) OUT("  %s.v[%d] = %s * %s.v[%d];\n", d, i, a, b, i);
+    return true;
+  case IR_LOP_VSUM:
+  case IR_LOP_VDOT: { /* left to right, as the scalar code adds its lanes */
+    int n = t0->width;
+    OUT("  %s = ", d);
+    for (int i = 0; i < n; i++) {
+      if (in->op == IR_LOP_VDOT) OUT("%s(%s.v[%d] * %s.v[%d])", i ? " + " : "", a, i, b, i);
+      else OUT("%s%s.v[%d]", i ? " + " : "", a, i);
+    }
+    OUT(";\n");
+    return true;
+  }
+  case IR_LOP_VINDEX: OUT("  %s = %s.v[%d];\n", d, a, in->imm[0]); return true;
+  case IR_LOP_VSPLAT:
+  case IR_LOP_VCONS:
+  case IR_LOP_VSLICE:
+  case IR_LOP_TENSOR_TO_VEC:
+    for (int i = 0; i < w; i++) {
+      const char *src;
+      if (in->op == IR_LOP_VSPLAT) src = a;
+      else if (in->op == IR_LOP_VCONS) src = V(e, in->args[i]);
+      else if (in->op == IR_LOP_VSLICE) src = arena_printf(e->a, "%s.v[%d]", a, in->imm[0] + i);
+      else src = C(e, t0, a, i);
+      OUT("  %s.v[%d] = %s;\n", d, i, src);
+    }
+    return true;
+  case IR_LOP_VEC_TO_TENSOR:
+    for (int i = 0; i < t0->width; i++) OUT("  %s = %s.v[%d];\n", C(e, dt, d, i), a, i);
+    return true;
+  case IR_LOP_HORNER: { /* c0 + x*(c1 + x*(... + x*cn)), per component */
+    int n = in->nargs - 1;
+    for (int l = 0; l < lane_ncomp(dt); l++) {
+      OUT("  %s = ", C(e, dt, d, l));
+      for (int k = 0; k < n - 1; k++)
+        OUT("%s + %s * (", C(e, dt, V(e, in->args[k + 1]), l), C(e, t0, a, l));
+      OUT("%s", C(e, dt, V(e, in->args[n]), l));
+      for (int k = 0; k < n - 1; k++) OUT(")");
+      OUT(";\n");
+    }
+    return true;
+  }
+  case IR_LOP_LOAD: /* a gather; an inactive lane (any offset) reads sample 0 */
+    OUT("  %s = d_gather((const dreal *)%s->data, %s & d_m%d);\n", d, a, b, blk);
+    return true;
+  case IR_LOP_VLOAD:
+    for (int i = 0; i < w; i++)
+      OUT("  %s.v[%d] = d_gather((const dreal *)%s->data + %d, %s & d_m%d);\n", d, i, a, i, b, blk);
+    return true;
+  case IR_LOP_IMG_TRANSFORM:
+  case IR_LOP_IMG_TRANSLATE: {
+    const char *src = in->op == IR_LOP_IMG_TRANSFORM ? (e->opt->double_real ? "W" : "Wf")
+                                                      : (e->opt->double_real ? "t" : "tf");
+    for (int i = 0; i < lane_ncomp(dt); i++)
+      OUT("  %s = d_splat(%s->%s[%d]);\n", C(e, dt, d, i), a, src, i);
+    return true;
+  }
+  case IR_LOP_CLAMP_INDEX:
+  case IR_LOP_MIRROR_INDEX:
+  case IR_LOP_WRAP_INDEX:
+    call_lanes(e, out, d, false,
+               in->op == IR_LOP_CLAMP_INDEX    ? "d_clamp_index"
+               : in->op == IR_LOP_MIRROR_INDEX ? "d_mirror_index"
+                                               : "d_wrap_index",
+               a, b);
+    return true;
+  default: return false;
+  }
+  OUT("  %s = %s %s %s;\n", d, a, binop, b);
+  return true;
+}
+
+void emit_lanes_select(EmitCtx *e, EmitBuf *out, const IrType *t, const char *d, const char *m,
+                       const char *a, const char *b) {
+  for (int i = 0; i < lane_ncomp(t); i++)
+    OUT("  %s = %s(%s, %s, %s);\n", C(e, t, d, i), sel_fn(t), m, C(e, t, a, i), C(e, t, b, i));
+}
+
+/* Lane component text of a scalar-typed C value s of type t, i.e. what the
+ * scalar code holds: a real, an int, a bool (-1/0 in lanes), a tensor. */
+static const char *scalar_comp(EmitCtx *e, const IrType *t, const char *s, int i) {
+  if (t->kind == IR_TY_BOOL) return arena_printf(e->a, "(%s ? -1 : 0)", s);
+  if (t->kind == IR_TY_SEQ && t->elem->kind == IR_TY_BOOL)
+    return arena_printf(e->a, "(%s.v[%d] ? -1 : 0)", s, i);
+  if (is_real(t) || t->kind == IR_TY_INT) return s;
+  return arena_printf(e->a, "%s.v[%d]", s, i);
+}
+
+bool emit_lanes_instr(EmitCtx *e, EmitBuf *out, IrInstr *in, int blk) {
+  const IrType *dt = in->dst ? in->dst->ty : NULL;
+  const char *d = in->dst ? V(e, in->dst) : NULL;
+  switch (in->kind) {
+  case IR_I_OP: return lanes_op(e, out, in, blk);
+  case IR_I_LIT:
+    switch (in->lit.kind) {
+    case IR_LIT_BOOL: OUT("  %s = d_splati(%d);\n", d, in->lit.b ? -1 : 0); return true;
+    case IR_LIT_INT:
+      if (in->lit.i == INT64_MIN) OUT("  %s = d_splati((dint)INT64_MIN);\n", d);
+      else OUT("  %s = d_splati((dint)%" PRId64 "%s);\n", d, in->lit.i, e->opt->long_int ? "LL" : "");
+      return true;
+    case IR_LIT_REAL: OUT("  %s = d_splat(%s);\n", d, emit_real_lit(e, in->lit.r)); return true;
+    case IR_LIT_STRING: OUT("  %s = %s;\n", d, emit_string_lit(e, in->lit.s)); return true;
+    default: return false;
+    }
+  case IR_I_COPY:
+    if (!uniform(dt) && !lane_ncomp(dt)) return false;
+    OUT("  %s = %s;\n", d, V(e, in->args[0]));
+    return true;
+  case IR_I_GLOBAL_GET: {
+    const char *g = arena_printf(e->a, "wrld->%s", emit_global_field(e, in->global));
+    if (uniform(dt)) {
+      OUT("  %s = %s;\n", d, g);
+      return true;
+    }
+    int n = lane_ncomp(dt);
+    if (!n) return false;
+    for (int i = 0; i < n; i++)
+      OUT("  %s = %s(%s);\n", C(e, dt, d, i), lane_is_real(dt) ? "d_splat" : "d_splati",
+          scalar_comp(e, dt, g, i));
+    return true;
+  }
+  case IR_I_STATE_GET:
+  case IR_I_STATE_SET: {
+    bool get = in->kind == IR_I_STATE_GET;
+    if (get && in->nargs != 0) return false; /* another strand's state */
+    const IrType *t = in->state->ty;
+    int n = lane_ncomp(t);
+    if (!n) return false;
+    if (!out) return true;
+    /* reals: gathers at the lanes' state offsets */
+    if (get && emit_simd_state_gather(e, out, in->state, d, is_real(t))) return true;
+    /* else through the scalar type: the layout's own transfer (emit_c_layout.c) */
+    const char *val = get ? d : V(e, in->args[0]);
+    EmitBuf body;
+    emit_buf_init(&body, e->a);
+    emit_buf_printf(&body, "    const int64_t d_i = (int64_t)i0 + d_l;\n"
+                           "    dreal *self = (dreal *)self_ + %s;\n    %s s_;\n",
+                    emit_simd_state_dep(e), emit_type(e, t));
+    if (get) {
+      emit_simd_state_xfer(e, &body, in, "s_");
+      for (int i = 0; i < n; i++)
+        emit_buf_printf(&body, "    %s[d_l] = %s;\n", C(e, t, val, i), scalar_comp(e, t, "s_", i));
+    } else {
+      for (int i = 0; i < n; i++) {
+        const char *lane = arena_printf(e->a, "%s[d_l]", C(e, t, val, i));
+        if (t->kind == IR_TY_BOOL) emit_buf_printf(&body, "    s_ = %s != 0;\n", lane);
+        else if (t->kind == IR_TY_SEQ && t->elem->kind == IR_TY_BOOL)
+          emit_buf_printf(&body, "    s_.v[%d] = %s != 0;\n", i, lane);
+        else if (is_real(t) || t->kind == IR_TY_INT) emit_buf_printf(&body, "    s_ = %s;\n", lane);
+        else emit_buf_printf(&body, "    s_.v[%d] = %s;\n", i, lane);
+      }
+      emit_simd_state_xfer(e, &body, in, "s_");
+    }
+    lane_loop(e, out, blk, !get, emit_buf_str(&body));
+    return true;
+  }
+  default: return false;
+  }
+}
