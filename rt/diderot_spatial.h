@@ -29,7 +29,7 @@
  * strand index), 4 bytes of build scratch, 4 of the strand's record
  * (drt_spatial_positions) and 4 bytes per cell (about
  * 0.5–0.7 cells per strand with a radius hint for ~6 neighbours, at most
- * 2n+64), e.g. 23 bytes in 3-D float, 39 in 3-D double; hash mode adds 8
+ * 2n+64), e.g. 27 bytes in 3-D float, 43 in 3-D double; hash mode adds 8
  * bytes of cell key and 4–8 of buckets. drt_spatial_bytes() reports it.
  */
 #ifndef DIDEROT_SPATIAL_H
