@@ -169,7 +169,7 @@ def is_dynamic(orc, name):
 
 
 def read_dynamic(d, name, nstrands):
-    """A dynamic-sequence output (language.md §8.8): NAME-len.nrrd holds
+    """A dynamic-sequence output (doc/language.md §13): NAME-len.nrrd holds
     (offset, length) per strand, NAME-data.nrrd the elements of all strands
     (not written when there are none). -> [values per strand] or an error."""
     try:
