@@ -263,6 +263,21 @@ static void emit_op(EmitCtx *e, EmitBuf *out, IrInstr *in) {
   const IrType *t0 = in->nargs > 0 && in->args[0] ? in->args[0]->ty : NULL;
   const char *binop = NULL, *fn1 = NULL;
   bool low = e->m->level == IR_LOW;
+  /* x op x of ints or bools (value numbering merged two equal operands,
+   * e.g. a sequence index check 0 >= 0): the known result, which a C
+   * compiler would otherwise warn about as a tautological comparison */
+  if (in->nargs == 2 && in->args[0] == in->args[1] && t0 &&
+      (t0->kind == IR_TY_INT || t0->kind == IR_TY_BOOL)) {
+    switch (in->op) {
+    case IR_OP_LT:
+    case IR_OP_GT:
+    case IR_OP_NE: OUT("  %s = 0;\n", d); return;
+    case IR_OP_LE:
+    case IR_OP_GE:
+    case IR_OP_EQ: OUT("  %s = 1;\n", d); return;
+    default: break;
+    }
+  }
   switch (in->op) {
   case IR_OP_IADD: binop = "+"; break;
   case IR_OP_ISUB: binop = "-"; break;

@@ -383,7 +383,8 @@ void emit_layout_prologue(EmitCtx *e, EmitBuf *out, IrCFG *cfg) {
    * global stabilize later in the block refreshes it, dc_run.h) */
   if (other && global && e->opt->target == EMIT_TARGET_CUDA) OUT("  d_cuda_sync_states(wrld->cuda);\n");
   if (!body) OUT("  const int64_t d_N = drt_world_capacity(%s);\n  (void)d_N;\n", rt);
-  if (other) OUT("  const dreal *d_in = drt_world_in_store(%s);\n", rt);
+  /* (void): reads of pos may all come from the sphere queries (emit_c_sphere.c) */
+  if (other) OUT("  const dreal *d_in = drt_world_in_store(%s);\n  (void)d_in;\n", rt);
   if (method && own)
     OUT("  const int64_t d_i = id;\n  dreal *self = (dreal *)self_ + %s; /* strand mode of %s */\n",
         ix_print(e, ST_STATE, mode_at(L->ix, L->state, 0, L->i)), L->st[ST_STATE].layout);

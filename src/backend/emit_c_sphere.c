@@ -109,7 +109,8 @@ bool emit_sphere_pos_get(EmitCtx *e, EmitBuf *out, const IrInstr *in) {
   OUT("  { const dreal *d_p = (const dreal *)%s.v - (int64_t)%s.len * %d + (int64_t)%s * %d;\n",
       sv, sv, dim, emit_var(e, idx), dim);
   for (int k = 0; k < dim; k++) OUT("    %s = d_p[%d];\n", pos_comp(e, pos->ty, d, k), k);
-  OUT("  }\n");
+  /* the neighbour's id may have no other use now */
+  OUT("    (void)%s;\n  }\n", emit_var(e, in->args[0]));
   return true;
 }
 
@@ -199,8 +200,8 @@ void emit_sphere_glue(EmitCtx *e, EmitBuf *out) {
       "static void d_sphere_begin_step(DrtWorld *rt, void *wrld) {\n"
       "  (void)rt;\n  d_sphere_build(wrld);\n}\n\n");
   OUT("/* the strands within r of c, except `self`; valid until the method ends */\n"
-      "static const uint32_t *d_sphere_query(d_world *wrld, uint32_t self, const dreal *c, dreal r,\n"
-      "    uint32_t *len) {\n"
+      "static inline const uint32_t *d_sphere_query(d_world *wrld, uint32_t self, const dreal *c,\n"
+      "    dreal r, uint32_t *len) {\n"
       "  /* stale only outside a super-step, which runs on one thread */\n"
       "  if (!drt_sphere_current(wrld->sphere, wrld->rt)) d_sphere_build(wrld);\n"
       "  return drt_sphere_query_%s(wrld->sphere, %s, self, c, r, len);\n}\n\n",

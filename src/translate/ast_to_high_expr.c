@@ -518,7 +518,9 @@ static IrVar *seq_subscript(Fn *f, Expr *e, IrVar *base, IrVar *i) {
       i->def->lit.i < len)
     return op2(f, IR_OP_SEQ_INDEX, base, i);
   IrVar *n = op1(f, IR_OP_SEQ_LENGTH, base);
-  IrVar *ok = op2(f, IR_OP_AND, op2(f, IR_OP_GE, i, ir_emit_int(f->cur, 0)), op2(f, IR_OP_LT, i, n));
+  bool nonneg = i->def && i->def->kind == IR_I_LIT && i->def->lit.i >= 0;
+  IrVar *ok = nonneg ? op2(f, IR_OP_LT, i, n)
+                     : op2(f, IR_OP_AND, op2(f, IR_OP_GE, i, ir_emit_int(f->cur, 0)), op2(f, IR_OP_LT, i, n));
   if (!ok) return NULL;
   IrBlock *in = th_block(f, "index_ok"), *out = th_block(f, "index_outside");
   ir_block_set_branch(f->cur, ok, in, out);
