@@ -303,6 +303,9 @@ __attribute__((cold))
 void drt_world_index_error(DrtWorld *w, long long strand, int line, long long i, long long n);
 /* Whether a run-time error of the program (above) stopped the world. */
 bool drt_world_failed(const DrtWorld *w);
+/* Stop the world after an error recorded elsewhere (a sequence file that
+ * cannot be loaded in strand code): as a probe error does. */
+void drt_world_fail(DrtWorld *w);
 
 /* ---- reductions over strand sets (global blocks) ---- */
 typedef double (*DrtMapReal)(void *env, uint32_t id, const void *state);

@@ -541,6 +541,8 @@ void drt_world_index_error(DrtWorld *w, long long strand, int line, long long i,
             i, at, n);
 }
 
+void drt_world_fail(DrtWorld *w) { __atomic_store_n(&w->failed, 1, __ATOMIC_RELEASE); }
+
 bool drt_world_failed(const DrtWorld *w) { return __atomic_load_n(&w->failed, __ATOMIC_ACQUIRE); }
 
 static void drt_global_block(DrtWorld *w, DrtGlobalBlock block) {

@@ -335,6 +335,16 @@ static const char *exit_code(IrTermKind k) {
   }
 }
 
+/* Leave the unit being printed after a recorded run-time error. */
+void emit_leave_on_error(EmitCtx *e, EmitBuf *out, const char *indent) {
+  bool method = e->cfg->kind == IR_CFG_START || e->cfg->kind == IR_CFG_UPDATE;
+  if (method) emit_buf_printf(out, "%sreturn DRT_EXIT_ERROR;\n", indent);
+  else if (e->cfg->kind == IR_CFG_FUNC && e->cfg->result)
+    emit_buf_printf(out, "%s{ %s z_; memset(&z_, 0, sizeof z_); return z_; }\n", indent,
+                    emit_type(e, e->cfg->result));
+  else emit_buf_printf(out, "%sreturn;\n", indent);
+}
+
 static void emit_term(EmitCtx *e, EmitBuf *out, IrBlock *b) {
   IrTerm *t = &b->term;
   bool method = e->cfg->kind == IR_CFG_START || e->cfg->kind == IR_CFG_UPDATE;
@@ -367,11 +377,7 @@ static void emit_term(EmitCtx *e, EmitBuf *out, IrBlock *b) {
   case IR_T_ERROR:
     /* the error is recorded (probe_fail): leave the unit; the runtime
      * stops the program when the unit returns */
-    if (method) emit_buf_puts(out, "  return DRT_EXIT_ERROR;\n");
-    else if (e->cfg->kind == IR_CFG_FUNC && e->cfg->result)
-      emit_buf_printf(out, "  { %s z_; memset(&z_, 0, sizeof z_); return z_; }\n",
-                      emit_type(e, e->cfg->result));
-    else emit_buf_puts(out, "  return;\n");
+    emit_leave_on_error(e, out, "  ");
     return;
   case IR_T_NONE: break;
   }

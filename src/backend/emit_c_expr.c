@@ -407,7 +407,12 @@ static void emit_op(EmitCtx *e, EmitBuf *out, IrInstr *in) {
   case IR_OP_RED_MAX:
   case IR_OP_RED_MEAN: emit_seq_reduce(e, out, in, d); return;
   case IR_OP_LOAD_SEQ:
-    OUT("  %s;\n", emit_load_seq_call(e, dt, "\"sequence\"", A(e, in, 0), "NULL", d));
+    /* a file that cannot be loaded is a run-time error: leave the unit
+     * (the sequence is empty; nothing after may run on it) */
+    OUT("  if (%s) {\n    drt_world_fail(wrld->rt);\n",
+        emit_load_seq_call(e, dt, "\"sequence\"", A(e, in, 0), "NULL", d));
+    emit_leave_on_error(e, out, "    ");
+    OUT("  }\n");
     return;
   case IR_OP_LOAD_IMAGE: OUT("  %s = %s;\n", d, emit_load_image_call(e, in->dst, A(e, in, 0))); return;
   case IR_OP_IMAGE_SIZE:

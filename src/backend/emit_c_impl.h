@@ -76,6 +76,8 @@ const char *emit_cfg_name(EmitCtx *e, const IrCFG *cfg);
 bool emit_program_glue(EmitCtx *e, EmitBuf *out);
 /* C calls loading an image (LOAD_IMAGE into dst; the proxy of the global
  * it is stored in is checked) or a dynamic sequence of type t into dst. */
+/* Leave the unit being printed after a recorded run-time error (IR_T_ERROR). */
+void emit_leave_on_error(EmitCtx *e, EmitBuf *out, const char *indent);
 const char *emit_load_image_call(EmitCtx *e, const IrVar *dst, const char *file);
 const char *emit_load_seq_call(EmitCtx *e, const IrType *t, const char *what, const char *file,
                                const char *nin, const char *dst);

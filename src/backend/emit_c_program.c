@@ -169,7 +169,7 @@ static void emit_helpers(EmitCtx *e, EmitBuf *out) {
       "  else drt_image_load_file(drt_world_errors(wrld->rt), &spec, file, img);\n"
       "%s  return img;\n}\n\n"
       "/* dynamic sequences from a file or a Nrrd (§8.7) */\n"
-      "static inline void d_load_dseq(d_world *wrld, const char *what, const char *file, const Nrrd *nin,\n"
+      "static inline bool d_load_dseq(d_world *wrld, const char *what, const char *file, const Nrrd *nin,\n"
       "    int type, unsigned ncomp, bool is_bool, uint32_t *len, void **data) {\n"
       "  DrtSeqSpec spec = {what, type, ncomp, is_bool};\n  DrtSequence s;\n"
       "  memset(&s, 0, sizeof s);\n"
@@ -178,7 +178,7 @@ static void emit_helpers(EmitCtx *e, EmitBuf *out) {
       "  /* into the world's sequence heap (collected between steps) */\n"
       "  size_t bytes_ = bad ? 0 : s.len * ncomp * (size_t)nrrdTypeSize[type];\n"
       "  *len = bad ? 0 : (uint32_t)s.len;\n  *data = d_seq_alloc(wrld->rt, bytes_, 1);\n"
-      "  if (bytes_) memcpy(*data, s.data, bytes_);\n  free(s.data);\n}\n\n",
+      "  if (bytes_) memcpy(*data, s.data, bytes_);\n  free(s.data);\n  return bad;\n}\n\n",
       emit_image_relayout_call(e, "img", "dim", "ncomp")
           ? arena_printf(e->a, "  %s;\n", emit_image_relayout_call(e, "img", "dim", "ncomp"))
           : "");
@@ -990,7 +990,7 @@ bool emit_program_glue(EmitCtx *e, EmitBuf *result) {
   if (e->opt->stats && simd) fprintf(stderr, "simd: %s\n", simd);
   OUT("static const DrtImage *d_load_image(d_world *, const char *, const char *, const Nrrd *,\n"
       "    unsigned, unsigned, int);\n"
-      "static void d_load_dseq(d_world *, const char *, const char *, const Nrrd *, int, unsigned,\n"
+      "static bool d_load_dseq(d_world *, const char *, const char *, const Nrrd *, int, unsigned,\n"
       "    bool, uint32_t *, void **);\n");
   OUT("%s\n%s%s", emit_buf_str(&protos), emit_buf_str(&fns), emit_buf_str(&glue));
   return true;

@@ -25,3 +25,17 @@ def run(t):
     t.equal("kept-len", out.data, [[6 * i, 6] for i in range(n)])
     out = t.layout("kept-data.nrrd", t.real, [6 * n], ["list"])
     t.close("kept-data", out.data, [x for i in range(n) for x in xs + [i]])
+    # a file that cannot be read: a run-time error naming it, exit status 1,
+    # no output, and nothing after the load runs on an empty sequence (here
+    # `i % length(xs)` would divide by zero)
+    import os
+    os.remove(t.path("xs.nrrd"))
+    for f in ("s.nrrd", "p.nrrd", "kept-len.nrrd", "kept-data.nrrd"):
+        if os.path.exists(t.path(f)):
+            os.remove(t.path(f))
+    p = t.exec([], expect_rc=1)
+    if "xs.nrrd" not in p.err or "cannot be opened" not in p.err:
+        t.fail("missing xs.nrrd: stderr %r does not name the file" % p.err)
+    left = [f for f in ("s.nrrd", "p.nrrd", "kept-len.nrrd") if os.path.exists(t.path(f))]
+    if left:
+        t.fail("missing xs.nrrd: outputs written: %s" % left)
