@@ -249,6 +249,31 @@ static const char *load_addr(EmitCtx *e, const IrInstr *in) {
   return arena_printf(e->a, "((const dreal *)%s->data + %s)", A(e, in, 0), A(e, in, 1));
 }
 
+/* The C math function of a one-argument real operator (sqrt, ...), or NULL:
+ * the scalar and the lane printers share it. */
+const char *emit_math_fn1(int op) {
+  switch (op) {
+  case IR_OP_SQRT: return "sqrt";
+  case IR_OP_EXP: return "exp";
+  case IR_OP_LOG: return "log";
+  case IR_OP_LOG10: return "log10";
+  case IR_OP_LOG2: return "log2";
+  case IR_OP_SIN: return "sin";
+  case IR_OP_COS: return "cos";
+  case IR_OP_TAN: return "tan";
+  case IR_OP_ASIN: return "asin";
+  case IR_OP_ACOS: return "acos";
+  case IR_OP_ATAN: return "atan";
+  case IR_OP_CEIL: return "ceil";
+  case IR_OP_FLOOR: return "floor";
+  case IR_OP_ROUND: return "round";
+  case IR_OP_TRUNC: return "trunc";
+  case IR_OP_ERF: return "erf";
+  case IR_OP_ERFC: return "erfc";
+  default: return NULL;
+  }
+}
+
 /* A load's offset variable may now be read nowhere: mark it used. */
 static const char *load_off_use(EmitCtx *e, const IrInstr *in) {
   const IrInstr *od = in->nargs > 1 && in->args[1] ? in->args[1]->def : NULL;
@@ -261,7 +286,7 @@ static void emit_op(EmitCtx *e, EmitBuf *out, IrInstr *in) {
   const char *d = in->dst ? emit_var(e, in->dst) : NULL;
   const IrType *dt = in->dst ? in->dst->ty : NULL;
   const IrType *t0 = in->nargs > 0 && in->args[0] ? in->args[0]->ty : NULL;
-  const char *binop = NULL, *fn1 = NULL;
+  const char *binop = NULL, *fn1 = emit_math_fn1(in->op);
   bool low = e->m->level == IR_LOW;
   /* x op x of ints or bools (value numbering merged two equal operands,
    * e.g. a sequence index check 0 >= 0): the known result, which a C
@@ -305,23 +330,6 @@ static void emit_op(EmitCtx *e, EmitBuf *out, IrInstr *in) {
   case IR_OP_MIN: OUT("  %s = %s < %s ? %s : %s;\n", d, A(e, in, 1), A(e, in, 0), A(e, in, 1), A(e, in, 0)); return;
   case IR_OP_MAX: OUT("  %s = %s > %s ? %s : %s;\n", d, A(e, in, 1), A(e, in, 0), A(e, in, 1), A(e, in, 0)); return;
   case IR_OP_INT_TO_REAL: OUT("  %s = (dreal)%s;\n", d, A(e, in, 0)); return;
-  case IR_OP_SQRT: fn1 = "sqrt"; break;
-  case IR_OP_EXP: fn1 = "exp"; break;
-  case IR_OP_LOG: fn1 = "log"; break;
-  case IR_OP_LOG10: fn1 = "log10"; break;
-  case IR_OP_LOG2: fn1 = "log2"; break;
-  case IR_OP_SIN: fn1 = "sin"; break;
-  case IR_OP_COS: fn1 = "cos"; break;
-  case IR_OP_TAN: fn1 = "tan"; break;
-  case IR_OP_ASIN: fn1 = "asin"; break;
-  case IR_OP_ACOS: fn1 = "acos"; break;
-  case IR_OP_ATAN: fn1 = "atan"; break;
-  case IR_OP_CEIL: fn1 = "ceil"; break;
-  case IR_OP_FLOOR: fn1 = "floor"; break;
-  case IR_OP_ROUND: fn1 = "round"; break;
-  case IR_OP_TRUNC: fn1 = "trunc"; break;
-  case IR_OP_ERF: fn1 = "erf"; break;
-  case IR_OP_ERFC: fn1 = "erfc"; break;
   case IR_OP_ATAN2:
   case IR_OP_POW:
   case IR_OP_FMOD:

@@ -78,6 +78,8 @@ bool emit_program_glue(EmitCtx *e, EmitBuf *out);
  * it is stored in is checked) or a dynamic sequence of type t into dst. */
 /* Leave the unit being printed after a recorded run-time error (IR_T_ERROR). */
 void emit_leave_on_error(EmitCtx *e, EmitBuf *out, const char *indent);
+/* The C math function of a one-argument real operator (sqrt, ...), or NULL. */
+const char *emit_math_fn1(int op);
 const char *emit_load_image_call(EmitCtx *e, const IrVar *dst, const char *file);
 const char *emit_load_seq_call(EmitCtx *e, const IrType *t, const char *what, const char *file,
                                const char *nin, const char *dst);

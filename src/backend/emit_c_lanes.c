@@ -158,7 +158,7 @@ static bool lanes_op(EmitCtx *e, EmitBuf *out, IrInstr *in, int blk) {
   const IrType *t0 = in->nargs > 0 ? in->args[0]->ty : NULL;
   const char *a = in->nargs > 0 ? V(e, in->args[0]) : NULL;
   const char *b = in->nargs > 1 ? V(e, in->args[1]) : NULL;
-  const char *binop = NULL, *fn1 = NULL, *fn2 = NULL;
+  const char *binop = NULL, *fn1 = emit_math_fn1(in->op), *fn2 = NULL;
   if (in->op == IR_OP_PRINT || in->op == IR_OP_NEW || in->op == IR_LOP_PROBE_FAIL ||
       in->op == IR_OP_INDEX_FAIL) {
     OUT("  return false; /* an effect: the scalar update runs the group */\n");
@@ -202,23 +202,6 @@ static bool lanes_op(EmitCtx *e, EmitBuf *out, IrInstr *in, int blk) {
     OUT("  %s = %s(%s %s %s, %s, %s);\n", d, sel_fn(dt), b, in->op == IR_OP_MIN ? "<" : ">", a, b, a);
     return true;
   case IR_OP_INT_TO_REAL: OUT("  %s = __builtin_convertvector(%s, dlane);\n", d, a); return true;
-  case IR_OP_SQRT: fn1 = "sqrt"; break;
-  case IR_OP_EXP: fn1 = "exp"; break;
-  case IR_OP_LOG: fn1 = "log"; break;
-  case IR_OP_LOG10: fn1 = "log10"; break;
-  case IR_OP_LOG2: fn1 = "log2"; break;
-  case IR_OP_SIN: fn1 = "sin"; break;
-  case IR_OP_COS: fn1 = "cos"; break;
-  case IR_OP_TAN: fn1 = "tan"; break;
-  case IR_OP_ASIN: fn1 = "asin"; break;
-  case IR_OP_ACOS: fn1 = "acos"; break;
-  case IR_OP_ATAN: fn1 = "atan"; break;
-  case IR_OP_CEIL: fn1 = "ceil"; break;
-  case IR_OP_FLOOR: fn1 = "floor"; break;
-  case IR_OP_ROUND: fn1 = "round"; break;
-  case IR_OP_TRUNC: fn1 = "trunc"; break;
-  case IR_OP_ERF: fn1 = "erf"; break;
-  case IR_OP_ERFC: fn1 = "erfc"; break;
   case IR_OP_ATAN2: fn2 = "atan2"; break;
   case IR_OP_POW: fn2 = "pow"; break;
   case IR_OP_FMOD: fn2 = "fmod"; break;
