@@ -107,6 +107,17 @@ typedef void (*DrtGlobalBlock)(DrtWorld *w, void *globals);
 typedef void (*DrtUpdateChunk)(DrtCtx *ctx, uint32_t lo, uint32_t hi, void *store, uint32_t cap,
                                unsigned char *status, unsigned char *fresh, uint32_t *nstab,
                                uint32_t *ndie);
+/* The no-BSP run of one chunk (LANGUAGE.md §6.3: a program without strand
+ * communication, `new`, a global update, strand-count queries, `print` in
+ * its methods or dynamic sequences built by its strands): every active
+ * strand of [lo, hi) runs up to `limit` updates on its own, as
+ * DrtUpdateChunk would run them one super-step at a time, and the result
+ * is the largest number of updates one strand ran. A strand's state stays
+ * in cache across its updates and the globals in registers. It returns
+ * early once a run-time error is recorded (the run then stops). */
+typedef uint32_t (*DrtRunChunk)(DrtCtx *ctx, uint32_t lo, uint32_t hi, void *store, uint32_t cap,
+                                unsigned char *status, unsigned char *fresh, uint32_t limit,
+                                uint32_t *nstab, uint32_t *ndie);
 /* Run body(arg, c) for every chunk c in 0..nchunks-1, in any order and on
  * any threads; returns when all are done. */
 typedef void (*DrtParallelFor)(uint32_t nchunks, void (*body)(void *arg, uint32_t c), void *arg,
@@ -157,6 +168,9 @@ typedef struct DrtProgram {
   /* NULL: the runtime calls update for each active strand of a chunk; else
    * the update phase of whole chunks (needs layout) */
   DrtUpdateChunk update_chunk;
+  /* NULL: super-steps; else the program runs strand by strand (needs
+   * update_chunk and layout; diderotc --force-bsp leaves it NULL) */
+  DrtRunChunk run_chunk;
 } DrtProgram;
 
 /* Dynamic sequences. The buffers of T[] values (immutable, shared by

@@ -353,7 +353,7 @@ static bool save_special(DrtErrors *e, const char *what, const char *file,
   return write_fd(e, what, file, fd, nrrd, nio);
 }
 
-/* Write a regular file (or a new one) as TARGET under a temporary name in
+/* Write a regular file as TARGET under a temporary name in
  * its directory, then rename(2) it over TARGET: a failed write never
  * leaves a partial file. An existing file's permission bits are kept
  * (old: its stat, or NULL). Errors name FILE, and TARGET when it is the
@@ -362,6 +362,19 @@ static bool save_replace(DrtErrors *e, const char *what, const char *file,
                          const char *target, const struct stat *old,
                          const Nrrd *nrrd, NrrdIoState *nio) {
   const char *via = strcmp(file, target) != 0 ? target : NULL;
+  if (!old) {
+    /* A new file (a snapshot, a first run): create it under its own name,
+     * and remove it if the write fails; a temporary name and a rename
+     * would cost two more directory searches (circle's 300 snapshots
+     * spent a tenth of their time in ext4_search_dir). O_EXCL: if the
+     * name appeared meanwhile, it is replaced as an existing file is. */
+    int fd = open(target, O_WRONLY | O_CREAT | O_EXCL | O_NOCTTY, 0666);
+    if (fd >= 0) {
+      bool err = write_fd(e, what, file, fd, nrrd, nio);
+      if (err) unlink(target);
+      return err;
+    }
+  }
   size_t n = strlen(target) + 48;
   char *tmp = malloc(n);
   int fd = -1;

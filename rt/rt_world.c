@@ -18,6 +18,7 @@ typedef struct DrtNewBuf {
   unsigned char *states;
   size_t n, cap;
   uint32_t nstab, ndie; /* the chunk's status changes this step */
+  uint32_t most;        /* strand-wise: the most updates a strand ran */
   bool oom;
 } DrtNewBuf;
 
@@ -556,7 +557,9 @@ static void drt_global_block(DrtWorld *w, DrtGlobalBlock block) {
 
 typedef struct DrtPhase {
   DrtWorld *w;
-  bool start; /* the start phase, else the update phase */
+  bool start;     /* the start phase, else the update phase */
+  uint32_t limit; /* update phase: 0 one super-step, else up to limit
+                   * updates of each strand on its own (DrtRunChunk) */
 } DrtPhase;
 
 /* The strands [lo, hi) of chunk c: the layout's strand → chunk map, or
@@ -578,6 +581,11 @@ static void drt_phase_chunk(void *arg, uint32_t c) {
   DrtNewBuf *b = &w->bufs[c];
   uint32_t lo, hi;
   drt_chunk_range(w, c, &lo, &hi);
+  if (!ph->start && ph->limit) {
+    b->most = w->prog.run_chunk(&ctx, lo, hi, w->state, w->cap, w->status, w->fresh, ph->limit,
+                                &b->nstab, &b->ndie);
+    return;
+  }
   if (!ph->start && w->prog.update_chunk && w->lay) {
     w->prog.update_chunk(&ctx, lo, hi, w->state, w->cap, w->status, w->fresh, &b->nstab,
                          &b->ndie);
@@ -606,8 +614,8 @@ static void drt_phase_chunk(void *arg, uint32_t c) {
   }
 }
 
-static void drt_run_phase(DrtWorld *w, bool start, uint32_t nchunks) {
-  DrtPhase ph = {w, start};
+static void drt_run_phase(DrtWorld *w, bool start, uint32_t limit, uint32_t nchunks) {
+  DrtPhase ph = {w, start, limit};
   if (w->pfor && nchunks > 1) {
     w->pfor(nchunks, drt_phase_chunk, &ph, w->nworkers);
   } else {
@@ -615,15 +623,20 @@ static void drt_run_phase(DrtWorld *w, bool start, uint32_t nchunks) {
   }
 }
 
-/* One super-step (§6.3). Returns false when it could not run. */
-static bool drt_step(DrtWorld *w) {
+/* One super-step (§6.3), or with limit > 0 up to limit updates of every
+ * strand on its own (no-BSP mode: the program has DrtRunChunk, whose
+ * conditions make the two the same but for the step count and the order
+ * of the strands' work). Returns the number of super-steps this stands
+ * for (the most updates one strand ran, at least 1), 0 when it could not
+ * run. */
+static uint32_t drt_step(DrtWorld *w, uint32_t limit) {
   uint32_t n = w->n;
   uint32_t nchunks = n ? (n - 1) / w->chunk + 1 : 0;
   if (!drt_bufs_reserve(w, nchunks ? nchunks : 1)) {
     drt_error(&w->err, "out of memory");
-    return false;
+    return 0;
   }
-  for (uint32_t c = 0; c < nchunks; c++) w->bufs[c].nstab = w->bufs[c].ndie = 0;
+  for (uint32_t c = 0; c < nchunks; c++) w->bufs[c].nstab = w->bufs[c].ndie = w->bufs[c].most = 0;
   if (w->prog.shared && n) {
     /* a layout's copy must have the same capacity: it is a stride */
     if (w->lay ? w->in_cap != w->cap : w->in_cap < n) {
@@ -633,7 +646,7 @@ static bool drt_step(DrtWorld *w) {
       if (!w->in_state) {
         w->in_cap = 0;
         drt_error(&w->err, "out of memory");
-        return false;
+        return 0;
       }
       w->in_cap = w->cap;
     }
@@ -641,27 +654,29 @@ static bool drt_step(DrtWorld *w) {
   }
   w->in_step = true;
   if (w->prog.begin_step) w->prog.begin_step(w, w->globals);
-  if (w->prog.start) drt_run_phase(w, true, nchunks);
-  if (!drt_world_failed(w)) drt_run_phase(w, false, nchunks);
+  if (w->prog.start) drt_run_phase(w, true, 0, nchunks);
+  if (!drt_world_failed(w)) drt_run_phase(w, false, limit, nchunks);
   w->in_step = false;
   /* a failed probe: the step is abandoned (the error says why) */
-  if (drt_world_failed(w)) return false;
+  if (drt_world_failed(w)) return 0;
   /* finish: counts, then dying strands go and new ones arrive */
   bool any_dead = false;
+  uint32_t taken = 1;
   for (uint32_t c = 0; c < nchunks; c++) {
     w->nactive -= w->bufs[c].nstab + w->bufs[c].ndie;
     w->nstable += w->bufs[c].nstab;
     any_dead |= w->bufs[c].ndie > 0;
+    if (w->bufs[c].most > taken) taken = w->bufs[c].most;
   }
   if (any_dead) drt_compact(w);
   drt_append_new(w, nchunks);
-  w->steps++;
+  w->steps += taken;
   if (w->prog.global_update) {
     drt_global_block(w, w->prog.global_update);
     drt_append_new(w, 1);
   }
   drt_world_collect_seqs(w);
-  return true;
+  return taken;
 }
 
 uint32_t drt_world_run(DrtWorld *w, uint32_t max_steps) {
@@ -683,11 +698,18 @@ uint32_t drt_world_run(DrtWorld *w, uint32_t max_steps) {
     drt_error(&w->err, "internal: the strand has no update method");
     return 0;
   }
+  /* strand by strand (DrtRunChunk), each strand up to the limit in one
+   * pass; not when someone watches the steps: a progress callback (a
+   * terminal's progress line, a library's callback, which may stop the run
+   * at a step) or -v */
+  bool strandwise = w->prog.run_chunk && w->lay && !w->progress && !w->verbose;
   uint32_t steps = 0;
   drt_world_progress_begin(w);
   while (w->nactive > 0 && (max_steps == 0 || steps < max_steps)) {
-    if (!drt_step(w)) break;
-    steps++;
+    uint32_t limit = !strandwise ? 0 : max_steps ? max_steps - steps : UINT32_MAX;
+    uint32_t taken = drt_step(w, limit);
+    if (!taken) break;
+    steps += taken;
     if (w->verbose)
       fprintf(stderr, "step %u: %u active, %u stable\n", (unsigned)w->steps,
               (unsigned)w->nactive, (unsigned)w->nstable);

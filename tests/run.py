@@ -46,6 +46,10 @@ Each of these counts as one test:
   simd/run/NAME        the cases of run/NAME built with and without
                        --simd=strands (both -ffp-contract=off): exit status,
                        stdout, stderr and output files byte-identical;
+  bsp/run/NAME         the cases of run/NAME built with --force-bsp and by
+                       default (strand by strand where the program allows):
+                       exit status, stdout, stderr and output files
+                       byte-identical;
   layouts/run/NAME     the cases of run/NAME again under --strand-layout=soa,
                        aosoa:4, aosoa:8 (and --image-layout=brick:4, brick:8
                        for programs with images): every output file must be
@@ -754,63 +758,21 @@ class Runner:
                    ["--strand-layout=aosoa:8"]]
     IMAGE_LAYOUT_RUNS = [["--image-layout=brick:4"], ["--image-layout=brick:8"]]
 
-    def runlayouts(self, path):
+    def runvariants(self, path, group, variants, env_extra=None, streams=False):
+        """GROUP/run/NAME: the cases of run/NAME built with each flag list
+        of variants (the first is the reference build); every build's
+        output files must be byte-identical to the first's, and with
+        streams its exit status, stdout and stderr too (the executable's
+        own name in them aside)."""
         stem = os.path.basename(path)[:-len(".diderot")]
-        name = "layouts/run/" + stem
+        name = group + "/run/" + stem
         scope = self.load_oracle(path)
         if isinstance(scope, str):
             return Outcome(name, "fail", [scope])
-        runs = [[]] + self.LAYOUT_RUNS
-        if "image(" in read_text(path):
-            runs += self.IMAGE_LAYOUT_RUNS
-        work = self.fresh_dir("layouts", stem)
-        env = dict(os.environ, DIDEROT_RT_DIR=self.builddir)
+        work = self.fresh_dir(group, stem)
+        env = dict(os.environ, DIDEROT_RT_DIR=self.builddir, **(env_extra or {}))
         base, problems = None, []
-        for k, flags in enumerate(runs):
-            label = " ".join(flags) or "default layouts"
-            exe = os.path.join(work, "prog%d" % k)
-            r = run_killable([self.diderotc, "--exec"] + list(scope.get("FLAGS", [])) + flags
-                             + ["-o", exe, path], self.srcdir, COMPILE_TIMEOUT, env=env)
-            if isinstance(r, str) or r.returncode != 0:
-                problems.append("%s: diderotc failed: %s" % (label, r if isinstance(r, str) else
-                                tail(r.stderr.decode("utf-8", "replace"))))
-                continue
-            outs = []
-            for n, (args, _) in enumerate(scope.get("CASES", [])):
-                for f in os.listdir(work):
-                    if f.endswith(".nrrd"):
-                        os.remove(os.path.join(work, f))
-                r = run_killable([exe] + [str(a) for a in args], work, RUN_TIMEOUT)
-                if isinstance(r, str) or r.returncode != 0:
-                    problems.append("%s: case %d fails" % (label, n))
-                    continue
-                outs.append({f: open(os.path.join(work, f), "rb").read()
-                             for f in sorted(os.listdir(work)) if f.endswith(".nrrd")})
-            if base is None:
-                base = outs
-            elif outs != base:
-                problems.append("%s: outputs differ from the default layouts' run" % label)
-        if problems:
-            return Outcome(name, "fail", problems + ["(work directory %s)" % work])
-        shutil.rmtree(work, ignore_errors=True)
-        return Outcome(name, "pass")
-
-    # simd/run/NAME: the cases of run/NAME built with --simd=strands (groups
-    # of strands updated at once, emit_c_simd.c); the output files must be
-    # byte-identical to the default build's, both built without FMA
-    # contraction (the two forms may contract differently).
-    SIMD_CFLAGS = "-O3 -march=native -ffp-contract=off"
-
-    def runsimd(self, path):
-        stem = os.path.basename(path)[:-len(".diderot")]
-        name = "simd/run/" + stem
-        scope = self.load_oracle(path)
-        if isinstance(scope, str):
-            return Outcome(name, "fail", [scope])
-        work = self.fresh_dir("simd", stem)
-        env = dict(os.environ, DIDEROT_RT_DIR=self.builddir, CFLAGS_DIDEROT=self.SIMD_CFLAGS)
-        base, problems = None, []
-        for k, flags in enumerate([[], ["--simd=strands"]]):
+        for k, flags in enumerate(variants):
             label = " ".join(flags) or "default build"
             exe = os.path.join(work, "prog%d" % k)
             r = run_killable([self.diderotc, "--exec"] + list(scope.get("FLAGS", [])) + flags
@@ -825,23 +787,48 @@ class Runner:
                     if f.endswith(".nrrd"):
                         os.remove(os.path.join(work, f))
                 r = run_killable([exe] + [str(a) for a in args], work, RUN_TIMEOUT)
-                if isinstance(r, str):
-                    problems.append("%s: case %d: %s" % (label, n, r))
+                if isinstance(r, str) or (r.returncode != 0 and not streams):
+                    problems.append("%s: case %d: %s" % (label, n, r if isinstance(r, str) else
+                                    "exit status %d" % r.returncode))
                     continue
+                files = {f: open(os.path.join(work, f), "rb").read()
+                         for f in sorted(os.listdir(work)) if f.endswith(".nrrd")}
                 who = ("prog%d" % k).encode()  # the executable names itself in messages
                 outs.append((r.returncode, r.stdout.replace(who, b"prog"),
-                             r.stderr.replace(who, b"prog"),
-                             {f: open(os.path.join(work, f), "rb").read()
-                              for f in sorted(os.listdir(work)) if f.endswith(".nrrd")}))
+                             r.stderr.replace(who, b"prog"), files) if streams else files)
             if base is None:
                 base = outs
             elif outs != base:
-                problems.append("%s: exit status, stdout, stderr or outputs differ from the "
-                                "default build's" % label)
+                problems.append("%s: %s differ from the %s's" % (
+                    label, "exit status, stdout, stderr or outputs" if streams else "outputs",
+                    " ".join(variants[0]) or "default build"))
         if problems:
             return Outcome(name, "fail", problems + ["(work directory %s)" % work])
         shutil.rmtree(work, ignore_errors=True)
         return Outcome(name, "pass")
+
+    def runlayouts(self, path):
+        runs = [[]] + self.LAYOUT_RUNS
+        if "image(" in read_text(path):
+            runs += self.IMAGE_LAYOUT_RUNS
+        return self.runvariants(path, "layouts", runs)
+
+    # simd/run/NAME: the cases of run/NAME built with --simd=strands (groups
+    # of strands updated at once, emit_c_simd.c); the output files must be
+    # byte-identical to the default build's, both built without FMA
+    # contraction (the two forms may contract differently).
+    SIMD_CFLAGS = "-O3 -march=native -ffp-contract=off"
+
+    def runsimd(self, path):
+        return self.runvariants(path, "simd", [[], ["--simd=strands"]],
+                                {"CFLAGS_DIDEROT": self.SIMD_CFLAGS}, streams=True)
+
+    # bsp/run/NAME: the cases of run/NAME built with --force-bsp (super-steps
+    # only) against the default build, which runs strand by strand where the
+    # program allows it (d_run_chunk, doc/backend.md): the same exit status,
+    # stdout, stderr and output files.
+    def runbsp(self, path):
+        return self.runvariants(path, "bsp", [["--force-bsp"], []], streams=True)
 
     # omp/run/NAME: the cases of run/NAME built with --target=omp and run
     # with --nworkers 1, 2 and 4: the oracle's checks, and output files
@@ -1196,6 +1183,7 @@ class Runner:
             tests.append(("layouts/run/" + os.path.basename(p)[:-len(".diderot")],
                           self.runlayouts, p))
             tests.append(("simd/run/" + os.path.basename(p)[:-len(".diderot")], self.runsimd, p))
+            tests.append(("bsp/run/" + os.path.basename(p)[:-len(".diderot")], self.runbsp, p))
         drv_path = os.path.join(self.srcdir, "tests", "driver", "cases.py")
         drv = {}
         exec(compile(read_text(drv_path), drv_path, "exec"), drv)
@@ -1368,7 +1356,8 @@ def run_e2e(args, counts):
     if not os.path.exists(script):
         return
     argv = [sys.executable, script, "--srcdir=" + args.srcdir, "--builddir=" + args.builddir,
-            "-k", args.filter] + (["--diderotc=" + args.diderotc] if args.diderotc else []) \
+            "-k", args.filter, "-j", str(args.jobs)] \
+        + (["--diderotc=" + args.diderotc] if args.diderotc else []) \
         + (["-v"] if args.verbose else [])
     # streamed, so that a long e2e run shows its progress; its own summary
     # line is held back and added to ours
@@ -1427,7 +1416,7 @@ def main(argv):
         # install/: its clients too; python/: libraries loaded into python3;
         # viewer/: the viewer and its Python version, the same
         tests = [t for t in tests
-                 if not t[0].startswith(("cuda/nvcc/", "omp/", "layouts/", "simd/", "docs/", "install/",
+                 if not t[0].startswith(("cuda/nvcc/", "omp/", "layouts/", "simd/", "bsp/", "docs/", "install/",
                                          "python/", "viewer/"))]
     counts = {"pass": 0, "fail": 0, "skip": 0}
 

@@ -52,6 +52,7 @@ typedef struct EmitOptions {
   bool exec;         /* --exec: a main(); otherwise a library */
   bool snapshot;     /* --snapshot */
   bool no_space_partition; /* --no-space-partition: brute-force sphere queries */
+  bool force_bsp;    /* --force-bsp: super-steps even where strand-wise runs would do */
   /* Data layouts (emit_c_layout.h; --strand-layout, --image-layout): an
    * EmitStrandLayout, the AoSoA width, the image brick edge (0: NRRD
    * order, must match MidToLowOptions.brick), --stats (index operation

@@ -389,19 +389,18 @@ static void emit_outputs(EmitCtx *e, EmitBuf *out) {
 
 /* ---- dynamic sequences: the roots of the sequence heap ---------------------------------------- */
 
-/* Whether values of t hold dynamic sequences. */
-static bool has_dseq(const IrType *t) {
-  return t->kind == IR_TY_SEQ && (t->len == IR_SEQ_DYNAMIC || has_dseq(t->elem));
+bool emit_type_has_dseq(const IrType *t) {
+  return t->kind == IR_TY_SEQ && (t->len == IR_SEQ_DYNAMIC || emit_type_has_dseq(t->elem));
 }
 
 /* drt_seq_mark every buffer of the value x (C lvalue text) of type t; the
  * elements of a sequence of sequences only when it is marked first. */
 static void emit_seq_mark(EmitCtx *e, EmitBuf *out, const IrType *t, const char *x, int depth) {
-  if (!has_dseq(t)) return;
+  if (!emit_type_has_dseq(t)) return;
   int ind = 2 * depth + 4;
   const char *k = arena_printf(e->a, "k%d_", depth);
   const char *el = arena_printf(e->a, "%s.v[%s]", x, k);
-  if (t->len == IR_SEQ_DYNAMIC && !has_dseq(t->elem)) {
+  if (t->len == IR_SEQ_DYNAMIC && !emit_type_has_dseq(t->elem)) {
     OUT("%*sdrt_seq_mark(rt, %s.v);\n", ind, "", x);
     return;
   }
@@ -420,25 +419,25 @@ static void emit_seq_mark(EmitCtx *e, EmitBuf *out, const IrType *t, const char 
 static bool emit_seq_roots(EmitCtx *e, EmitBuf *out) {
   IrModule *m = e->m;
   bool any = false;
-  for (int i = 0; i < m->nglobals; i++) any |= has_dseq(m->globals[i]->ty);
-  for (int i = 0; i < m->nstate; i++) any |= has_dseq(m->state[i]->ty);
+  for (int i = 0; i < m->nglobals; i++) any |= emit_type_has_dseq(m->globals[i]->ty);
+  for (int i = 0; i < m->nstate; i++) any |= emit_type_has_dseq(m->state[i]->ty);
   if (!any) return false;
   OUT("/* the live dynamic sequences between steps (rt/diderot_world.h) */\n"
       "static void d_seq_roots(DrtWorld *rt, void *wrld_) {\n  d_world *wrld = wrld_;\n"
       "  (void)wrld;\n");
   for (int i = 0; i < m->nglobals; i++)
-    if (has_dseq(m->globals[i]->ty))
+    if (emit_type_has_dseq(m->globals[i]->ty))
       emit_seq_mark(e, out, m->globals[i]->ty,
                     arena_printf(e->a, "wrld->%s", emit_global_field(e, m->globals[i])), -1);
   bool state = false;
-  for (int i = 0; i < m->nstate; i++) state |= has_dseq(m->state[i]->ty);
+  for (int i = 0; i < m->nstate; i++) state |= emit_type_has_dseq(m->state[i]->ty);
   if (state) {
     emit_layout_store_decl(e, out, "rt");
     OUT("  uint32_t ns_ = drt_world_nslots(rt);\n  for (uint32_t i = 0; i < ns_; i++) {\n"
         "    if (!drt_world_output_includes(rt, i, true)) continue; /* alive */\n");
     for (int i = 0; i < m->nstate; i++) {
       IrStateVar *sv = m->state[i];
-      if (!has_dseq(sv->ty)) continue;
+      if (!emit_type_has_dseq(sv->ty)) continue;
       OUT("    {\n      %s v_;\n", emit_type(e, sv->ty));
       emit_state_read(e, out, sv, "d_in", "i", "v_", "      ");
       emit_seq_mark(e, out, sv->ty, "v_", 1);
@@ -460,14 +459,15 @@ static void emit_world_fns(EmitCtx *e, EmitBuf *out) {
   bool sphere = emit_sphere_used(e);
   bool roots = emit_seq_roots(e, out);
   OUT("static const DrtProgram d_program = {\n  D_STATE_WORDS * sizeof(dreal), sizeof(dreal), %s,\n"
-      "  %s, %s, %s, %s, %s, %s, NULL, &d_layout, %s, %s\n};\n\n",
+      "  %s, %s, %s, %s, %s, %s, NULL, &d_layout, %s, %s, %s\n};\n\n",
       shared ? "true" : "false", has ? "d_strand_start" : "NULL",
       ir_module_find_cfg(m, IR_CFG_UPDATE) ? "d_strand_update" : "NULL",
       ir_module_find_cfg(m, IR_CFG_STABILIZE) ? "d_strand_stabilize" : "NULL",
       ir_module_find_cfg(m, IR_CFG_GLOBAL_START) ? "d_global_start" : "NULL",
       ir_module_find_cfg(m, IR_CFG_GLOBAL_UPDATE) ? "d_global_update" : "NULL",
       sphere ? "d_sphere_begin_step" : "NULL", roots ? "d_seq_roots" : "NULL",
-      emit_step_chunked(e) ? "d_update_chunk" : "NULL");
+      emit_step_chunked(e) ? "d_update_chunk" : "NULL",
+      emit_step_strandwise(e) ? "d_run_chunk" : "NULL");
   OUT("static d_world *d_world_new(void) {\n  d_world *wrld = calloc(1, sizeof *wrld);\n"
       "  if (!wrld) return NULL;\n  wrld->rt = drt_world_new(&d_program, wrld);\n"
       "  if (!wrld->rt) { free(wrld); return NULL; }\n  wrld->print = stdout;\n");

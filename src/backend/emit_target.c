@@ -52,6 +52,18 @@ static const char *base_name(const char *path) {
   return s ? s + 1 : path;
 }
 
+/* The most LowIR statements in one unit: the size of the largest C
+ * function the program becomes (CcRequest.large). */
+static int largest_unit(const IrModule *m) {
+  int most = 0;
+  for (int c = 0; c < m->ncfgs; c++) {
+    int n = 0;
+    for (int b = 0; b < m->cfgs[c]->nblocks; b++) n += m->cfgs[c]->blocks[b]->ninstrs;
+    if (n > most) most = n;
+  }
+  return most;
+}
+
 int target_build(Arena *a, IrModule *low, const TargetOptions *o) {
   bool exec = o->emit.exec;
   const char *stem = target_stem(a, o->source, o->output, exec);
@@ -98,6 +110,7 @@ int target_build(Arena *a, IrModule *low, const TargetOptions *o) {
       .kind = exec ? CC_EXEC : o->shared_lib ? CC_SHARED : CC_OBJECT,
       .openmp = eo.target == EMIT_TARGET_OMP,
       .debug = eo.debug,
+      .large = largest_unit(low) > CC_LARGE_FUNCTION,
       .defines = o->defines,
       .ndefines = o->ndefines,
       .verbose = o->verbose,

@@ -118,7 +118,7 @@ static bool driver_internal(const DriverOptions *o, const char *name) {
 /* Whether every internal control given is honoured by a built phase. */
 static bool driver_internal_supported(const DriverOptions *o) {
   static const char *const known[] = {"disable-split",  "disable-slice",      "disable-sum-binding",
-                                      "disable-mid-vn", "disable-low-vn",     "no-space-partition",
+                                      "disable-mid-vn", "disable-low-vn",     "no-space-partition", "force-bsp",
                                       "check-ir"};
   for (int i = 0; i < o->ninternal; i++) {
     bool ok = false;
@@ -356,6 +356,7 @@ static int driver_codegen(Arena *arena, DiagCtx *diag, Program *prog, const Driv
       .emit = {.double_real = o->double_real, .long_int = o->long_int, .scalar = o->scalar,
                .debug = o->debug, .exec = o->exec, .snapshot = o->snapshot,
                .no_space_partition = driver_internal(o, "no-space-partition"),
+               .force_bsp = driver_internal(o, "force-bsp"),
                .target = o->target == TARGET_OMP    ? EMIT_TARGET_OMP
                          : o->target == TARGET_CUDA ? EMIT_TARGET_CUDA
                                                     : EMIT_TARGET_SEQ,
