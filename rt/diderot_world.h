@@ -180,6 +180,11 @@ typedef struct DrtProgram {
  * time a buffer is marked) every buffer reachable from the globals and the
  * alive strands; the others are freed. drt_world_free frees them all. */
 void *drt_seq_alloc(DrtWorld *w, size_t bytes);
+/* The buffer of a (na bytes) followed by b (nb bytes), which may be a's
+ * own buffer extended in place (never changing a value that exists: what
+ * a comprehension's appends need to take linear time); NULL when out of
+ * memory. */
+void *drt_seq_join(DrtWorld *w, const void *a, size_t na, const void *b, size_t nb);
 bool drt_seq_mark(DrtWorld *w, const void *data);
 /* The end-of-step collection (when due), for schedulers other than
  * drt_world_run (the CUDA target's run loop): call it between steps, after

@@ -35,6 +35,10 @@ typedef struct DrtSeqHeap DrtSeqHeap;
 DrtSeqHeap *drt_seqheap_new(void);
 void drt_seqheap_free(DrtSeqHeap *h);
 void *drt_seqheap_alloc(DrtSeqHeap *h, size_t bytes);
+/* a (na bytes) followed by b (nb bytes): a's buffer extended in place
+ * where that is safe (rt_seqheap.c), else a new one; NULL when out of
+ * memory */
+void *drt_seqheap_join(DrtSeqHeap *h, const void *a, size_t na, const void *b, size_t nb);
 bool drt_seqheap_due(const DrtSeqHeap *h);
 size_t drt_seqheap_bytes(const DrtSeqHeap *h); /* held now, headers included */
 bool drt_seqheap_begin(DrtSeqHeap *h);

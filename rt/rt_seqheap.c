@@ -10,6 +10,17 @@
  * is a lock-free push, so OpenMP threads allocate concurrently; collection
  * runs single-threaded at the end of a step. drt_seqheap_free releases
  * every buffer with the world.
+ *
+ * Appending to a sequence copies it (values are immutable and shared), so
+ * a comprehension, which appends its elements one at a time, would copy
+ * O(n^2) bytes. drt_seqheap_join extends the buffer in place instead when
+ * it is the last one this thread allocated and the value ends where that
+ * buffer's contents end: no other value can see the new bytes (every value
+ * of the buffer is a prefix no longer than the contents), and no other
+ * thread extends it (its own last buffer is another). A buffer made by an
+ * append gets room to double. The thread's record is tied to an epoch that
+ * changes with every heap and every collection, so that a buffer freed or
+ * reallocated since is never taken for it.
  */
 #include <stdalign.h>
 #include <stdatomic.h>
@@ -24,10 +35,22 @@
 typedef union SeqHdr {
   struct {
     union SeqHdr *next;
-    size_t bytes;
+    size_t bytes; /* capacity */
   } h;
   max_align_t align;
 } SeqHdr;
+
+/* Epochs: unique over the heaps and collections of the process. */
+static atomic_uint_fast64_t seq_epochs = 1;
+
+/* The last buffer this thread allocated from a heap, and how much of it
+ * is used (drt_seqheap_join). */
+static _Thread_local struct {
+  const DrtSeqHeap *heap;
+  uint_fast64_t epoch;
+  char *data;
+  size_t used, cap;
+} seq_last;
 
 /* Collect once this many bytes were allocated since the last collection
  * (or as many as survived it, whichever is larger): amortised O(1). */
@@ -37,6 +60,7 @@ struct DrtSeqHeap {
   _Atomic(SeqHdr *) head;
   atomic_size_t since; /* bytes allocated since the last collection */
   size_t live;         /* bytes kept by the last collection */
+  uint_fast64_t epoch; /* a new one at each collection (seq_last) */
   /* during a collection: an open-addressing set of the buffers' data
    * pointers, with a mark per slot */
   const void **keys;
@@ -49,6 +73,7 @@ DrtSeqHeap *drt_seqheap_new(void) {
   if (!h) return NULL;
   atomic_init(&h->head, NULL);
   atomic_init(&h->since, 0);
+  h->epoch = atomic_fetch_add(&seq_epochs, 1);
   return h;
 }
 
@@ -65,10 +90,17 @@ void drt_seqheap_free(DrtSeqHeap *h) {
   free(h);
 }
 
-void *drt_seqheap_alloc(DrtSeqHeap *h, size_t bytes) {
-  SeqHdr *b = malloc(sizeof(SeqHdr) + (bytes ? bytes : 1));
+/* A buffer of cap bytes whose first `used` are the contents. */
+static void *seqheap_alloc_cap(DrtSeqHeap *h, size_t used, size_t cap) {
+  SeqHdr *b = malloc(sizeof(SeqHdr) + (cap ? cap : 1));
   if (!b) return NULL;
-  b->h.bytes = bytes;
+  b->h.bytes = cap;
+  seq_last.heap = h;
+  seq_last.epoch = h->epoch;
+  seq_last.data = (char *)(b + 1);
+  seq_last.used = used;
+  seq_last.cap = cap;
+  size_t bytes = cap;
   SeqHdr *old = atomic_load_explicit(&h->head, memory_order_relaxed);
   do {
     b->h.next = old;
@@ -76,6 +108,24 @@ void *drt_seqheap_alloc(DrtSeqHeap *h, size_t bytes) {
                                                   memory_order_relaxed));
   atomic_fetch_add_explicit(&h->since, sizeof(SeqHdr) + bytes, memory_order_relaxed);
   return b + 1;
+}
+
+void *drt_seqheap_alloc(DrtSeqHeap *h, size_t bytes) { return seqheap_alloc_cap(h, bytes, bytes); }
+
+void *drt_seqheap_join(DrtSeqHeap *h, const void *a, size_t na, const void *b, size_t nb) {
+  char *p;
+  if (a && na && seq_last.heap == h && seq_last.epoch == h->epoch && seq_last.data == a &&
+      seq_last.used == na && nb <= seq_last.cap - na) {
+    p = seq_last.data;
+    seq_last.used += nb;
+  } else {
+    size_t n = na + nb;
+    p = seqheap_alloc_cap(h, n, na && n <= SIZE_MAX / 2 ? 2 * n : n);
+    if (!p) return NULL;
+    if (na) memcpy(p, a, na);
+  }
+  if (nb) memcpy(p + na, b, nb);
+  return p;
 }
 
 bool drt_seqheap_due(const DrtSeqHeap *h) {
@@ -146,6 +196,7 @@ void drt_seqheap_sweep(DrtSeqHeap *h) {
   atomic_store(&h->head, kept);
   atomic_store(&h->since, 0);
   h->live = live;
+  h->epoch = atomic_fetch_add(&seq_epochs, 1);
   free(h->keys);
   free(h->marks);
   h->keys = NULL;

@@ -228,6 +228,14 @@ void *drt_seq_alloc(DrtWorld *w, size_t bytes) {
   return w ? drt_seqheap_alloc(w->seqs, bytes) : malloc(bytes ? bytes : 1);
 }
 
+void *drt_seq_join(DrtWorld *w, const void *a, size_t na, const void *b, size_t nb) {
+  if (w) return drt_seqheap_join(w->seqs, a, na, b, nb);
+  char *p = malloc(na + nb ? na + nb : 1);
+  if (p && na) memcpy(p, a, na);
+  if (p && nb) memcpy(p + na, b, nb);
+  return p;
+}
+
 bool drt_seq_mark(DrtWorld *w, const void *data) { return drt_seqheap_mark(w->seqs, data); }
 
 /* Between steps: free the sequences no global or alive strand holds

@@ -305,8 +305,8 @@ void emit_prelude(EmitCtx *e, EmitBuf *out) {
                 "  return p;\n}\n"
                 "static inline void *d_seq_join(DrtWorld *rt, const void *a, size_t na, const void *b,"
                 " size_t nb, size_t esz) {\n"
-                "  char *p = (char *)d_seq_alloc(rt, na + nb, esz);\n"
-                "  if (na) memcpy(p, a, na * esz);\n  if (nb) memcpy(p + na * esz, b, nb * esz);\n"
+                "  void *p = drt_seq_join(rt, a, na * esz, b, nb * esz);\n"
+                "  if (!p) { fputs(\"out of memory\\n\", stderr); exit(1); }\n"
                 "  return p;\n}\n\n");
 }
 
