@@ -99,25 +99,17 @@ typedef void (*DrtGlobalBlock)(DrtWorld *w, void *globals);
  * in [lo, hi) with status[i] == DRT_ACTIVE, clear fresh[i] and run update
  * (then stabilize on a `stabilize` exit, setting status[i] = DRT_STABLE and
  * counting it in *nstab; `die`: DRT_DYING, counted in *ndie), in order of i,
- * exactly as the runtime's own loop over DrtProgram.update would. `store`
- * is the state store (DrtStateLayout) and cap its capacity. The loop lives
- * in the program so that globals and invariant data are loaded once per
- * chunk, not once per strand, and so that the program may run several
- * strands at a time (--simd=strands). */
-typedef void (*DrtUpdateChunk)(DrtCtx *ctx, uint32_t lo, uint32_t hi, void *store, uint32_t cap,
-                               unsigned char *status, unsigned char *fresh, uint32_t *nstab,
-                               uint32_t *ndie);
-/* The no-BSP run of one chunk (LANGUAGE.md §6.3: a program without strand
- * communication, `new`, a global update, strand-count queries, `print` in
- * its methods or dynamic sequences built by its strands): every active
- * strand of [lo, hi) runs up to `limit` updates on its own, as
- * DrtUpdateChunk would run them one super-step at a time, and the result
- * is the largest number of updates one strand ran. A strand's state stays
- * in cache across its updates and the globals in registers. It returns
- * early once a run-time error is recorded (the run then stops). */
-typedef uint32_t (*DrtRunChunk)(DrtCtx *ctx, uint32_t lo, uint32_t hi, void *store, uint32_t cap,
-                                unsigned char *status, unsigned char *fresh, uint32_t limit,
-                                uint32_t *nstab, uint32_t *ndie);
+ * exactly as the runtime's own loop over DrtProgram.update would; with
+ * limit > 1 each strand runs up to limit updates on its own (strand by
+ * strand, see DrtProgram.strandwise), stopping at a run-time error. Returns
+ * the most updates one strand ran (at least 1). `store` is the state store
+ * (DrtStateLayout) and cap its capacity. The loop lives in the program so
+ * that globals and invariant data are loaded once per chunk, not once per
+ * strand, and so that the program may run several strands at a time
+ * (--simd=strands). */
+typedef uint32_t (*DrtUpdateChunk)(DrtCtx *ctx, uint32_t lo, uint32_t hi, void *store,
+                                   uint32_t cap, unsigned char *status, unsigned char *fresh,
+                                   uint32_t limit, uint32_t *nstab, uint32_t *ndie);
 /* Run body(arg, c) for every chunk c in 0..nchunks-1, in any order and on
  * any threads; returns when all are done. */
 typedef void (*DrtParallelFor)(uint32_t nchunks, void (*body)(void *arg, uint32_t c), void *arg,
@@ -153,7 +145,7 @@ typedef struct DrtProgram {
   size_t state_align;          /* its alignment (0: max_align_t) */
   bool shared;                 /* strands read each other: keep in-copies */
   DrtMethod start;             /* NULL when the strand has no start method */
-  DrtMethod update;            /* never NULL for a program that runs */
+  DrtMethod update;            /* NULL when update_chunk runs the updates */
   DrtStabilize stabilize;      /* NULL when none */
   DrtGlobalBlock global_start; /* NULL when none */
   DrtGlobalBlock global_update;/* NULL when none */
@@ -168,9 +160,11 @@ typedef struct DrtProgram {
   /* NULL: the runtime calls update for each active strand of a chunk; else
    * the update phase of whole chunks (needs layout) */
   DrtUpdateChunk update_chunk;
-  /* NULL: super-steps; else the program runs strand by strand (needs
-   * update_chunk and layout; diderotc --force-bsp leaves it NULL) */
-  DrtRunChunk run_chunk;
+  /* The program may run strand by strand (LANGUAGE.md §6.3, no-BSP mode:
+   * update_chunk with a limit above 1): no strand can tell it from
+   * super-steps. diderotc --force-bsp leaves it false; the runtime uses
+   * super-steps anyway while a progress callback or -v watches. */
+  bool strandwise;
 } DrtProgram;
 
 /* Dynamic sequences. The buffers of T[] values (immutable, shared by

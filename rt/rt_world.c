@@ -567,7 +567,7 @@ typedef struct DrtPhase {
   DrtWorld *w;
   bool start;     /* the start phase, else the update phase */
   uint32_t limit; /* update phase: 0 one super-step, else up to limit
-                   * updates of each strand on its own (DrtRunChunk) */
+                   * updates of each strand on its own (strandwise) */
 } DrtPhase;
 
 /* The strands [lo, hi) of chunk c: the layout's strand → chunk map, or
@@ -589,14 +589,9 @@ static void drt_phase_chunk(void *arg, uint32_t c) {
   DrtNewBuf *b = &w->bufs[c];
   uint32_t lo, hi;
   drt_chunk_range(w, c, &lo, &hi);
-  if (!ph->start && ph->limit) {
-    b->most = w->prog.run_chunk(&ctx, lo, hi, w->state, w->cap, w->status, w->fresh, ph->limit,
-                                &b->nstab, &b->ndie);
-    return;
-  }
   if (!ph->start && w->prog.update_chunk && w->lay) {
-    w->prog.update_chunk(&ctx, lo, hi, w->state, w->cap, w->status, w->fresh, &b->nstab,
-                         &b->ndie);
+    b->most = w->prog.update_chunk(&ctx, lo, hi, w->state, w->cap, w->status, w->fresh,
+                                   ph->limit ? ph->limit : 1, &b->nstab, &b->ndie);
     return;
   }
   for (uint32_t i = lo; i < hi; i++) {
@@ -632,7 +627,7 @@ static void drt_run_phase(DrtWorld *w, bool start, uint32_t limit, uint32_t nchu
 }
 
 /* One super-step (§6.3), or with limit > 0 up to limit updates of every
- * strand on its own (no-BSP mode: the program has DrtRunChunk, whose
+ * strand on its own (no-BSP mode: DrtProgram.strandwise, whose
  * conditions make the two the same but for the step count and the order
  * of the strands' work). Returns the number of super-steps this stands
  * for (the most updates one strand ran, at least 1), 0 when it could not
@@ -702,15 +697,16 @@ uint32_t drt_world_run(DrtWorld *w, uint32_t max_steps) {
     if (w->prog.global_start) drt_global_block(w, w->prog.global_start);
     if (drt_world_failed(w)) return 0;
   }
-  if (!w->prog.update && w->nactive) {
+  if (!w->prog.update && !(w->prog.update_chunk && w->lay) && w->nactive) {
     drt_error(&w->err, "internal: the strand has no update method");
     return 0;
   }
-  /* strand by strand (DrtRunChunk), each strand up to the limit in one
+  /* strand by strand (DrtProgram.strandwise), each strand up to the limit in one
    * pass; not when someone watches the steps: a progress callback (a
    * terminal's progress line, a library's callback, which may stop the run
    * at a step) or -v */
-  bool strandwise = w->prog.run_chunk && w->lay && !w->progress && !w->verbose;
+  bool strandwise = w->prog.strandwise && w->prog.update_chunk && w->lay && !w->progress &&
+                    !w->verbose;
   uint32_t steps = 0;
   drt_world_progress_begin(w);
   while (w->nactive > 0 && (max_steps == 0 || steps < max_steps)) {

@@ -156,7 +156,7 @@ bool emit_sphere_pos_get(EmitCtx *e, EmitBuf *out, const IrInstr *in);
 /* ---- emit_c_step.c: the update phase of a chunk (DrtUpdateChunk) ---- */
 /* Whether the program gets d_update_chunk (the C targets, with an update). */
 bool emit_step_chunked(const EmitCtx *e);
-/* Whether the program may run strand by strand (DrtRunChunk). */
+/* Whether the program may run strand by strand (DrtProgram.strandwise). */
 bool emit_step_strandwise(EmitCtx *e);
 /* Whether values of t hold dynamic sequences. */
 bool emit_type_has_dseq(const IrType *t);

@@ -287,6 +287,6 @@ void emit_simd_chunk_loop(EmitCtx *e, EmitBuf *out) {
       "          d_update_group(ctx, wrld, d_N, i, store, status, fresh, &ns_, &nd_))\n"
       "        continue;\n"
       "      for (uint32_t j = i; j < i + D_SIMD_W; j++)\n"
-      "        d_step_one(ctx, wrld, d_N, j, store, status, fresh, &ns_, &nd_);\n"
+      "        d_step_one(ctx, wrld, d_N, j, store, status, fresh, 1, &ns_, &nd_);\n"
       "    }\n");
 }

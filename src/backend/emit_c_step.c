@@ -4,8 +4,9 @@
  * headers and the store's capacity are loaded once per chunk rather than
  * once per strand call (doc/backend.md §2). With --simd=strands the loop
  * runs groups of strands through the across-strand update of
- * emit_c_simd.c first. d_run_chunk runs a chunk strand by strand where the
- * program allows it (DrtRunChunk). */
+ * emit_c_simd.c first. With a limit above 1 the loop runs each strand up
+ * to that many updates on its own, where the program allows it
+ * (DrtProgram.strandwise). */
 #include "backend/emit_c_impl.h"
 
 #define OUT(...) emit_buf_printf(out, __VA_ARGS__)
@@ -14,7 +15,7 @@ bool emit_step_chunked(const EmitCtx *e) {
   return e->opt->target != EMIT_TARGET_CUDA && ir_module_find_cfg(e->m, IR_CFG_UPDATE) != NULL;
 }
 
-/* Strand by strand (DrtRunChunk, LANGUAGE.md §6.3 "no-BSP" mode) is the same
+/* Strand by strand (DrtProgram.strandwise, LANGUAGE.md §6.3 "no-BSP" mode) is the same
  * as super-steps when no strand can tell the difference: no strand reads
  * another (sphere, a strand's shared state), none is created (`new`), no
  * global update runs between steps, no method asks for strand counts. We
@@ -65,17 +66,25 @@ const char *emit_step_update_signature(EmitCtx *e) {
 void emit_step_glue(EmitCtx *e, EmitBuf *out) {
   if (!emit_step_chunked(e)) return;
   bool stab = ir_module_find_cfg(e->m, IR_CFG_STABILIZE) != NULL;
-  OUT("/* update (DrtProgram.update: one strand, for the runtime's own loop) */\n"
-      "static DrtExit d_strand_update(DrtCtx *ctx, uint32_t id, void *self_) {\n"
-      "  return d_strand_update_body(ctx, ctx->globals, drt_world_capacity(ctx->world), id, self_);\n"
-      "}\n\n");
-  OUT("/* one strand of the update phase, as the runtime's loop runs it */\n"
-      "static inline __attribute__((always_inline)) void d_step_one(DrtCtx *ctx,\n"
+  /* the update is inlined here only (once per call site of d_step_one):
+   * a big probe's code compiled once more costs seconds of gcc */
+  OUT("/* one active strand of the update phase: up to limit updates (1 in a\n"
+      " * super-step); returns how many ran. The failure check every 64 updates\n"
+      " * catches an error recorded where no DRT_EXIT_ERROR says so (a function's\n"
+      " * probe) */\n"
+      "static inline __attribute__((always_inline)) uint32_t d_step_one(DrtCtx *ctx,\n"
       "    d_world *restrict wrld, const int64_t d_N, uint32_t i, void *store,\n"
-      "    unsigned char *status, unsigned char *fresh, uint32_t *ns_, uint32_t *nd_) {\n"
-      "  if (status[i] != DRT_ACTIVE) return;\n"
+      "    unsigned char *status, unsigned char *fresh, uint32_t limit, uint32_t *ns_,\n"
+      "    uint32_t *nd_) {\n"
+      "  if (status[i] != DRT_ACTIVE) return 0;\n"
       "  fresh[i] = 0;\n"
-      "  DrtExit r_ = d_strand_update_body(ctx, wrld, d_N, i, store);\n"
+      "  uint32_t k_ = 0;\n"
+      "  DrtExit r_;\n"
+      "  do {\n"
+      "    r_ = d_strand_update_body(ctx, wrld, d_N, i, store);\n"
+      "    ++k_;\n"
+      "  } while (r_ == DRT_EXIT_CONTINUE && k_ < limit &&\n"
+      "           ((k_ & 63) != 0 || !drt_world_failed(ctx->world)));\n"
       "  if (r_ == DRT_EXIT_STABILIZE) {\n"
       "%s"
       "    status[i] = DRT_STABLE;\n"
@@ -84,55 +93,27 @@ void emit_step_glue(EmitCtx *e, EmitBuf *out) {
       "    status[i] = DRT_DYING;\n"
       "    ++*nd_;\n"
       "  }\n"
+      "  return k_;\n"
       "}\n\n",
       stab ? "    d_strand_stabilize(ctx, i, store);\n" : "");
   OUT("/* the update phase of chunk [lo, hi) (DrtUpdateChunk): the world and the\n"
-      " * capacity are loaded once for all the chunk's strands */\n"
-      "static void d_update_chunk(DrtCtx *ctx, uint32_t lo, uint32_t hi, void *store, uint32_t cap,\n"
-      "    unsigned char *status, unsigned char *fresh, uint32_t *nstab, uint32_t *ndie) {\n"
-      "  d_world *restrict wrld = ctx->globals;\n"
-      "  const int64_t d_N = cap;\n"
-      "  uint32_t ns_ = 0, nd_ = 0;\n"
-      "  uint32_t i = lo;\n");
-  if (emit_simd_used(e)) emit_simd_chunk_loop(e, out);
-  OUT("  for (; i < hi; i++) d_step_one(ctx, wrld, d_N, i, store, status, fresh, &ns_, &nd_);\n"
-      "  *nstab += ns_;\n"
-      "  *ndie += nd_;\n"
-      "}\n\n");
-  if (!emit_step_strandwise(e)) return;
-  /* the failure check every 64 updates catches an error recorded where no
-   * DRT_EXIT_ERROR can say so (a function's probe) */
-  OUT("/* strand by strand (DrtRunChunk): each active strand of [lo, hi) runs up\n"
-      " * to limit updates on its own; returns the most updates a strand ran */\n"
-      "static uint32_t d_run_chunk(DrtCtx *ctx, uint32_t lo, uint32_t hi, void *store, uint32_t cap,\n"
-      "    unsigned char *status, unsigned char *fresh, uint32_t limit, uint32_t *nstab,\n"
-      "    uint32_t *ndie) {\n"
+      " * capacity are loaded once for all the chunk's strands; limit > 1 (strand\n"
+      " * by strand, DrtProgram.strandwise) stops at a run-time error */\n"
+      "static uint32_t d_update_chunk(DrtCtx *ctx, uint32_t lo, uint32_t hi, void *store,\n"
+      "    uint32_t cap, unsigned char *status, unsigned char *fresh, uint32_t limit,\n"
+      "    uint32_t *nstab, uint32_t *ndie) {\n"
       "  d_world *restrict wrld = ctx->globals;\n"
       "  const int64_t d_N = cap;\n"
       "  uint32_t ns_ = 0, nd_ = 0, most_ = 0;\n"
-      "  for (uint32_t i = lo; i < hi; i++) {\n"
-      "    if (status[i] != DRT_ACTIVE) continue;\n"
-      "    fresh[i] = 0;\n"
-      "    uint32_t k_ = 0;\n"
-      "    DrtExit r_ = DRT_EXIT_CONTINUE;\n"
-      "    while (k_ < limit && r_ == DRT_EXIT_CONTINUE) {\n"
-      "      r_ = d_strand_update_body(ctx, wrld, d_N, i, store);\n"
-      "      if ((++k_ & 63) == 0 && drt_world_failed(ctx->world)) break;\n"
-      "    }\n"
+      "  uint32_t i = lo;\n");
+  if (emit_simd_used(e)) emit_simd_chunk_loop(e, out); /* never strand by strand */
+  OUT("  for (; i < hi; i++) {\n"
+      "    uint32_t k_ = d_step_one(ctx, wrld, d_N, i, store, status, fresh, limit, &ns_, &nd_);\n"
       "    if (k_ > most_) most_ = k_;\n"
-      "    if (r_ == DRT_EXIT_STABILIZE) {\n"
-      "%s"
-      "      status[i] = DRT_STABLE;\n"
-      "      ns_++;\n"
-      "    } else if (r_ == DRT_EXIT_DIE) {\n"
-      "      status[i] = DRT_DYING;\n"
-      "      nd_++;\n"
-      "    }\n"
-      "    if (r_ == DRT_EXIT_ERROR || drt_world_failed(ctx->world)) break;\n"
+      "    if (limit > 1 && drt_world_failed(ctx->world)) break;\n"
       "  }\n"
       "  *nstab += ns_;\n"
       "  *ndie += nd_;\n"
-      "  return most_;\n"
-      "}\n\n",
-      stab ? "      d_strand_stabilize(ctx, i, store);\n" : "");
+      "  return most_ ? most_ : 1;\n"
+      "}\n\n");
 }
