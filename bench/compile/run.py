@@ -40,7 +40,9 @@ def main():
     ap.add_argument("--reference", help="the original's diderotc")
     a = ap.parse_args()
     lo, hi = (int(x) for x in a.seeds.split("-"))
-    comps = [c.split("=", 1) for c in a.ours]
+    comps = [(n, os.path.abspath(p)) for n, p in (c.split("=", 1) for c in a.ours)]
+    if a.reference:
+        a.reference = os.path.abspath(a.reference)
     env_ref = dict(os.environ, PATH=os.path.join(TOP, "tests", "differential", "pch") + ":"
                    + os.environ.get("PATH", ""))
     if a.reference:

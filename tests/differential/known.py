@@ -157,6 +157,23 @@ def ours_rejects(mutation, ours_text):
     return None
 
 
+def late_position(mutation, line, text, ref_text):
+    """Ours reports a syntax error a line or two after the original: a ';'
+    removed at the end of line `line` of `text`, where the next line starts
+    with `if`, which continues the expression (`e if c else e`): the parse
+    goes on (1.0 even takes `(c) {` as a subscript `e{i}`) and ours, an
+    LR parser, reports the first token that cannot continue; the original's
+    ML-Yacc error repair points back at the `if` (seed 12485)."""
+    if not re.search(r"missing ;", mutation) or not re.search(r"Error: syntax error", ref_text or ""):
+        return None
+    lines = text.split("\n")
+    nxt = next((l for l in lines[line:] if l.strip()), "") if line else ""
+    if re.match(r"\s*if\b", nxt):
+        return ("a missing ';' before an `if` line, which continues the expression: ours "
+                "reports where the parse cannot go on, the original where its error repair starts")
+    return None
+
+
 def position_difference(mutation, eo, er, ours_text, ref_text):
     for mp, tp, why in POSITION:
         if re.search(mp, mutation) and re.search(tp, ref_text or ""):
