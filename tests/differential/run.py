@@ -71,6 +71,19 @@ def sh(cmd, cwd, env=None, timeout=60):
     return 126, "", "cannot execute %s" % cmd[0]
 
 
+def build_srcdir(build):
+    """The source tree a configured build directory was made from."""
+    try:
+        with open(os.path.join(build, "Makefile")) as f:
+            for line in f:
+                m = re.match(r"abs_top_srcdir = (.*\S)", line)
+                if m:
+                    return m.group(1)
+    except OSError:
+        pass
+    return TOP
+
+
 def snapshot_ours(build, dest):
     """Copy our compiler and its runtime (a stable compiler for a long
     campaign while the build tree changes): DEST/bin, DEST/lib,
@@ -79,7 +92,9 @@ def snapshot_ours(build, dest):
         os.makedirs(os.path.join(dest, sub), exist_ok=True)
     shutil.copy2(os.path.join(build, "diderotc"), os.path.join(dest, "bin", "diderotc"))
     shutil.copy2(os.path.join(build, "libdiderot-rt.a"), os.path.join(dest, "lib"))
-    rt = os.path.join(TOP, "rt")
+    # the headers of the build's own sources (not this script's tree, which
+    # may be an older worktree: a mismatched DrtProgram crashed programs)
+    rt = os.path.join(build_srcdir(build), "rt")
     for f in os.listdir(rt):
         if f.endswith(".h"):
             shutil.copy2(os.path.join(rt, f), os.path.join(dest, "include", "diderot"))
