@@ -21,6 +21,8 @@ ORIGINAL_FAILURES = [
      "D6: length() is an unsigned int in the original's C++ (|length(s)| does not compile)"),
     (r"conversion from .array<int,\[\.\.\.\]>. to non-scalar type .array<long int,\[\.\.\.\]>. requested",
      "D12: with --long-int a probe of a 2-D/3-D field does not compile in the original"),
+    (r"invalid conversion from .int \(\*\*\)\(const void\*\). to .long int \(\* const\*\)\(const void\*\).",
+     "D13: with --long-int a dynamic sequence of int does not compile in the original"),
     (r"no matching function for call to .Diderot::tensor_ref_\w+::tensor_ref_\w+\(\)",
      "D11: a tensor state variable assigned in a branch and later: the original's C++ does not compile"),
 ]
