@@ -116,8 +116,9 @@ def test_mutant(n, g, pdir, ours, ref):
             return "unexplained", "%s: original fails without an error position: %s" % (tag, tr.strip()[-300:]), None, None
         if eo[0] == er[0]:
             return "agree", "both reject at line %d: %s" % (eo[0], tag), None, None
-        k = known.position_difference(name, eo, er, to, tr) if er[0] - eo[0] in (0, 1) else \
-            known.late_position(name, line, mtext, tr) if eo[0] - er[0] in (1, 2) else None
+        k = (known.position_difference(name, eo, er, to, tr) if er[0] - eo[0] in (0, 1) else None) \
+            or (known.late_position(name, line, mtext, tr) if eo[0] - er[0] in (1, 2) else None) \
+            or known.exact_position(name, line, eo, tr)
         if k:
             return "open", "%s: ours line %d, original line %d [%s]" % (tag, eo[0], er[0], k), None, None
         return "unexplained", "%s: first error at line %d (ours) vs %d (original)" % (tag, eo[0], er[0]), None, None
