@@ -100,13 +100,12 @@ static void *seqheap_alloc_cap(DrtSeqHeap *h, size_t used, size_t cap) {
   seq_last.data = (char *)(b + 1);
   seq_last.used = used;
   seq_last.cap = cap;
-  size_t bytes = cap;
   SeqHdr *old = atomic_load_explicit(&h->head, memory_order_relaxed);
   do {
     b->h.next = old;
   } while (!atomic_compare_exchange_weak_explicit(&h->head, &old, b, memory_order_release,
                                                   memory_order_relaxed));
-  atomic_fetch_add_explicit(&h->since, sizeof(SeqHdr) + bytes, memory_order_relaxed);
+  atomic_fetch_add_explicit(&h->since, sizeof(SeqHdr) + cap, memory_order_relaxed);
   return b + 1;
 }
 

@@ -566,8 +566,8 @@ static void drt_global_block(DrtWorld *w, DrtGlobalBlock block) {
 typedef struct DrtPhase {
   DrtWorld *w;
   bool start;     /* the start phase, else the update phase */
-  uint32_t limit; /* update phase: 0 one super-step, else up to limit
-                   * updates of each strand on its own (strandwise) */
+  uint32_t limit; /* update phase: up to limit updates of each strand
+                   * (1: one super-step; more: strandwise) */
 } DrtPhase;
 
 /* The strands [lo, hi) of chunk c: the layout's strand → chunk map, or
@@ -591,7 +591,7 @@ static void drt_phase_chunk(void *arg, uint32_t c) {
   drt_chunk_range(w, c, &lo, &hi);
   if (!ph->start && w->prog.update_chunk && w->lay) {
     b->most = w->prog.update_chunk(&ctx, lo, hi, w->state, w->cap, w->status, w->fresh,
-                                   ph->limit ? ph->limit : 1, &b->nstab, &b->ndie);
+                                   ph->limit, &b->nstab, &b->ndie);
     return;
   }
   for (uint32_t i = lo; i < hi; i++) {
@@ -626,7 +626,7 @@ static void drt_run_phase(DrtWorld *w, bool start, uint32_t limit, uint32_t nchu
   }
 }
 
-/* One super-step (§6.3), or with limit > 0 up to limit updates of every
+/* One super-step (§6.3; limit 1), or with limit > 1 up to limit updates of every
  * strand on its own (no-BSP mode: DrtProgram.strandwise, whose
  * conditions make the two the same but for the step count and the order
  * of the strands' work). Returns the number of super-steps this stands
@@ -657,7 +657,7 @@ static uint32_t drt_step(DrtWorld *w, uint32_t limit) {
   }
   w->in_step = true;
   if (w->prog.begin_step) w->prog.begin_step(w, w->globals);
-  if (w->prog.start) drt_run_phase(w, true, 0, nchunks);
+  if (w->prog.start) drt_run_phase(w, true, 1, nchunks);
   if (!drt_world_failed(w)) drt_run_phase(w, false, limit, nchunks);
   w->in_step = false;
   /* a failed probe: the step is abandoned (the error says why) */
@@ -710,7 +710,7 @@ uint32_t drt_world_run(DrtWorld *w, uint32_t max_steps) {
   uint32_t steps = 0;
   drt_world_progress_begin(w);
   while (w->nactive > 0 && (max_steps == 0 || steps < max_steps)) {
-    uint32_t limit = !strandwise ? 0 : max_steps ? max_steps - steps : UINT32_MAX;
+    uint32_t limit = !strandwise ? 1 : max_steps ? max_steps - steps : UINT32_MAX;
     uint32_t taken = drt_step(w, limit);
     if (!taken) break;
     steps += taken;

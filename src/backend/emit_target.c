@@ -54,11 +54,10 @@ static const char *base_name(const char *path) {
 
 /* The most LowIR statements in one unit: the size of the largest C
  * function the program becomes (CcRequest.large). */
-static int largest_unit(const IrModule *m) {
-  int most = 0;
+static size_t largest_unit(const IrModule *m) {
+  size_t most = 0;
   for (int c = 0; c < m->ncfgs; c++) {
-    int n = 0;
-    for (int b = 0; b < m->cfgs[c]->nblocks; b++) n += m->cfgs[c]->blocks[b]->ninstrs;
+    size_t n = ir_cfg_size(m->cfgs[c]).instrs;
     if (n > most) most = n;
   }
   return most;

@@ -995,21 +995,31 @@ bool ir_dominates(const IrBlock *a, const IrBlock *b) {
 
 /* ---- size ---------------------------------------------------------------------------- */
 
+IrSize ir_cfg_size(const IrCFG *cfg) {
+  IrSize s = {0, 0, 0, 0, 0};
+  for (int i = 0; i < cfg->nblocks; i++) {
+    const IrBlock *b = cfg->blocks[i];
+    s.blocks++;
+    s.phis += (size_t)b->nphis;
+    s.instrs += (size_t)b->ninstrs;
+    for (int j = 0; j < b->ninstrs; j++)
+      if (b->instrs[j]->ein) {
+        s.ein_ops++;
+        s.ein_nodes += b->instrs[j]->ein->body ? b->instrs[j]->ein->body->size : 0;
+      }
+  }
+  return s;
+}
+
 IrSize ir_module_size(const IrModule *m) {
   IrSize s = {0, 0, 0, 0, 0};
   for (int c = 0; c < m->ncfgs; c++) {
-    const IrCFG *cfg = m->cfgs[c];
-    for (int i = 0; i < cfg->nblocks; i++) {
-      const IrBlock *b = cfg->blocks[i];
-      s.blocks++;
-      s.phis += (size_t)b->nphis;
-      s.instrs += (size_t)b->ninstrs;
-      for (int j = 0; j < b->ninstrs; j++)
-        if (b->instrs[j]->ein) {
-          s.ein_ops++;
-          s.ein_nodes += b->instrs[j]->ein->body ? b->instrs[j]->ein->body->size : 0;
-        }
-    }
+    IrSize u = ir_cfg_size(m->cfgs[c]);
+    s.blocks += u.blocks;
+    s.instrs += u.instrs;
+    s.phis += u.phis;
+    s.ein_ops += u.ein_ops;
+    s.ein_nodes += u.ein_nodes;
   }
   return s;
 }

@@ -590,6 +590,7 @@ typedef struct IrSize {
   size_t blocks, instrs, phis, ein_ops, ein_nodes;
 } IrSize;
 IrSize ir_module_size(const IrModule *m);
+IrSize ir_cfg_size(const IrCFG *cfg); /* one unit's part of it */
 
 /* A callback that a pass driver (high_opt, mid_optimize, the driver's LowIR
  * passes) runs after each of its passes, with the pass named "level.pass"
