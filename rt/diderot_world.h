@@ -299,7 +299,7 @@ void drt_world_kill_all(DrtWorld *w);
 
 /* A probe without border control whose kernel support is not inside the
  * image (LANGUAGE.md §8.5): records "strand ID: probe of a field outside
- * its image 'NAME' ..." (strand < 0: outside a strand) in the world's
+ * its image 'NAME' ..." (strand: the id, drt_world_strand_id; < 0: outside a strand) in the world's
  * errors, once per world (the first one, any thread); the run stops after
  * the current step and refuses to go on. n: the base index per axis, x:
  * the world position (NULL when unknown), size: the image's axis sizes,
@@ -359,12 +359,18 @@ void drt_world_progress_end(DrtWorld *w, uint32_t step, uint32_t nactive, uint32
 bool drt_world_external_begin(DrtWorld *w, bool *first);
 /* The packed record (state_size bytes) of strand id. */
 void drt_world_external_get(const DrtWorld *w, uint32_t id, void *packed);
-/* Replace every strand by n packed records with their status and fresh
- * flags (in storage order), recount, add `steps` to the step count and
- * finish the run stage when no strand is active. True on error. */
+/* Replace every strand by n packed records with their status, fresh
+ * flags and ids (in storage order; next_id: the next strand's id),
+ * recount, add `steps` to the step count and finish the run stage when no
+ * strand is active. True on error. */
 bool drt_world_external_sync(DrtWorld *w, uint32_t n, const void *packed,
                              const unsigned char *status, const unsigned char *fresh,
-                             uint32_t steps);
+                             const uint32_t *ids, uint32_t next_id, uint32_t steps);
+/* The id of the strand in storage slot `slot`: its place in creation order
+ * (slots move when a collection's dead strands go; ids do not), as the
+ * run-time errors name strands; and the id the next strand will get. */
+long long drt_world_strand_id(const DrtWorld *w, uint32_t slot);
+uint32_t drt_world_next_id(const DrtWorld *w);
 /* The chunk size: strands created by `new` are ordered by the creator's
  * chunk, then phase (start before update), then creator and order. */
 uint32_t drt_world_chunk(const DrtWorld *w);

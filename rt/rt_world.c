@@ -38,6 +38,8 @@ struct DrtWorld {
   unsigned char *in_state; /* start-of-step copies (shared programs) */
   unsigned char *status;   /* DRT_ACTIVE ... per slot */
   unsigned char *fresh;    /* 1: start method still to run */
+  uint32_t *ids;           /* each slot's strand id: its place in creation order */
+  uint32_t next_id;        /* the id of the next strand created */
   uint32_t n, cap, in_cap;
   uint32_t nactive, nstable;
   bool grid;
@@ -124,6 +126,9 @@ static bool drt_reserve(DrtWorld *w, uint32_t need) {
   fr = realloc(w->fresh, cap);
   if (!fr) goto oom;
   w->fresh = fr;
+  uint32_t *ids = realloc(w->ids, (size_t)cap * sizeof *ids);
+  if (!ids) goto oom;
+  w->ids = ids;
   if (w->lay) {
     /* the capacity is a stride of the layout: every slot moves (as bytes
      * when slots do not depend on it) */
@@ -218,6 +223,7 @@ void drt_world_free(DrtWorld *w) {
   free(w->in_state);
   free(w->status);
   free(w->fresh);
+  free(w->ids);
   free(w->tmp);
   drt_seqheap_free(w->seqs);
   drt_errors_free(&w->err);
@@ -296,6 +302,12 @@ uint32_t drt_world_nactive(const DrtWorld *w) { return w->nactive; }
 uint32_t drt_world_nstable(const DrtWorld *w) { return w->nstable; }
 uint32_t drt_world_total_steps(const DrtWorld *w) { return w->steps; }
 uint32_t drt_world_nslots(const DrtWorld *w) { return w->n; }
+long long drt_world_strand_id(const DrtWorld *w, uint32_t slot) {
+  return slot < w->n ? (long long)w->ids[slot] : (long long)slot;
+}
+
+uint32_t drt_world_next_id(const DrtWorld *w) { return w->next_id; }
+
 unsigned char drt_world_status(const DrtWorld *w, uint32_t id) {
   return id < w->n ? w->status[id] : DRT_DEAD;
 }
@@ -376,6 +388,7 @@ void *drt_world_create_strand(DrtWorld *w) {
     memset(w->tmp, 0, w->ssz);
     w->status[i] = DRT_ACTIVE;
     w->fresh[i] = 1;
+    w->ids[i] = w->next_id++;
     w->nactive++;
     w->pending = true;
     return w->tmp;
@@ -388,6 +401,7 @@ void *drt_world_create_strand(DrtWorld *w) {
   memset(s, 0, sz);
   w->status[i] = DRT_ACTIVE;
   w->fresh[i] = 1;
+  w->ids[i] = w->next_id++;
   w->nactive++;
   return s;
 }
@@ -458,6 +472,7 @@ static void drt_compact(DrtWorld *w) {
       }
       w->status[k] = w->status[i];
       w->fresh[k] = w->fresh[i];
+      w->ids[k] = w->ids[i];
     }
     k++;
   }
@@ -485,6 +500,7 @@ static void drt_append_new(DrtWorld *w, uint32_t nchunks) {
       memcpy(w->state + (size_t)w->n * w->ssz, b->states, b->n * w->ssz);
     memset(w->status + w->n, DRT_ACTIVE, b->n);
     memset(w->fresh + w->n, 1, b->n);
+    for (size_t j = 0; j < b->n; j++) w->ids[w->n + j] = w->next_id++;
     w->n += (uint32_t)b->n;
     w->nactive += (uint32_t)b->n;
     b->n = 0;
@@ -917,7 +933,7 @@ void drt_world_external_get(const DrtWorld *w, uint32_t id, void *packed) {
 
 bool drt_world_external_sync(DrtWorld *w, uint32_t n, const void *packed,
                              const unsigned char *status, const unsigned char *fresh,
-                             uint32_t steps) {
+                             const uint32_t *ids, uint32_t next_id, uint32_t steps) {
   if (!drt_reserve(w, n)) return true;
   const unsigned char *p = packed;
   for (uint32_t i = 0; i < n; i++, p += w->prog.state_size) {
@@ -931,7 +947,9 @@ bool drt_world_external_sync(DrtWorld *w, uint32_t n, const void *packed,
   if (n) {
     memcpy(w->status, status, n);
     memcpy(w->fresh, fresh, n);
+    memcpy(w->ids, ids, (size_t)n * sizeof *ids);
   }
+  w->next_id = next_id;
   w->n = n;
   w->nactive = w->nstable = 0;
   for (uint32_t i = 0; i < n; i++) {

@@ -819,12 +819,12 @@ class Runner:
 
     # simd/run/NAME: the cases of run/NAME built with --simd=strands (groups
     # of strands updated at once, emit_c_simd.c); the output files must be
-    # byte-identical to the default build's, both built without FMA
-    # contraction (the two forms may contract differently).
+    # byte-identical to the --simd=within build's (no groups), both built
+    # without FMA contraction (the two forms may contract differently).
     SIMD_CFLAGS = "-O3 -march=native -ffp-contract=off"
 
     def runsimd(self, path):
-        return self.runvariants(path, "simd", [[], ["--simd=strands"]],
+        return self.runvariants(path, "simd", [["--simd=within"], ["--simd=strands"]],
                                 {"CFLAGS_DIDEROT": self.SIMD_CFLAGS}, streams=True)
 
     # bsp/run/NAME: the cases of run/NAME built with --force-bsp (super-steps

@@ -56,6 +56,7 @@ typedef struct DcWorld {
   uint32_t *work, *work2, *perm;           /* worklists, permutations */
   unsigned long long *nkey;                /* keys of new strands */
   uint32_t n, cap, ncap, permcap, nwork, nactive, nstable, chunk;
+  uint32_t *ids, idcap, next_id;           /* host: each slot's strand id (run-time errors) */
   bool grid;
   d_dglobals *dglobals;
   DcImages images;
@@ -218,6 +219,21 @@ static bool dc_rebuild_work(DcWorld *cw) {
   return true;
 }
 
+/* Room for n ids (host memory). */
+static bool dc_ids_reserve(DcWorld *cw, uint32_t n) {
+  if (n <= cw->idcap) return true;
+  uint32_t cap = cw->idcap ? cw->idcap : 64;
+  while (cap < n) cap = cap > UINT32_MAX / 2 ? n : 2 * cap;
+  uint32_t *ids = (uint32_t *)realloc(cw->ids, (size_t)cap * sizeof *ids);
+  if (!ids) {
+    drt_error(cw->err, "out of memory");
+    return false;
+  }
+  cw->ids = ids;
+  cw->idcap = cap;
+  return true;
+}
+
 /* The host world's strands to the device (the first run): packed
  * records, converted to the store's layout on the device. */
 static bool dc_upload(DcWorld *cw) {
@@ -229,7 +245,10 @@ static bool dc_upload(DcWorld *cw) {
   unsigned char *hst = (unsigned char *)malloc(n ? n : 1), *hfr = (unsigned char *)malloc(n ? n : 1);
   bool ok = recs && hst && hfr;
   if (!ok) drt_error(cw->err, "out of memory");
+  ok = ok && dc_ids_reserve(cw, n);
+  cw->next_id = drt_world_next_id(rt);
   for (uint32_t i = 0; ok && i < n; i++) {
+    cw->ids[i] = (uint32_t)drt_world_strand_id(rt, i);
     drt_world_external_get(rt, i, recs + (size_t)i * D_STATE_WORDS);
     d_record_strings(cw->err, recs + (size_t)i * D_STATE_WORDS); /* canonical copies */
     hst[i] = drt_world_status(rt, i);
@@ -279,7 +298,7 @@ static bool dc_download(DcWorld *cw, uint32_t steps) {
 #if D_SEQ_STATE
   ok = ok && dc_seq_state_download(cw->err, cw->rt, &cw->seq, recs, n, hst);
 #endif
-  if (ok) ok = !drt_world_external_sync(cw->rt, n, recs, hst, hfr, steps);
+  if (ok) ok = !drt_world_external_sync(cw->rt, n, recs, hst, hfr, cw->ids, cw->next_id, steps);
   cw->host_fresh = ok;
   free(recs);
   free(hst);
@@ -457,6 +476,18 @@ static bool dc_compact_storage(DcWorld *cw) {
       !dc_compact(cw->err, &cw->scratch, NULL, cw->n, cw->status,
                   (1u << DRT_ACTIVE) | (1u << DRT_STABLE), cw->perm, &t))
     return false;
+  /* the ids follow their strands (perm[j] >= j: in place) */
+  if (t.kept) {
+    uint32_t *hp = (uint32_t *)malloc((size_t)t.kept * sizeof *hp);
+    if (!hp) {
+      drt_error(cw->err, "out of memory");
+      return false;
+    }
+    bool ok = dc_ok(cw->err, cudaMemcpy(hp, cw->perm, t.kept * sizeof *hp, cudaMemcpyDeviceToHost), "copy");
+    for (uint32_t j = 0; ok && j < t.kept; j++) cw->ids[j] = cw->ids[hp[j]];
+    free(hp);
+    if (!ok) return false;
+  }
   if (!cw->st2.w && !dc_store_alloc(cw, &cw->st2, cw->cap)) return false;
   if (!cw->status2 && (!dc_alloc(cw, (void **)&cw->status2, cw->cap) ||
                        !dc_alloc(cw, (void **)&cw->fresh2, cw->cap)))
@@ -514,6 +545,8 @@ static bool dc_append_new(DcWorld *cw, uint32_t nnew) {
     for (uint32_t j = 0; j < nnew; j++) perm[j] = keys[j].idx;
   }
   uint32_t base = cw->n;
+  ok = ok && dc_ids_reserve(cw, base + nnew);
+  for (uint32_t j = 0; ok && j < nnew; j++) cw->ids[base + j] = cw->next_id++;
   ok = ok && dc_reserve(cw, base + nnew) && dc_perm_reserve(cw, nnew) &&
        dc_ok(cw->err, cudaMemcpy(cw->perm, perm, nnew * sizeof *perm, cudaMemcpyHostToDevice), "copy");
   free(hk);
@@ -604,8 +637,10 @@ static bool dc_step(DcWorld *cw) {
   }
   if (t.perr) {
     const DcProbeErr *p = &t.probe;
-    if (p->index) drt_world_index_error(cw->rt, p->strand, p->line, p->n[0], p->n[1]);
-    else drt_world_probe_error(cw->rt, p->strand, p->name, p->line, p->size, p->dim, p->n,
+    /* the device reports a slot; the message names the strand's id */
+    long long id = p->strand >= 0 && p->strand < cw->n ? (long long)cw->ids[p->strand] : p->strand;
+    if (p->index) drt_world_index_error(cw->rt, id, p->line, p->n[0], p->n[1]);
+    else drt_world_probe_error(cw->rt, id, p->name, p->line, p->size, p->dim, p->n,
                           p->has_x ? p->x : NULL);
     return false;
   }
@@ -672,6 +707,7 @@ extern "C" void d_cuda_free(void *cw_) {
   dc_images_free(&cw->images);
   dc_seqs_free(cw->seqs, D_SEQ_GLOBALS);
   dc_scratch_free(&cw->scratch);
+  free(cw->ids);
   free(cw);
 }
 

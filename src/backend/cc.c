@@ -328,6 +328,7 @@ static bool cc_compile_cuda(Arena *a, const CcRequest *req, const char *inc, con
   argv_split(&h, cc && *cc ? cc : DIDEROT_CC);
   argv_add(&h, "-std=gnu11");
   argv_add(&h, "-fwrapv");
+  if (req->no_contract) argv_add(&h, "-ffp-contract=off");
   if (req->debug) argv_add(&h, "-g"), argv_add(&h, "-O0");
   else argv_split(&h, flags ? flags : "-O3 -march=native");
   argv_split(&h, getenv("CFLAGS_DIDEROT_EXTRA")); /* e.g. sanitizers (cc.h) */
@@ -446,6 +447,7 @@ bool cc_compile(Arena *a, const CcRequest *req, const char **why) {
   argv_split(&av, cc && *cc ? cc : DIDEROT_CC);
   argv_add(&av, "-std=gnu11");
   argv_add(&av, "-fwrapv");
+  if (req->no_contract) argv_add(&av, "-ffp-contract=off");
   if (req->debug) argv_add(&av, "-g"), argv_add(&av, "-O0");
   else argv_split(&av, flags ? flags : "-O3 -march=native");
   if (req->large && !req->debug) argv_split(&av, CC_LARGE_FLAGS);

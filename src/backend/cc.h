@@ -51,6 +51,10 @@ typedef struct CcRequest {
    * time quadratic in it (16 s of a 17 s compile for 5,000 LowIR
    * statements), so they are turned off; cc_large_function says when. */
   bool large;
+  /* -ffp-contract=off before $CFLAGS_DIDEROT: the generated code runs
+   * strands in across-strand groups and in the scalar update, which must
+   * give the same bits (D_SIMD_GROUPS, emit_c_simd.c) */
+  bool no_contract;
   const char *const *defines; /* --D options: "NAME" or "NAME=VALUE" */
   int ndefines;
   bool verbose;         /* print the commands on stderr */

@@ -68,6 +68,7 @@ typedef struct EmitOptions {
   const char *source;/* the source file, for comments */
   int vec_bytes;     /* widest native vector in bytes (0: 32) */
   bool simd_strands; /* --simd=strands: across-strand update groups (emit_c_simd.c) */
+  bool simd_auto;    /* --simd=auto: groups where the update probes images */
 } EmitOptions;
 
 /* A growable string in an arena. */

@@ -593,7 +593,7 @@ static void emit_op(EmitCtx *e, EmitBuf *out, IrInstr *in) {
     IrCfgKind k = e->cfg->kind;
     bool strand = k == IR_CFG_START || k == IR_CFG_UPDATE || k == IR_CFG_STABILIZE;
     OUT("  drt_world_index_error(wrld->rt, %s, %d, (long long)%s, (long long)%s);\n",
-        strand ? "(long long)id" : "-1", in->nimm ? in->imm[0] : 0, A(e, in, 0), A(e, in, 1));
+        strand ? "drt_world_strand_id(wrld->rt, id)" : "-1", in->nimm ? in->imm[0] : 0, A(e, in, 0), A(e, in, 1));
     return;
   }
   case IR_LOP_PROBE_FAIL: {
@@ -608,7 +608,7 @@ static void emit_op(EmitCtx *e, EmitBuf *out, IrInstr *in) {
     for (int a = 0; a < np; a++) OUT("%s(double)%s", a ? ", " : "", A(e, in, 2 + dim + a));
     if (!np) OUT("0");
     OUT("};\n    drt_world_probe_error(wrld->rt, %s, %s, %d, %s->size, %d, n_, %s); }\n",
-        strand ? "(long long)id" : "-1", A(e, in, 0), in->nimm ? in->imm[0] : 0, A(e, in, 1), dim,
+        strand ? "drt_world_strand_id(wrld->rt, id)" : "-1", A(e, in, 0), in->nimm ? in->imm[0] : 0, A(e, in, 1), dim,
         np ? "x_" : "NULL");
     return;
   }

@@ -182,9 +182,10 @@ const char *emit_simd_report(EmitCtx *e);
  * layout's strand mode, over d_i), and the AoSoA width (0: not AoSoA). */
 const char *emit_simd_state_dep(EmitCtx *e);
 int emit_simd_aosoa_width(EmitCtx *e);
-/* The layout's transfer of own state access `in` to or from the scalar C
- * value val (`self` and d_N in scope). */
-void emit_simd_state_xfer(EmitCtx *e, EmitBuf *out, const IrInstr *in, const char *val);
+/* The layout's transfer of state variable sv of `self` to (load) or from
+ * the scalar C value val (`self` and d_N in scope). */
+void emit_simd_state_xfer(EmitCtx *e, EmitBuf *out, const IrStateVar *sv, bool load,
+                          const char *val);
 /* val (a group value of sv's type, `whole` for a real) = sv of the group's
  * strands by gathers from self_ at the lanes' offsets d_sidx; false (and
  * nothing printed) when sv is not stored as reals. */
@@ -200,6 +201,12 @@ void emit_lanes_helpers(EmitCtx *e, EmitBuf *out);
 /* Instruction in of block blk (whose mask is d_m<blk>) over the group;
  * false when it has no lane form (out NULL: only that answer). */
 bool emit_lanes_instr(EmitCtx *e, EmitBuf *out, IrInstr *in, int blk);
+/* The group keeps each state variable in a carrier (d_sv<index>) across
+ * its updates: the declaration of sv's (NULL: sv has no lanes), and its
+ * transfer from (load) or to the store for the lanes of mask m. */
+const char *emit_lanes_state_decl(EmitCtx *e, const IrStateVar *sv);
+void emit_lanes_state_xfer(EmitCtx *e, EmitBuf *out, const IrStateVar *sv, bool load,
+                           const char *m);
 /* d = m ? a : b lane by lane (m a -1/0 mask), for group values of type t. */
 void emit_lanes_select(EmitCtx *e, EmitBuf *out, const IrType *t, const char *d, const char *m,
                        const char *a, const char *b);

@@ -64,10 +64,12 @@ static void lane_types_once(EmitCtx *e) {
                     aw, aw);
   emit_buf_printf(&e->types,
                   "%s"
-                  "#if defined(__AVX2__) || defined(__AVX512F__)\n#include <immintrin.h>\n#endif\n"
+                  "#define D_LANE_BYTES (D_SIMD_W * %d) /* a group value's size */\n"
+                  "#if defined(__SSE4_1__) || defined(__AVX__) || defined(__AVX512F__)\n"
+                  "#include <immintrin.h>\n#endif\n"
                   "typedef dreal dlane __attribute__((vector_size(D_SIMD_W * sizeof(dreal))));\n"
                   "typedef dint dlanei __attribute__((vector_size(D_SIMD_W * sizeof(dint))));\n",
-                  e->opt->double_real ? "#define D_DOUBLE 1\n" : "");
+                  e->opt->double_real ? "#define D_DOUBLE 1\n" : "", e->opt->double_real ? 8 : 4);
 }
 
 const char *emit_lanes_type(EmitCtx *e, const IrType *t) {
@@ -89,8 +91,17 @@ void emit_lanes_helpers(EmitCtx *e, EmitBuf *out) {
       "  for (int l = 0; l < D_SIMD_W; l++) r[l] = x;\n  return r;\n}\n"
       "static inline dlanei d_splati(dint x) {\n  dlanei r;\n"
       "  for (int l = 0; l < D_SIMD_W; l++) r[l] = x;\n  return r;\n}\n"
-      "static inline bool d_any(dlanei m) {\n  dint a = 0;\n"
-      "  for (int l = 0; l < D_SIMD_W; l++) a |= m[l];\n  return a != 0;\n}\n"
+      "static inline bool d_any(dlanei m) {\n"
+      "#if defined(__AVX512F__) && D_LANE_BYTES == 64\n"
+      "  return _mm512_test_epi32_mask((__m512i)m, (__m512i)m) != 0;\n"
+      "#elif defined(__AVX__) && D_LANE_BYTES == 32\n"
+      "  return !_mm256_testz_si256((__m256i)m, (__m256i)m);\n"
+      "#elif defined(__SSE4_1__) && D_LANE_BYTES == 16\n"
+      "  return !_mm_testz_si128((__m128i)m, (__m128i)m);\n"
+      "#else\n"
+      "  dint a = 0;\n"
+      "  for (int l = 0; l < D_SIMD_W; l++) a |= m[l];\n  return a != 0;\n"
+      "#endif\n}\n"
       "/* c ? a : b lane by lane, c a -1/0 mask (bitwise: exact) */\n"
       "static inline dlane d_sel(dlanei c, dlane a, dlane b) {\n"
       "  return (dlane)((c & (dlanei)a) | (~c & (dlanei)b));\n}\n"
@@ -107,7 +118,37 @@ void emit_lanes_helpers(EmitCtx *e, EmitBuf *out) {
       "  return (dlane)_mm256_i64gather_pd(p, (__m256i)i, 8);\n"
       "#else\n"
       "  dlane r;\n  for (int l = 0; l < D_SIMD_W; l++) r[l] = p[i[l]];\n  return r;\n"
-      "#endif\n}\n\n");
+      "#endif\n}\n");
+  /* exact operations with a vector instruction: the same results as the
+   * scalar calls, lane by lane */
+  static const struct { const char *name, *avx512, *avx, *sse; } vf[] = {
+      {"floor", "_mm512_floor_%s(x)", "_mm256_floor_%s(x)", "_mm_floor_%s(x)"},
+      {"ceil", "_mm512_ceil_%s(x)", "_mm256_ceil_%s(x)", "_mm_ceil_%s(x)"},
+      {"trunc", "_mm512_roundscale_%s(x, _MM_FROUND_TO_ZERO)",
+       "_mm256_round_%s(x, _MM_FROUND_TO_ZERO | _MM_FROUND_NO_EXC)",
+       "_mm_round_%s(x, _MM_FROUND_TO_ZERO | _MM_FROUND_NO_EXC)"},
+      {"sqrt", "_mm512_sqrt_%s(x)", "_mm256_sqrt_%s(x)", "_mm_sqrt_%s(x)"},
+  };
+  for (size_t k = 0; k < sizeof vf / sizeof vf[0]; k++) {
+    OUT("static inline dlane d_v%s(dlane x) {\n", vf[k].name);
+    const char *isa[] = {"__AVX512F__", "__AVX__", "__SSE4_1__"};
+    const char *call[] = {vf[k].avx512, vf[k].avx, vf[k].sse};
+    const int bytes[] = {64, 32, 16};
+    for (int j = 0; j < 3; j++) {
+      OUT("#%s defined(%s) && D_LANE_BYTES == %d\n  return (dlane)", j ? "elif" : "if", isa[j], bytes[j]);
+      OUT(call[j], e->opt->double_real ? "pd" : "ps");
+      OUT(";\n");
+    }
+    OUT("#else\n  dlane r;\n  for (int l = 0; l < D_SIMD_W; l++) r[l] = %s%s(x[l]);\n  return r;\n"
+        "#endif\n}\n", vf[k].name, emit_fsuf(e));
+  }
+  /* d_floor_to_int (emit_c.c) on every lane: the same saturation */
+  OUT("static inline dlanei d_vfloor_to_int(dlane x) {\n"
+      "  const dlane b_ = d_splat((dreal)((dint)1 << (sizeof(dint) * 8 - 2)));\n"
+      "  x = d_vfloor(x);\n"
+      "  x = d_sel(x > -b_, x, -b_);\n"
+      "  x = d_sel(x < b_, x, b_);\n"
+      "  return __builtin_convertvector(x, dlanei);\n}\n\n");
 }
 
 /* ---- printing ----------------------------------------------------------------------------- */
@@ -121,14 +162,9 @@ static const char *C(EmitCtx *e, const IrType *t, const char *x, int i) {
 
 static const char *sel_fn(const IrType *t) { return lane_is_real(t) ? "d_sel" : "d_seli"; }
 
-/* A lane loop around `body` (text with d_l), under the mask of block blk
- * when guarded. */
-static void lane_loop(EmitCtx *e, EmitBuf *out, int blk, bool guard, const char *body) {
-  (void)e;
-  if (guard)
-    OUT("  for (int d_l = 0; d_l < D_SIMD_W; d_l++) {\n    if (!d_m%d[d_l]) continue;\n%s  }\n", blk,
-        body);
-  else OUT("  for (int d_l = 0; d_l < D_SIMD_W; d_l++) {\n%s  }\n", body);
+/* A lane loop around `body` (text with d_l) over the lanes of mask m. */
+static void lane_loop(EmitBuf *out, const char *m, const char *body) {
+  OUT("  for (int d_l = 0; d_l < D_SIMD_W; d_l++) {\n    if (!%s[d_l]) continue;\n%s  }\n", m, body);
 }
 
 /* d (a dlane or dlanei) = r_[d_l] computed by `body` lane by lane, through
@@ -152,6 +188,20 @@ static void call_lanes(EmitCtx *e, EmitBuf *out, const char *d, bool real, const
               : arena_printf(e->a, "      r_[d_l] = %s(%s[d_l]);\n", fn, a));
 }
 
+/* d = fn(a) for tensors a (na components) and d (nd), lane by lane on the
+ * lanes of block blk: the scalar code's runtime call (fn(const dreal *a,
+ * dreal *d): a matrix inverse, eigenvalues and vectors) */
+static void tensor_call(EmitCtx *e, EmitBuf *out, int blk, const char *fn, const char *a, int na,
+                        const char *d, int nd) {
+  lane_loop(out, arena_printf(e->a, "d_m%d", blk),
+            arena_printf(e->a,
+                         "    dreal a_[%d], r_[%d];\n"
+                         "    for (int c_ = 0; c_ < %d; c_++) a_[c_] = %s.v[c_][d_l];\n"
+                         "    %s(a_, r_);\n"
+                         "    for (int c_ = 0; c_ < %d; c_++) %s.v[c_][d_l] = r_[c_];\n",
+                         na, nd, na, a, fn, nd, d));
+}
+
 static bool lanes_op(EmitCtx *e, EmitBuf *out, IrInstr *in, int blk) {
   const char *d = in->dst ? V(e, in->dst) : NULL;
   const IrType *dt = in->dst ? in->dst->ty : NULL;
@@ -161,7 +211,7 @@ static bool lanes_op(EmitCtx *e, EmitBuf *out, IrInstr *in, int blk) {
   const char *binop = NULL, *fn1 = emit_math_fn1(in->op), *fn2 = NULL;
   if (in->op == IR_OP_PRINT || in->op == IR_OP_NEW || in->op == IR_LOP_PROBE_FAIL ||
       in->op == IR_OP_INDEX_FAIL) {
-    OUT("  return false; /* an effect: the scalar update runs the group */\n");
+    OUT("  goto d_effect; /* the scalar update runs the rest of this update */\n");
     return true;
   }
   /* every argument and the result must have lanes (or be uniform images) */
@@ -232,12 +282,33 @@ static bool lanes_op(EmitCtx *e, EmitBuf *out, IrInstr *in, int blk) {
     }
     return true;
   }
-  case IR_OP_INV:
-    if (!is_real(dt)) return false;
-    OUT("  %s = 1 / %s;\n", d, a);
+  case IR_OP_EVALS:
+  case IR_OP_EVECS:
+    if (t0->kind != IR_TY_TENSOR || t0->order != 2 || !is_struct(dt)) return false;
+    tensor_call(e, out, blk,
+                arena_printf(e->a, "drt_%s%d_%s", in->op == IR_OP_EVALS ? "evals" : "evecs", t0->dims[0],
+                             e->opt->double_real ? "d" : "f"),
+                a, lane_ncomp(t0), d, lane_ncomp(dt));
     return true;
+  case IR_OP_INV: {
+    if (is_real(dt)) {
+      OUT("  %s = 1 / %s;\n", d, a);
+      return true;
+    }
+    if (dt->kind != IR_TY_TENSOR || dt->order != 2 || (dt->dims[0] != 2 && dt->dims[0] != 3)) return false;
+    /* a matrix: the scalar code's runtime call, lane by lane */
+    tensor_call(e, out, blk, arena_printf(e->a, "drt_inv%d_%s", dt->dims[0], e->opt->double_real ? "d" : "f"),
+                a, lane_ncomp(t0), d, lane_ncomp(dt));
+    return true;
+  }
   case IR_OP_SEQ_INDEX: {
     int n = lane_ncomp(t0);
+    const IrInstr *k = in->args[1]->def;
+    if (k && k->kind == IR_I_LIT && k->lit.kind == IR_LIT_INT && k->lit.i >= 0 && k->lit.i < n &&
+        lane_ncomp(dt) == 1) { /* a constant index: that component */
+      OUT("  %s = %s.v[%d];\n", d, a, (int)k->lit.i);
+      return true;
+    }
     lane_calc(e, out, d, lane_is_real(dt), blk, true,
               arena_printf(e->a, "      const dint k_ = %s[d_l];\n"
                                  "      r_[d_l] = k_ >= 0 && k_ < %d ? %s.v[k_][d_l] : 0;\n",
@@ -255,7 +326,9 @@ static bool lanes_op(EmitCtx *e, EmitBuf *out, IrInstr *in, int blk) {
   }
   if (fn1) {
     if (!is_real(dt)) return false;
-    call_lanes(e, out, d, true, mathname(e, fn1), a, NULL);
+    if (in->op == IR_OP_FLOOR || in->op == IR_OP_CEIL || in->op == IR_OP_TRUNC || in->op == IR_OP_SQRT)
+      OUT("  %s = d_v%s(%s);\n", d, fn1, a);
+    else call_lanes(e, out, d, true, mathname(e, fn1), a, NULL);
     return true;
   }
   if (fn2) {
@@ -271,9 +344,7 @@ static bool lanes_op(EmitCtx *e, EmitBuf *out, IrInstr *in, int blk) {
   case IR_LOP_RMUL: binop = "*"; break;
   case IR_LOP_RDIV: binop = "/"; break;
   case IR_LOP_RNEG: OUT("  %s = -%s;\n", d, a); return true;
-  case IR_LOP_FLOOR_TO_INT:
-    call_lanes(e, out, d, false, "d_floor_to_int", a, NULL);
-    return true;
+  case IR_LOP_FLOOR_TO_INT: OUT("  %s = d_vfloor_to_int(%s);\n", d, a); return true;
   case IR_LOP_VADD:
   case IR_LOP_VSUB:
   case IR_LOP_VMUL:
@@ -375,6 +446,47 @@ static const char *scalar_comp(EmitCtx *e, const IrType *t, const char *s, int i
   return arena_printf(e->a, "%s.v[%d]", s, i);
 }
 
+static const char *carrier(EmitCtx *e, const IrStateVar *sv) {
+  return arena_printf(e->a, "d_sv%d", sv->index);
+}
+
+const char *emit_lanes_state_decl(EmitCtx *e, const IrStateVar *sv) {
+  const char *t = emit_lanes_type(e, sv->ty);
+  return t ? arena_printf(e->a, "%s %s = {0};", t, carrier(e, sv)) : NULL;
+}
+
+void emit_lanes_state_xfer(EmitCtx *e, EmitBuf *out, const IrStateVar *sv, bool load,
+                           const char *m) {
+  const IrType *t = sv->ty;
+  const char *c = carrier(e, sv);
+  int n = lane_ncomp(t);
+  /* reals: gathers at the lanes' state offsets (every lane's offset is in
+   * the store, so the inactive ones need no mask) */
+  if (load && emit_simd_state_gather(e, out, sv, c, is_real(t))) return;
+  /* else through the scalar type: the layout's own transfer (emit_c_layout.c) */
+  EmitBuf body;
+  emit_buf_init(&body, e->a);
+  emit_buf_printf(&body, "    const int64_t d_i = (int64_t)i0 + d_l;\n"
+                         "    dreal *self = (dreal *)self_ + %s;\n    %s s_;\n",
+                  emit_simd_state_dep(e), emit_type(e, t));
+  if (load) {
+    emit_simd_state_xfer(e, &body, sv, true, "s_");
+    for (int i = 0; i < n; i++)
+      emit_buf_printf(&body, "    %s[d_l] = %s;\n", C(e, t, c, i), scalar_comp(e, t, "s_", i));
+  } else {
+    for (int i = 0; i < n; i++) {
+      const char *lane = arena_printf(e->a, "%s[d_l]", C(e, t, c, i));
+      if (t->kind == IR_TY_BOOL) emit_buf_printf(&body, "    s_ = %s != 0;\n", lane);
+      else if (t->kind == IR_TY_SEQ && t->elem->kind == IR_TY_BOOL)
+        emit_buf_printf(&body, "    s_.v[%d] = %s != 0;\n", i, lane);
+      else if (is_real(t) || t->kind == IR_TY_INT) emit_buf_printf(&body, "    s_ = %s;\n", lane);
+      else emit_buf_printf(&body, "    s_.v[%d] = %s;\n", i, lane);
+    }
+    emit_simd_state_xfer(e, &body, sv, false, "s_");
+  }
+  lane_loop(out, m, emit_buf_str(&body));
+}
+
 bool emit_lanes_instr(EmitCtx *e, EmitBuf *out, IrInstr *in, int blk) {
   const IrType *dt = in->dst ? in->dst->ty : NULL;
   const char *d = in->dst ? V(e, in->dst) : NULL;
@@ -410,37 +522,15 @@ bool emit_lanes_instr(EmitCtx *e, EmitBuf *out, IrInstr *in, int blk) {
   }
   case IR_I_STATE_GET:
   case IR_I_STATE_SET: {
+    /* the group's carrier of the variable (emit_lanes_state_load) */
     bool get = in->kind == IR_I_STATE_GET;
     if (get && in->nargs != 0) return false; /* another strand's state */
     const IrType *t = in->state->ty;
-    int n = lane_ncomp(t);
-    if (!n) return false;
+    if (!lane_ncomp(t)) return false;
     if (!out) return true;
-    /* reals: gathers at the lanes' state offsets */
-    if (get && emit_simd_state_gather(e, out, in->state, d, is_real(t))) return true;
-    /* else through the scalar type: the layout's own transfer (emit_c_layout.c) */
-    const char *val = get ? d : V(e, in->args[0]);
-    EmitBuf body;
-    emit_buf_init(&body, e->a);
-    emit_buf_printf(&body, "    const int64_t d_i = (int64_t)i0 + d_l;\n"
-                           "    dreal *self = (dreal *)self_ + %s;\n    %s s_;\n",
-                    emit_simd_state_dep(e), emit_type(e, t));
-    if (get) {
-      emit_simd_state_xfer(e, &body, in, "s_");
-      for (int i = 0; i < n; i++)
-        emit_buf_printf(&body, "    %s[d_l] = %s;\n", C(e, t, val, i), scalar_comp(e, t, "s_", i));
-    } else {
-      for (int i = 0; i < n; i++) {
-        const char *lane = arena_printf(e->a, "%s[d_l]", C(e, t, val, i));
-        if (t->kind == IR_TY_BOOL) emit_buf_printf(&body, "    s_ = %s != 0;\n", lane);
-        else if (t->kind == IR_TY_SEQ && t->elem->kind == IR_TY_BOOL)
-          emit_buf_printf(&body, "    s_.v[%d] = %s != 0;\n", i, lane);
-        else if (is_real(t) || t->kind == IR_TY_INT) emit_buf_printf(&body, "    s_ = %s;\n", lane);
-        else emit_buf_printf(&body, "    s_.v[%d] = %s;\n", i, lane);
-      }
-      emit_simd_state_xfer(e, &body, in, "s_");
-    }
-    lane_loop(e, out, blk, !get, emit_buf_str(&body));
+    const char *c = carrier(e, in->state);
+    if (get) OUT("  %s = %s;\n", d, c);
+    else emit_lanes_select(e, out, t, c, arena_printf(e->a, "d_m%d", blk), V(e, in->args[0]), c);
     return true;
   }
   default: return false;

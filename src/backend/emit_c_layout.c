@@ -395,8 +395,9 @@ const char *emit_simd_state_dep(EmitCtx *e) {
   return ix_print(e, ST_STATE, mode_at(L->ix, L->state, 0, L->i));
 }
 
-void emit_simd_state_xfer(EmitCtx *e, EmitBuf *out, const IrInstr *in, const char *val) {
-  xfer(e, out, in->state, "self", 's', val, in->kind == IR_I_STATE_GET, "    ");
+void emit_simd_state_xfer(EmitCtx *e, EmitBuf *out, const IrStateVar *sv, bool load,
+                          const char *val) {
+  xfer(e, out, sv, "self", 's', val, load, "    ");
 }
 
 bool emit_simd_state_gather(EmitCtx *e, EmitBuf *out, const IrStateVar *sv, const char *val,

@@ -148,8 +148,7 @@ static void emit_cfgs(EmitCtx *e, EmitBuf *protos, EmitBuf *out) {
     emit_cfg_body(e, out, cfg);
     OUT("}\n\n");
   }
-  if (emit_simd_used(e)) emit_simd_group(e, out); /* emit_c_simd.c */
-  emit_step_glue(e, out);                          /* emit_c_step.c */
+  emit_step_glue(e, out); /* emit_c_step.c (and emit_c_simd.c's group) */
 }
 
 /* ---- helpers of the generated program ------------------------------------------------ */

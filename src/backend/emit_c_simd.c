@@ -142,14 +142,37 @@ static SimdPlan *plan_of(EmitCtx *e) {
   return e->simd_plan;
 }
 
+/* Whether groups pay for the update (--simd=auto): it reads image
+ * samples (the work groups speed up most) and can run again (an exit that
+ * continues), so that a group keeps its strands' state in registers across
+ * updates. An update of a few arithmetic operations gains less than its
+ * carriers and lane bookkeeping cost, and one that every strand runs once
+ * (a probe of each point of a grid) gathers its taps where the scalar code
+ * loads rows of them (bench/results.md). */
+static bool plan_pays(const SimdPlan *p) {
+  bool probes = false, again = false;
+  for (int k = 0; k < p->n; k++) {
+    again |= p->order[k]->term.kind == IR_T_CONTINUE;
+    for (int i = 0; i < p->order[k]->ninstrs; i++) {
+      const IrInstr *in = p->order[k]->instrs[i];
+      probes |= in->kind == IR_I_OP && (in->op == IR_LOP_LOAD || in->op == IR_LOP_VLOAD);
+    }
+  }
+  return probes && again;
+}
+
 bool emit_simd_used(EmitCtx *e) {
-  return e->opt->simd_strands && emit_step_chunked(e) && plan_of(e) != NULL;
+  if (!(e->opt->simd_strands || e->opt->simd_auto) || !emit_step_chunked(e) || !plan_of(e))
+    return false;
+  return e->opt->simd_strands || plan_pays(e->simd_plan);
 }
 
 const char *emit_simd_report(EmitCtx *e) {
-  if (!e->opt->simd_strands) return NULL;
+  if (!e->opt->simd_strands && !e->opt->simd_auto) return NULL;
   if (!emit_step_chunked(e)) return "the update stays scalar: no update, or not a C target";
   if (!plan_of(e)) return arena_printf(e->a, "the update stays scalar: %s", e->simd_why);
+  if (!emit_simd_used(e))
+    return "the update stays scalar: it reads no image or never runs twice (--simd=strands forces groups)";
   return arena_printf(e->a, "the update also runs in groups of D_SIMD_W strands (%d blocks)",
                       ((SimdPlan *)e->simd_plan)->n);
 }
@@ -218,10 +241,24 @@ static void emit_block(EmitCtx *e, EmitBuf *out, IrBlock *b) {
         : t->kind == IR_T_DIE     ? "DRT_EXIT_DIE"
                                   : "DRT_EXIT_CONTINUE");
     break;
-  case IR_T_ERROR: OUT("  return false;\n"); break; /* after an effect: not reached */
+  case IR_T_ERROR: OUT("  goto d_effect;\n"); break; /* after an effect: not reached */
   case IR_T_NONE: emit_fail(e, "simd: a block without a terminator"); break;
   }
   OUT("  }\n");
+}
+
+/* Which state variables the update reads (own state) or writes: they get
+ * carriers (1: read, 2: written). */
+static unsigned char *state_use(EmitCtx *e, const SimdPlan *p) {
+  unsigned char *u = arena_alloc(e->a, (size_t)e->m->nstate + 1);
+  memset(u, 0, (size_t)e->m->nstate + 1);
+  for (int k = 0; k < p->n; k++)
+    for (int i = 0; i < p->order[k]->ninstrs; i++) {
+      const IrInstr *in = p->order[k]->instrs[i];
+      if (in->kind == IR_I_STATE_GET && in->nargs == 0) u[in->state->index] |= 1;
+      if (in->kind == IR_I_STATE_SET) u[in->state->index] |= 2;
+    }
+  return u;
 }
 
 void emit_simd_group(EmitCtx *e, EmitBuf *out) {
@@ -231,15 +268,25 @@ void emit_simd_group(EmitCtx *e, EmitBuf *out) {
   e->cfg = cfg;
   emit_lanes_helpers(e, out);
   bool stab = ir_module_find_cfg(e->m, IR_CFG_STABILIZE) != NULL;
-  OUT("/* the update of the strands i0 .. i0+D_SIMD_W-1 (the active ones) at once;\n"
-      " * false, with nothing written, when one of them reaches an effect */\n"
-      "static bool d_update_group(DrtCtx *ctx, d_world *restrict wrld, const int64_t d_N,\n"
+  unsigned char *use = state_use(e, p);
+  /* the build compiles this file without FP contraction (emit_target.c):
+   * a strand's update gives the same bits in a group and in the scalar
+   * code, whatever thread count, layout or neighbours decide where it runs */
+  OUT("#define D_SIMD_GROUPS 1\n\n");
+  OUT("/* up to limit updates of the strands i0 .. i0+D_SIMD_W-1 (the active\n"
+      " * ones) at once, their state in carriers (d_sv*) meanwhile; the group\n"
+      " * stops when few of its lanes are left, or where a lane reaches an\n"
+      " * effect (before anything of that update is written: state writes are in\n"
+      " * the exit blocks, which run last), and each strand then finishes its\n"
+      " * updates in the scalar code, in order. Returns the most updates a\n"
+      " * strand ran */\n"
+      "static uint32_t d_update_group(DrtCtx *ctx, d_world *restrict wrld, const int64_t d_N,\n"
       "    uint32_t i0, void *self_, unsigned char *status, unsigned char *fresh,\n"
-      "    uint32_t *ns_, uint32_t *nd_) {\n"
+      "    uint32_t limit, uint32_t *ns_, uint32_t *nd_) {\n"
       "  (void)ctx; (void)wrld; (void)d_N;\n");
   for (int k = 0; k < p->n; k++) {
     IrBlock *b = p->order[k];
-    OUT("  dlanei d_m%d = d_splati(0);\n", b->id);
+    OUT("  dlanei d_m%d;\n", b->id);
     for (int i = 0; i < b->nphis; i++)
       if (b->phis[i]->dst) {
         decl(e, out, b->phis[i]->dst, "");
@@ -248,30 +295,55 @@ void emit_simd_group(EmitCtx *e, EmitBuf *out) {
     for (int i = 0; i < b->ninstrs; i++)
       if (b->instrs[i]->dst) decl(e, out, b->instrs[i]->dst, "");
   }
-  /* the entry mask (active strands) and each strand's state offset */
-  OUT("  dlanei d_r = d_splati(DRT_EXIT_CONTINUE);\n"
-      "  dlanei d_sidx;\n"
+  for (int v = 0; v < e->m->nstate; v++)
+    if (use[v]) OUT("  %s\n", emit_lanes_state_decl(e, e->m->state[v]));
+  /* the lanes: active at the start (d_start), still running (d_live), the
+   * updates each ran (d_k) and how it left (d_fin); state offsets */
+  OUT("  dlanei d_start, d_sidx, d_k = d_splati(0), d_fin = d_splati(DRT_EXIT_CONTINUE);\n"
       "  for (int d_l = 0; d_l < D_SIMD_W; d_l++) {\n"
       "    const int64_t d_i = (int64_t)i0 + d_l;\n"
       "    d_sidx[d_l] = (dint)(%s);\n"
-      "    d_m%d[d_l] = status[i0 + d_l] == DRT_ACTIVE ? -1 : 0;\n  }\n  (void)d_sidx;\n",
-      emit_simd_state_dep(e), cfg->entry->id);
+      "    d_start[d_l] = status[i0 + d_l] == DRT_ACTIVE ? -1 : 0;\n  }\n  (void)d_sidx;\n"
+      "  dlanei d_live = d_start;\n",
+      emit_simd_state_dep(e));
+  for (int v = 0; v < e->m->nstate; v++)
+    if (use[v]) emit_lanes_state_xfer(e, out, e->m->state[v], true, "d_start");
+  OUT("  for (uint32_t d_it = 1;; d_it++) {\n");
+  for (int k = 0; k < p->n; k++)
+    OUT("  d_m%d = %s;\n", p->order[k]->id, p->order[k] == cfg->entry ? "d_live" : "d_splati(0)");
+  OUT("  dlanei d_r = d_splati(DRT_EXIT_CONTINUE);\n");
   for (int k = 0; k < p->n; k++) emit_block(e, out, p->order[k]);
+  OUT("  d_fin = d_seli(d_live, d_r, d_fin);\n"
+      "  d_k -= d_live; /* -1 per running lane */\n"
+      "  d_live &= d_r == d_splati(DRT_EXIT_CONTINUE);\n"
+      "  if (d_it >= limit || ((d_it & 63) == 0 && drt_world_failed(ctx->world))) break;\n"
+      "  int d_n = 0;\n"
+      "  for (int d_l = 0; d_l < D_SIMD_W; d_l++) d_n += d_live[d_l] != 0;\n"
+      "  if (4 * d_n <= D_SIMD_W) break;\n"
+      "  }\n"
+      " d_effect: __attribute__((unused)); /* an effect's goto, where the update has one */\n");
+  for (int v = 0; v < e->m->nstate; v++)
+    if (use[v] & 2) emit_lanes_state_xfer(e, out, e->m->state[v], false, "d_start");
   /* the runtime's bookkeeping, strand by strand in order (stabilize runs
-   * after the strand's update, as in the scalar loop) */
-  OUT("  for (int d_l = 0; d_l < D_SIMD_W; d_l++) {\n"
+   * after the strand's update, as in the scalar loop), and the scalar rest */
+  OUT("  uint32_t most_ = 0;\n"
+      "  for (int d_l = 0; d_l < D_SIMD_W; d_l++) {\n"
       "    const uint32_t i = i0 + (uint32_t)d_l;\n"
-      "    if (!d_m%d[d_l]) continue;\n"
+      "    if (!d_start[d_l]) continue;\n"
+      "    uint32_t k_ = (uint32_t)d_k[d_l];\n"
       "    fresh[i] = 0;\n"
-      "    if (d_r[d_l] == DRT_EXIT_STABILIZE) {\n"
+      "    if (d_fin[d_l] == DRT_EXIT_STABILIZE) {\n"
       "%s"
       "      status[i] = DRT_STABLE;\n"
       "      ++*ns_;\n"
-      "    } else if (d_r[d_l] == DRT_EXIT_DIE) {\n"
+      "    } else if (d_fin[d_l] == DRT_EXIT_DIE) {\n"
       "      status[i] = DRT_DYING;\n"
       "      ++*nd_;\n"
-      "    }\n  }\n  return true;\n}\n\n",
-      cfg->entry->id, stab ? "      d_strand_stabilize(ctx, i, self_);\n" : "");
+      "    } else if (k_ < limit && !(limit > 1 && drt_world_failed(ctx->world)))\n"
+      "      k_ += d_step_one(ctx, wrld, d_N, i, self_, status, fresh, limit - k_, ns_, nd_);\n"
+      "    if (k_ > most_) most_ = k_;\n"
+      "  }\n  return most_;\n}\n\n",
+      stab ? "      d_strand_stabilize(ctx, i, self_);\n" : "");
 }
 
 void emit_simd_chunk_loop(EmitCtx *e, EmitBuf *out) {
@@ -282,11 +354,16 @@ void emit_simd_chunk_loop(EmitCtx *e, EmitBuf *out) {
       "    for (; i + D_SIMD_W <= hi; i += D_SIMD_W) {\n"
       "      int na_ = 0;\n"
       "      for (int l = 0; l < D_SIMD_W; l++) na_ += status[i + l] == DRT_ACTIVE;\n"
-      "      if (na_ == 0) continue;\n"
-      "      if (4 * na_ > D_SIMD_W &&\n"
-      "          d_update_group(ctx, wrld, d_N, i, store, status, fresh, &ns_, &nd_))\n"
-      "        continue;\n"
-      "      for (uint32_t j = i; j < i + D_SIMD_W; j++)\n"
-      "        d_step_one(ctx, wrld, d_N, j, store, status, fresh, 1, &ns_, &nd_);\n"
+      "      uint32_t k_ = 0;\n"
+      "      if (4 * na_ > D_SIMD_W)\n"
+      "        k_ = d_update_group(ctx, wrld, d_N, i, store, status, fresh, limit, &ns_, &nd_);\n"
+      "      else\n"
+      "        for (uint32_t j = i; j < i + D_SIMD_W; j++) {\n"
+      "          uint32_t kj_ = d_step_one(ctx, wrld, d_N, j, store, status, fresh, limit, &ns_, &nd_);\n"
+      "          if (kj_ > k_) k_ = kj_;\n"
+      "          if (limit > 1 && drt_world_failed(ctx->world)) break;\n"
+      "        }\n"
+      "      if (k_ > most_) most_ = k_;\n"
+      "      if (limit > 1 && drt_world_failed(ctx->world)) goto d_done;\n"
       "    }\n");
 }

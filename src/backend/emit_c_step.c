@@ -4,8 +4,8 @@
  * headers and the store's capacity are loaded once per chunk rather than
  * once per strand call (doc/backend.md §2). With --simd=strands the loop
  * runs groups of strands through the across-strand update of
- * emit_c_simd.c first. With a limit above 1 the loop runs each strand up
- * to that many updates on its own, where the program allows it
+ * emit_c_simd.c first. With a limit above 1 the loop runs each strand (or
+ * group) up to that many updates on its own, where the program allows it
  * (DrtProgram.strandwise). */
 #include "backend/emit_c_impl.h"
 
@@ -21,8 +21,7 @@ bool emit_step_chunked(const EmitCtx *e) {
  * global update runs between steps, no method asks for strand counts. We
  * also keep super-steps for `print` in strand code (its output order is
  * by step) and for dynamic sequences built by strands (the sequence heap is
- * collected between steps only), and with --simd=strands (lane groups run
- * one step at a time). */
+ * collected between steps only). */
 static bool strandwise_op(const IrInstr *in) {
   if (in->dst && emit_type_has_dseq(in->dst->ty)) return false;
   if (in->kind != IR_I_OP) return true;
@@ -37,8 +36,7 @@ static bool strandwise_op(const IrInstr *in) {
 
 bool emit_step_strandwise(EmitCtx *e) {
   const IrModule *m = e->m;
-  if (!emit_step_chunked(e) || e->opt->force_bsp || emit_simd_used(e) ||
-      ir_module_find_cfg(m, IR_CFG_GLOBAL_UPDATE))
+  if (!emit_step_chunked(e) || e->opt->force_bsp || ir_module_find_cfg(m, IR_CFG_GLOBAL_UPDATE))
     return false;
   for (int i = 0; i < m->nstate; i++)
     if (m->state[i]->shared) return false;
@@ -96,6 +94,7 @@ void emit_step_glue(EmitCtx *e, EmitBuf *out) {
       "  return k_;\n"
       "}\n\n",
       stab ? "    d_strand_stabilize(ctx, i, store);\n" : "");
+  if (emit_simd_used(e)) emit_simd_group(e, out); /* emit_c_simd.c: calls d_step_one */
   OUT("/* the update phase of chunk [lo, hi) (DrtUpdateChunk): the world and the\n"
       " * capacity are loaded once for all the chunk's strands; limit > 1 (strand\n"
       " * by strand, DrtProgram.strandwise) stops at a run-time error */\n"
@@ -106,13 +105,14 @@ void emit_step_glue(EmitCtx *e, EmitBuf *out) {
       "  const int64_t d_N = cap;\n"
       "  uint32_t ns_ = 0, nd_ = 0, most_ = 0;\n"
       "  uint32_t i = lo;\n");
-  if (emit_simd_used(e)) emit_simd_chunk_loop(e, out); /* never strand by strand */
+  if (emit_simd_used(e)) emit_simd_chunk_loop(e, out);
   OUT("  for (; i < hi; i++) {\n"
       "    uint32_t k_ = d_step_one(ctx, wrld, d_N, i, store, status, fresh, limit, &ns_, &nd_);\n"
       "    if (k_ > most_) most_ = k_;\n"
       "    if (limit > 1 && drt_world_failed(ctx->world)) break;\n"
-      "  }\n"
-      "  *nstab += ns_;\n"
+      "  }\n");
+  if (emit_simd_used(e)) OUT(" d_done:\n");
+  OUT("  *nstab += ns_;\n"
       "  *ndie += nd_;\n"
       "  return most_ ? most_ : 1;\n"
       "}\n\n");

@@ -110,6 +110,7 @@ int target_build(Arena *a, IrModule *low, const TargetOptions *o) {
       .openmp = eo.target == EMIT_TARGET_OMP,
       .debug = eo.debug,
       .large = largest_unit(low) > CC_LARGE_FUNCTION,
+      .no_contract = strstr(text, "\n#define D_SIMD_GROUPS 1\n") != NULL,
       .defines = o->defines,
       .ndefines = o->ndefines,
       .verbose = o->verbose,

@@ -56,7 +56,7 @@ static const OptSpec option_table[] = {
     {O_STRAND_LAYOUT, 0, "strand-layout", ARG_REQUIRED, false, "aos, soa or aosoa:N"},
     {O_IMAGE_LAYOUT, 0, "image-layout", ARG_REQUIRED, false, "linear or brick:N"},
     {O_SIMD, 0, "simd", ARG_REQUIRED, false,
-     "within (default: vectors within a strand), strands (also across strands) or off (= --scalar)"},
+     "auto (default: also across strands where the update probes images), within (vectors within a strand only), strands (also across strands) or off (= --scalar)"},
     {O_CUDA_EMULATE, 0, "cuda-emulate", ARG_NONE, false,
      "with --target=cuda: run the kernels on the CPU (emulation, for testing)"},
     {O_INTERNAL, 0, "disable-inlining", ARG_NONE, true, "internal control"},
@@ -205,10 +205,13 @@ static bool opt_apply(Arena *a, DriverOptions *o, const OptSpec *s, const char *
     case O_IMAGE_LAYOUT: o->image_layout = val; break;
     case O_CUDA_EMULATE: o->cuda_emulate = true; break;
     case O_SIMD:
-      if (!strcmp(val, "within")) o->simd_strands = false;
+      o->simd_strands = o->simd_within = false;
+      if (!strcmp(val, "auto")) {
+        /* the default: decided per program (emit_c_simd.c) */
+      } else if (!strcmp(val, "within")) o->simd_within = true;
       else if (!strcmp(val, "strands")) o->simd_strands = true;
-      else if (!strcmp(val, "off")) o->scalar = true, o->simd_strands = false;
-      else return opt_error("unknown --simd mode '%s' (expected within, strands or off)", val);
+      else if (!strcmp(val, "off")) o->scalar = true;
+      else return opt_error("unknown --simd mode '%s' (expected auto, within, strands or off)", val);
       break;
     case O_INTERNAL:
       if (o->ninternal < (int)(sizeof o->internal / sizeof o->internal[0]))

@@ -41,6 +41,7 @@ typedef struct DriverOptions {
   const char *strand_layout, *image_layout;
   bool cuda_emulate;      /* --cuda-emulate (or DIDEROT_CUDA_EMULATE=1) */
   bool simd_strands;      /* --simd=strands (emit_c_simd.c) */
+  bool simd_within;       /* --simd=within: no across-strand groups (default: auto) */
   ConstOverride *consts;  /* --Cname=value, in command-line order */
   const char **defines;   /* --Dname[=value] */
   int ndefines;

@@ -27,8 +27,8 @@ Tests (all names start with e2e/, so that tests/run.py -k can select them):
                      variable DIDEROT_E2E_LAYOUTS overrides it.
 
   e2e/simd/NAME[VARIANT]
-                     simd mode: the program runs as above, then built with
-                     --simd=strands (the update of groups of strands at once,
+                     simd mode: the program runs built with --simd=within (no
+                     groups), then with --simd=strands (the update of groups of strands at once,
                      src/backend/emit_c_simd.c); both builds with
                      CFLAGS_DIDEROT=-O3 -march=native -ffp-contract=off (FMA
                      contraction may differ between the two forms), both must
@@ -125,7 +125,7 @@ LAYOUT_SUBSET = ["probe_1d", "probe_2d", "probe_3d", "vector_3d", "inside_2d", "
 # print, new and die, run-time errors (the scalar fallbacks).
 SIMD_SUBSET = ["probe_1d", "probe_2d", "probe_3d", "vector_3d", "inside_2d", "matrix_2d",
                "layout_grid", "layout_collection", "life", "collatz_v1", "any_size",
-               "probe_outside", "print_format", "composite_3d", "tensor_ops"]
+               "probe_outside", "print_format", "composite_3d", "tensor_ops", "group_walk"]
 SIMD_CFLAGS = "-O3 -march=native -ffp-contract=off"
 
 
@@ -311,11 +311,12 @@ def run_layouts(name, mod, variant, program, args):
 
 
 def run_simd(name, mod, variant, program, args):
-    """The simd mode: the default build and the --simd=strands build, both
-    without FMA contraction; both pass the companion's checks and write the
-    same bytes."""
+    """The simd mode: the --simd=within build (no groups) and the
+    --simd=strands build, both without FMA contraction; both pass the
+    companion's checks and write the same bytes."""
     env = {"CFLAGS_DIDEROT": SIMD_CFLAGS}
-    base = run_program(name, mod, variant, program, args, tag="-within", keep=True, env=env)
+    base = run_program(name, mod, variant, program, args, layout_flags=["--simd=within"],
+                       tag="-within", keep=True, env=env)
     if base.status != "pass":
         return Outcome(name, base.status, ["default build: " + (base.details[0] if
                                                                 base.details else "")]
