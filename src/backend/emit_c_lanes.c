@@ -415,14 +415,15 @@ static bool lanes_op(EmitCtx *e, EmitBuf *out, IrInstr *in, int blk) {
       OUT("  %s = d_splat(%s->%s[%d]);\n", C(e, dt, d, i), a, src, i);
     return true;
   }
-  case IR_LOP_CLAMP_INDEX:
+  case IR_LOP_CLAMP_INDEX: /* d_clamp_index (emit_c.c) on every lane */
+    OUT("  %s = d_seli(%s < d_splati(0), d_splati(0), d_seli(%s >= %s, %s - d_splati(1), %s));\n", d, a, a,
+        b, b, a);
+    return true;
+  case IR_LOP_WRAP_INDEX: /* d_wrap_index: i %% n, plus n where negative */
+    OUT("  %s = %s %% %s;\n  %s += %s & (%s < d_splati(0));\n", d, a, b, d, b, d);
+    return true;
   case IR_LOP_MIRROR_INDEX:
-  case IR_LOP_WRAP_INDEX:
-    call_lanes(e, out, d, false,
-               in->op == IR_LOP_CLAMP_INDEX    ? "d_clamp_index"
-               : in->op == IR_LOP_MIRROR_INDEX ? "d_mirror_index"
-                                               : "d_wrap_index",
-               a, b);
+    call_lanes(e, out, d, false, "d_mirror_index", a, b);
     return true;
   default: return false;
   }

@@ -152,7 +152,7 @@ static SimdPlan *plan_of(EmitCtx *e) {
 static bool plan_pays(const SimdPlan *p) {
   bool probes = false, again = false;
   for (int k = 0; k < p->n; k++) {
-    again |= p->order[k]->term.kind == IR_T_CONTINUE;
+    again |= p->order[k]->term.kind == IR_T_CONTINUE || p->order[k]->term.kind == IR_T_RETURN;
     for (int i = 0; i < p->order[k]->ninstrs; i++) {
       const IrInstr *in = p->order[k]->instrs[i];
       probes |= in->kind == IR_I_OP && (in->op == IR_LOP_LOAD || in->op == IR_LOP_VLOAD);
@@ -284,17 +284,6 @@ void emit_simd_group(EmitCtx *e, EmitBuf *out) {
       "    uint32_t i0, void *self_, unsigned char *status, unsigned char *fresh,\n"
       "    uint32_t limit, uint32_t *ns_, uint32_t *nd_) {\n"
       "  (void)ctx; (void)wrld; (void)d_N;\n");
-  for (int k = 0; k < p->n; k++) {
-    IrBlock *b = p->order[k];
-    OUT("  dlanei d_m%d;\n", b->id);
-    for (int i = 0; i < b->nphis; i++)
-      if (b->phis[i]->dst) {
-        decl(e, out, b->phis[i]->dst, "");
-        decl(e, out, b->phis[i]->dst, "_in");
-      }
-    for (int i = 0; i < b->ninstrs; i++)
-      if (b->instrs[i]->dst) decl(e, out, b->instrs[i]->dst, "");
-  }
   for (int v = 0; v < e->m->nstate; v++)
     if (use[v]) OUT("  %s\n", emit_lanes_state_decl(e, e->m->state[v]));
   /* the lanes: active at the start (d_start), still running (d_live), the
@@ -308,9 +297,21 @@ void emit_simd_group(EmitCtx *e, EmitBuf *out) {
       emit_simd_state_dep(e));
   for (int v = 0; v < e->m->nstate; v++)
     if (use[v]) emit_lanes_state_xfer(e, out, e->m->state[v], true, "d_start");
+  /* one update of the running lanes; its values are declared here, so
+   * that none is carried from one update to the next (the carriers and
+   * lane records above are) */
   OUT("  for (uint32_t d_it = 1;; d_it++) {\n");
-  for (int k = 0; k < p->n; k++)
-    OUT("  d_m%d = %s;\n", p->order[k]->id, p->order[k] == cfg->entry ? "d_live" : "d_splati(0)");
+  for (int k = 0; k < p->n; k++) {
+    IrBlock *b = p->order[k];
+    OUT("  dlanei d_m%d = %s;\n", b->id, b == cfg->entry ? "d_live" : "d_splati(0)");
+    for (int i = 0; i < b->nphis; i++)
+      if (b->phis[i]->dst) {
+        decl(e, out, b->phis[i]->dst, "");
+        decl(e, out, b->phis[i]->dst, "_in");
+      }
+    for (int i = 0; i < b->ninstrs; i++)
+      if (b->instrs[i]->dst) decl(e, out, b->instrs[i]->dst, "");
+  }
   OUT("  dlanei d_r = d_splati(DRT_EXIT_CONTINUE);\n");
   for (int k = 0; k < p->n; k++) emit_block(e, out, p->order[k]);
   OUT("  d_fin = d_seli(d_live, d_r, d_fin);\n"
