@@ -168,6 +168,24 @@ static void fuse_cfg(HOpt *h, IrCFG *cfg) {
 
 /* ---- normalization ------------------------------------------------------------------ */
 
+static bool has_conv(const EinExpr *e, int img, int ker) {
+  if (e->tag == EIN_CONV && e->param == img && e->param2 == ker) return true;
+  for (int i = 0; i < e->nkids; i++)
+    if (has_conv(e->kids[i], img, ker)) return true;
+  return false;
+}
+
+/* Whether every convolution of a field body survives in its normal form.
+ * A field's domain is where all its convolutions are defined (inside()
+ * reads it from them), so a normal form that proves a term zero, e.g.
+ * det(F ⊗ F), must not drop that term's images from the domain. */
+static bool convs_kept(const EinExpr *before, const EinExpr *after) {
+  if (before->tag == EIN_CONV) return has_conv(after, before->param, before->param2);
+  for (int i = 0; i < before->nkids; i++)
+    if (!convs_kept(before->kids[i], after)) return false;
+  return true;
+}
+
 static bool normalize_cfg(HOpt *h, IrCFG *cfg, DiagCtx *diag) {
   bool ok = true;
   EinNormOpts o = {0, diag, {{0, 0}, {0, 0}}};
@@ -179,6 +197,9 @@ static bool normalize_cfg(HOpt *h, IrCFG *cfg, DiagCtx *diag) {
       bool hit = false;
       const EinOp *n = ein_normalize(h->c, in->ein, &o, &h->st->norm, &hit);
       if (hit) ok = false;
+      /* a field that loses a convolution keeps its unnormalised form:
+       * its probes are normalised again when lowered to MidIR */
+      if (n && ein_is_field(in->ein->body) && !convs_kept(in->ein->body, n->body)) continue;
       if (n && n != in->ein) {
         in->ein = n;
         compact(h, in);
