@@ -24,6 +24,7 @@ the exit status is 1 when U > 0.  Details go to --log (JSON lines).
 """
 
 import argparse
+import decimal
 import json
 import os
 import re
@@ -259,13 +260,20 @@ def _isnum(s):
         return False
 
 
-def close(x, exact, tol):
+# the largest finite real of each precision: an exact value beyond it
+# (within the tolerance) rounds to an infinity of its sign (IEEE 754 §4.3.1)
+REAL_MAX = {"float": 3.4028234663852886e38, "double": 1.7976931348623157e308}
+
+
+def close(x, exact, tol, prec="double"):
     if tol is None:                   # int / bool: exact
         return float(x) == float(exact)
-    e = float(exact)
     if x != x:
         return False
-    return abs(x - e) <= tol
+    if x in (float("inf"), float("-inf")):
+        e = decimal.Decimal(str(exact))
+        return (e > 0) == (x > 0) and abs(e) + decimal.Decimal(tol) > decimal.Decimal(REAL_MAX[prec])
+    return abs(x - float(exact)) <= tol
 
 
 def compare(res, orc, prec):
@@ -291,7 +299,7 @@ def compare(res, orc, prec):
         if c >= len(got):
             bad.append((name, "too few components"))
             continue
-        if not close(got[c], v, tol):
+        if not close(got[c], v, tol, prec):
             bad.append((name, "id %d comp %d: got %r, exact %s (tol %.3g)" % (i, c, got[c], v, tol or 0),
                         got[c], v, tol))
     gp = res["prints"]
@@ -304,7 +312,7 @@ def compare(res, orc, prec):
                 bad.append(("print", "line %s: %d numbers, expected %d" % (k, len(got), len(flat))))
                 continue
             for g_, (v, tol) in zip(got, flat):
-                if not close(g_, v, tol):
+                if not close(g_, v, tol, prec):
                     bad.append(("print", "line %s: got %r, exact %s" % (k, g_, v), g_, v, tol))
                     break
     return bad

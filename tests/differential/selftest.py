@@ -15,6 +15,8 @@
 3. Perturbed runs: a generated program's tolerances are positive where the
    value is computed, and a wrong value is rejected by run.compare.
 4. Determinism: the same seed gives the same program and oracle.
+5. Overflow: an infinity matches an exact value beyond the largest finite
+   real of the precision (with its sign), and nothing else.
 Prints `selftest: N passed, M failed`.
 """
 
@@ -178,6 +180,16 @@ def main():
             bad[name][i0] = [v + 0.01 * max(1, abs(v)) for v in outs[name][i0]]
             check(bool(run.compare({"outs": bad, "prints": prints}, orc, "float")),
                   "seed %d: a value off by 1%% is caught" % seed)
+    # overflow: an exact value beyond the precision's largest finite real is
+    # an infinity of its sign (seed 16042: pow to 2.2e238 in float)
+    inf = float("inf")
+    check(run.close(inf, "2.217017629058125959061566e+238", 1.21e236, "float"),
+          "float: +inf for an exact 2.2e238")
+    check(not run.close(inf, "2.2e238", 1e236, "double"), "double: not inf for an exact 2.2e238")
+    check(not run.close(-inf, "2.2e238", 1e236, "float"), "float: not -inf for +2.2e238")
+    check(not run.close(inf, "3.0e38", 1e36, "float"), "float: not inf for 3.0e38 (finite)")
+    check(run.close(inf, "-1e400", 1.0, "double") is False and run.close(-inf, "-1e400", 1.0, "double"),
+          "double: -inf for an exact -1e400")
     print("selftest: %d passed, %d failed" % (passed, failed))
     return 1 if failed else 0
 
