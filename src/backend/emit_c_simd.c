@@ -20,6 +20,7 @@
  * keeps the scalar path alone; emit_simd_report() says why. */
 #include "backend/emit_c_impl.h"
 
+#include <inttypes.h>
 #include <string.h>
 
 #define OUT(...) emit_buf_printf(out, __VA_ARGS__)
@@ -202,13 +203,113 @@ static void phi_edge(EmitCtx *e, EmitBuf *out, IrBlock *from, IrBlock *to, const
   }
 }
 
+/* ---- rows of samples ------------------------------------------------------------------ */
+
+/* A probe loads its taps along the fastest image axis at offsets o+c,
+ * o+c+1, ... of one base o (tent: 2, ctmr and bspln3: 4, c4hexic: 6).
+ * Loads of one image at one variable plus consecutive constants print as
+ * d_row4 or d_row2 (emit_c_lanes.c) at the first of them. row[i] of the
+ * block's instruction i: 0 printed as it is, -1 done by an earlier row,
+ * k > 0 the first of the row rows[k - 1]. */
+typedef struct Row {
+  IrInstr *in[4];
+  int n;
+} Row;
+
+typedef struct RowPlan {
+  int *row;
+  Row *rows;
+} RowPlan;
+
+static bool int_lit(const IrVar *v, int64_t *c) {
+  const IrInstr *d = v ? v->def : NULL;
+  if (!d || d->kind != IR_I_LIT || d->lit.kind != IR_LIT_INT) return false;
+  *c = d->lit.i;
+  return true;
+}
+
+/* offset = base + c, the base a variable */
+static const IrVar *offset_base(const IrVar *off, int64_t *c) {
+  const IrInstr *d = off->def;
+  *c = 0;
+  if (d && d->kind == IR_I_OP && d->op == IR_OP_IADD && d->nargs == 2) {
+    if (int_lit(d->args[1], c)) return d->args[0];
+    if (int_lit(d->args[0], c)) return d->args[1];
+  }
+  return off;
+}
+
+static bool is_load(const IrInstr *in) {
+  return in->kind == IR_I_OP && in->op == IR_LOP_LOAD && in->dst && in->nargs == 2;
+}
+
+static RowPlan plan_rows(EmitCtx *e, const IrBlock *b) {
+  int n = b->ninstrs;
+  RowPlan p;
+  p.row = ARENA_NEW_ARRAY(e->a, int, n > 0 ? n : 1);
+  p.rows = ARENA_NEW_ARRAY(e->a, Row, n / 2 + 1);
+  memset(p.row, 0, sizeof *p.row * (size_t)(n > 0 ? n : 1));
+  int nrows = 0;
+  for (int i = 0; i < n; i++) {
+    IrInstr *in = b->instrs[i];
+    if (!is_load(in) || p.row[i]) continue;
+    int64_t c0;
+    const IrVar *base = offset_base(in->args[1], &c0);
+    /* the loads of the same image and base at c0 - 3 .. c0 + 3, not yet in a row */
+    IrInstr *at[7] = {0};
+    int pos[7];
+    for (int j = i; j < n; j++) {
+      IrInstr *o = b->instrs[j];
+      int64_t c;
+      if (!is_load(o) || p.row[j] || o->args[0] != in->args[0] ||
+          offset_base(o->args[1], &c) != base || c < c0 - 3 || c > c0 + 3 || at[c - c0 + 3])
+        continue;
+      at[c - c0 + 3] = o;
+      pos[c - c0 + 3] = j;
+    }
+    /* the first run of four that holds this load (at[3]), else of two */
+    for (int w = 4; w >= 2; w -= 2) {
+      int s0 = 4 - w;
+      for (; s0 <= 3; s0++) {
+        int k = 0;
+        while (k < w && at[s0 + k]) k++;
+        if (k == w) break;
+      }
+      if (s0 > 3) continue;
+      Row *r = &p.rows[nrows];
+      r->n = w;
+      int first = pos[s0];
+      for (int k = 0; k < w; k++) {
+        r->in[k] = at[s0 + k];
+        p.row[pos[s0 + k]] = -1;
+        if (pos[s0 + k] < first) first = pos[s0 + k];
+      }
+      p.row[first] = ++nrows;
+      break;
+    }
+  }
+  return p;
+}
+
+static void emit_row(EmitCtx *e, EmitBuf *out, const Row *r, int blk) {
+  int64_t c;
+  const IrVar *base = offset_base(r->in[0]->args[1], &c);
+  OUT("  d_row%d((const dreal *)%s->data, %s + d_splati((dint)%" PRId64 "), d_m%d", r->n,
+      var0(e, r->in[0]->args[0]), var0(e, base), c, blk);
+  for (int k = 0; k < r->n; k++) OUT(", &%s", var0(e, r->in[k]->dst));
+  OUT(");\n");
+}
+
 static void emit_block(EmitCtx *e, EmitBuf *out, IrBlock *b) {
   OUT(" /* L%d%s%s */\n  if (d_any(d_m%d)) {\n", b->id, b->label ? ": " : "", b->label ? b->label : "",
       b->id);
   for (int i = 0; i < b->nphis; i++)
     if (b->phis[i]->dst) OUT("  %s = %s_in;\n", var0(e, b->phis[i]->dst), var0(e, b->phis[i]->dst));
+  RowPlan rows = plan_rows(e, b);
   for (int i = 0; i < b->ninstrs; i++) {
     IrInstr *in = b->instrs[i];
+    if (rows.row[i] > 0) emit_row(e, out, &rows.rows[rows.row[i] - 1], b->id);
+    if (rows.row[i]) continue;
     if (!emit_lanes_instr(e, out, in, b->id)) {
       emit_fail(e, "simd: an instruction without a lane form");
       return;
