@@ -53,7 +53,7 @@ typedef struct CcRequest {
   bool large;
   /* -ffp-contract=off before $CFLAGS_DIDEROT: the generated code runs
    * strands in across-strand groups and in the scalar update, which must
-   * give the same bits (D_SIMD_GROUPS, emit_c_simd.c) */
+   * give the same bits (EmitInfo.simd_groups, emit_c_simd.c) */
   bool no_contract;
   const char *const *defines; /* --D options: "NAME" or "NAME=VALUE" */
   int ndefines;

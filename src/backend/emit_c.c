@@ -510,8 +510,8 @@ bool emit_c_functions(Arena *a, IrModule *m, IrCFG *const *cfgs, int ncfgs,
   return true;
 }
 
-bool emit_c_program(Arena *a, IrModule *m, const EmitOptions *opt, const char **out, char *err,
-                    size_t errlen) {
+bool emit_c_program(Arena *a, IrModule *m, const EmitOptions *opt, const char **out, EmitInfo *info,
+                    char *err, size_t errlen) {
   EmitCtx e;
   emit_ctx_init(&e, a, m, opt);
   if (opt->target == EMIT_TARGET_CUDA) e.instr_hook = emit_cuda_host_instr; /* the host half */
@@ -523,5 +523,6 @@ bool emit_c_program(Arena *a, IrModule *m, const EmitOptions *opt, const char **
     return false;
   }
   *out = emit_buf_str(&body);
+  if (info) info->simd_groups = emit_simd_used(&e);
   return true;
 }

@@ -83,10 +83,19 @@ void emit_buf_printf(EmitBuf *b, const char *fmt, ...) __attribute__((format(pri
 void emit_buf_puts(EmitBuf *b, const char *s);
 const char *emit_buf_str(EmitBuf *b);
 
-/* The whole program as C text into *out (arena memory). Returns false
- * (with a message in err) on LowIR this back end cannot print. */
-bool emit_c_program(Arena *a, IrModule *m, const EmitOptions *opt, const char **out, char *err,
-                    size_t errlen);
+/* What the C compiler must know of a printed program. */
+typedef struct EmitInfo {
+  /* the update also runs in across-strand groups (emit_c_simd.c): compile
+   * without FP contraction, so a strand gives the same bits in a group
+   * and in the scalar update */
+  bool simd_groups;
+} EmitInfo;
+
+/* The whole program as C text into *out (arena memory), and what its
+ * compilation needs into *info (may be NULL). Returns false (with a
+ * message in err) on LowIR this back end cannot print. */
+bool emit_c_program(Arena *a, IrModule *m, const EmitOptions *opt, const char **out, EmitInfo *info,
+                    char *err, size_t errlen);
 /* The library header NAME.h (§7.3). */
 bool emit_c_header(Arena *a, IrModule *m, const EmitOptions *opt, const char **out);
 /* NAME.json describing the library API (§7.3). */

@@ -370,7 +370,7 @@ void emit_simd_group(EmitCtx *e, EmitBuf *out) {
   emit_lanes_helpers(e, out);
   bool stab = ir_module_find_cfg(e->m, IR_CFG_STABILIZE) != NULL;
   unsigned char *use = state_use(e, p);
-  /* the build compiles this file without FP contraction (emit_target.c):
+  /* the build compiles this file without FP contraction (EmitInfo, emit_target.c):
    * a strand's update gives the same bits in a group and in the scalar
    * code, whatever thread count, layout or neighbours decide where it runs */
   OUT("#define D_SIMD_GROUPS 1\n\n");

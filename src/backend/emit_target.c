@@ -80,7 +80,8 @@ int target_build(Arena *a, IrModule *low, const TargetOptions *o) {
       return EXIT_TOOL_MISSING;
     }
   }
-  if (!emit_c_program(a, low, &eo, &text, err, sizeof err)) {
+  EmitInfo info = {0};
+  if (!emit_c_program(a, low, &eo, &text, &info, err, sizeof err)) {
     fprintf(stderr, "%s: error: code generation: %s\n", o->source, err);
     return 1;
   }
@@ -110,7 +111,7 @@ int target_build(Arena *a, IrModule *low, const TargetOptions *o) {
       .openmp = eo.target == EMIT_TARGET_OMP,
       .debug = eo.debug,
       .large = largest_unit(low) > CC_LARGE_FUNCTION,
-      .no_contract = strstr(text, "\n#define D_SIMD_GROUPS 1\n") != NULL,
+      .no_contract = info.simd_groups,
       .defines = o->defines,
       .ndefines = o->ndefines,
       .verbose = o->verbose,

@@ -403,7 +403,7 @@ static void test_exec(bool grid, EmitTarget target) {
   EmitOptions opt = {.exec = true, .target = target, .name = "prog", .source = "test"};
   const char *text = NULL;
   char err[256] = "";
-  bool ok = emit_c_program(a, m, &opt, &text, err, sizeof err);
+  bool ok = emit_c_program(a, m, &opt, &text, NULL, err, sizeof err);
   CHECK_MSG(ok, "%s", err);
   if (!ok) {
     arena_free(a);
@@ -467,7 +467,7 @@ static void test_library(void) {
   EmitOptions opt = {.ns = "Tst", .name = "lib", .source = "test"};
   const char *text = NULL, *hdr = NULL, *js = NULL;
   char err[256] = "";
-  CHECK(emit_c_program(a, m, &opt, &text, err, sizeof err));
+  CHECK(emit_c_program(a, m, &opt, &text, NULL, err, sizeof err));
   CHECK(emit_c_header(a, m, &opt, &hdr));
   CHECK(emit_c_json(a, m, &opt, &js));
   if (!text || !hdr) {
