@@ -23,13 +23,15 @@
  *  - brute force for at most 32 strands or on request (--no-space-partition);
  *  - otherwise a uniform grid of cubic cells (edge = the radius hint, or
  *    from the point density), counting-sorted in O(n): a dense cell array
- *    over the points' bounding box when it has at most 2n+64 cells, else a
+ *    over the points' bounding box when it has at most 8n+4096 cells, else a
  *    hash of the occupied cells (points far apart, outliers, huge ranges).
  * Memory per indexed strand: a record of dim+1 reals (the position and the
  * strand index), 4 bytes of build scratch, 4 of the strand's record
  * (drt_spatial_positions) and 4 bytes per cell (about
- * 0.5–0.7 cells per strand with a radius hint for ~6 neighbours, at most
- * 2n+64), e.g. 27 bytes in 3-D float, 43 in 3-D double; hash mode adds 8
+ * 0.5–0.7 cells per strand with a radius hint for ~6 neighbours in a
+ * filled volume, more for points on a surface; at most 8n+4096, i.e. 32
+ * bytes per strand plus 16 KB), e.g. 27 bytes in 3-D float, 43 in 3-D
+ * double with a filled volume; hash mode adds 8
  * bytes of cell key and 4–8 of buckets. drt_spatial_bytes() reports it.
  */
 #ifndef DIDEROT_SPATIAL_H

@@ -524,9 +524,10 @@ static void test_sort_paths(void) {
 }
 
 /* Small hash tables (256 buckets), so that rows of cells often wrap
- * around the end of the bucket array. */
+ * around the end of the bucket array. The occupied box must have more
+ * than 8n + 4096 cells of 0.5 (else the grid is dense). */
 static void test_hash_small(void) {
-  static const double extent[4] = {0, 400, 15, 5};
+  static const double extent[4] = {0, 4000, 50, 15};
   for (unsigned dim = 1; dim <= 3; dim++) {
     Set s;
     set_alloc(&s, dim, nrrdTypeDouble, 200);
@@ -541,7 +542,7 @@ static void test_hash_small(void) {
     DrtStrandList got = {0}, want = {0};
     CHECK(!drt_spatial_build(&e, &sp, &p, &opt));
     CHECK(sp.mode == DRT_SPATIAL_HASH && sp.ncells == 256);
-    static const double radii[] = {0.3, 0.45, 1, 3};
+    static const double radii[] = {0.3, 1, 3, 20};
     for (int q = 0; q < 400; q++) {
       double c[3] = {0, 0, 0};
       for (unsigned k = 0; k < dim; k++) c[k] = extent[dim] * rng_unit(&rng);
