@@ -176,6 +176,19 @@ void emit_lanes_helpers(EmitCtx *e, EmitBuf *out) {
       "  *r0 = d_gather(p, o & m);\n  *r1 = d_gather(p, (o + 1) & m);\n"
       "  *r2 = d_gather(p, (o + 2) & m);\n  *r3 = d_gather(p, (o + 3) & m);\n"
       "#endif\n}\n"
+      /* a vector % is a division per lane (idiv: lic's wrap(...) took
+       * most of its group's time) */
+      "/* d_wrap_index and d_mirror_index (emit_c.c) on every lane: where each\n"
+      " * i is within a period of [0, n), as a probe's taps are, an add or a\n"
+      " * subtract; else the division */\n"
+      "static inline dlanei d_wrap_lanes(dlanei i, dlanei n) {\n"
+      "  if (!d_any((i < -n) | (i >= n + n)))\n"
+      "    return i + (n & (i < d_splati(0))) - (n & (i >= n));\n"
+      "  dlanei r = i %% n;\n"
+      "  return r + (n & (r < d_splati(0)));\n}\n"
+      "static inline dlanei d_mirror_lanes(dlanei i, dlanei n) {\n"
+      "  dlanei p = n + n, r = d_wrap_lanes(i, p);\n"
+      "  return d_seli(r < n, r, p - d_splati(1) - r); /* n = 1: 0 either way */\n}\n"
       "/* the same for a row of two (tent) */\n"
       "static inline void d_row2(const dreal *p, dlanei o, dlanei m, dlane *r0, dlane *r1) {\n"
       "#if defined(D_LANE_BUILTINS) && !defined(D_DOUBLE)\n"
@@ -510,12 +523,8 @@ static bool lanes_op(EmitCtx *e, EmitBuf *out, IrInstr *in, int blk) {
     OUT("  %s = d_seli(%s < d_splati(0), d_splati(0), d_seli(%s >= %s, %s - d_splati(1), %s));\n", d, a, a,
         b, b, a);
     return true;
-  case IR_LOP_WRAP_INDEX: /* d_wrap_index: i %% n, plus n where negative */
-    OUT("  %s = %s %% %s;\n  %s += %s & (%s < d_splati(0));\n", d, a, b, d, b, d);
-    return true;
-  case IR_LOP_MIRROR_INDEX:
-    call_lanes(e, out, d, false, "d_mirror_index", a, b);
-    return true;
+  case IR_LOP_WRAP_INDEX: OUT("  %s = d_wrap_lanes(%s, %s);\n", d, a, b); return true;
+  case IR_LOP_MIRROR_INDEX: OUT("  %s = d_mirror_lanes(%s, %s);\n", d, a, b); return true;
   default: return false;
   }
   OUT("  %s = %s %s %s;\n", d, a, binop, b);
