@@ -404,6 +404,23 @@ def _poly_deriv(c, j):
     return c
 
 
+def border_map(mode, i, n):
+    """The border-control index maps of LANGUAGE.md §4.7 (mode clamp,
+    wrap or mirror; n the axis size), for oracles of probes outside."""
+    if mode == "clamp":
+        return 0 if i < 0 else n - 1 if i >= n else i
+    if mode == "wrap":
+        if i < 0:
+            return (n - 1) + int(math.fmod(i + 1, n))   # C remainder
+        return i % n
+    if i < 0:   # mirror
+        i = -1 - i
+    if i < n:
+        return i
+    q, r = i // n, i % n
+    return r if q % 2 == 0 else n - 1 - r
+
+
 def kernel_eval(name, x, j=0):
     """h^(j)(x) (as a float when x is a float, exact for a Fraction)."""
     pieces = KERNELS[name]

@@ -33,7 +33,7 @@ from fractions import Fraction as Q
 import e2elib
 import nrrd
 from e2elib import check_grid
-from polyfield import Grid, Poly, variables, at, grad, D, lattice
+from polyfield import Grid, Poly, variables, at, grad, D, lattice, border_map
 
 VARIANTS = ["float", "double"]
 
@@ -82,22 +82,6 @@ def int_image(g, f, type):
     assert all(float(v) == w for v, w in zip(vals, n.data))
     return nrrd.Nrrd(type, n.sizes, vals, kinds=n.kinds, space_dim=n.space_dim,
                      space_directions=n.space_directions, space_origin=n.space_origin)
-
-
-def border_map(mode, i, n):
-    """The index maps of LANGUAGE.md §4.7."""
-    if mode == "clamp":
-        return 0 if i < 0 else n - 1 if i >= n else i
-    if mode == "wrap":
-        if i < 0:
-            return (n - 1) + int(math.fmod(i + 1, n))   # C remainder
-        return i % n
-    if i < 0:   # mirror
-        i = -1 - i
-    if i < n:
-        return i
-    q, r = i // n, i % n
-    return r if q % 2 == 0 else n - 1 - r
 
 
 def tent_border(img, g, pt, mode):

@@ -1,15 +1,15 @@
 """border_lanes: wrap() and mirror() border control (LANGUAGE.md §4.7 index
 maps) with ctmr and tent, at positions near the image and many periods away
 from it, accumulated over 1 + i % 7 updates per strand. Oracle: the
-convolution sums in exact rationals with the index maps written out here
-(polyfield.kernel_eval), from the samples as the image stores them."""
+convolution sums in exact rationals (polyfield.kernel_eval, border_map),
+from the samples as the image stores them."""
 
 import math
 from fractions import Fraction as Q
 
 import nrrd
 
-from polyfield import Grid, kernel_eval, variables, SUPPORT
+from polyfield import Grid, kernel_eval, variables, SUPPORT, border_map
 
 VARIANTS = ["float", "double"]
 (x,) = variables(1)
@@ -18,27 +18,11 @@ G = Grid.aligned([5], [Q(1)], [0])
 N = 250
 
 
-def wrap(i, n):
-    if i < 0:
-        j = i + 1
-        return (n - 1) + (j - n * int(j / n))   # C remainder (truncating)
-    return i % n
-
-
-def mirror(i, n):
-    if i < 0:
-        i = -1 - i
-    if i < n:
-        return i
-    q, r = i // n, i % n
-    return r if q % 2 == 0 else n - 1 - r
-
-
-def probe(samples, kernel, bmap, pos):
+def probe(samples, kernel, mode, pos):
     s = SUPPORT[kernel]
     n = math.floor(pos)
     f = pos - n
-    return sum(kernel_eval(kernel, f - k) * samples[bmap(n + k, len(samples))]
+    return sum(kernel_eval(kernel, f - k) * samples[border_map(mode, n + k, len(samples))]
                for k in range(1 - s, s + 1))
 
 
@@ -48,9 +32,9 @@ def expected(samples):
         px = Q(-19, 2) + Q(i, 4)
         aw = am = at = Q(0)
         for _ in range(1 + i % 7):
-            aw += probe(samples, "ctmr", wrap, px) + probe(samples, "ctmr", wrap, 3 * px + Q(1, 2))
-            am += probe(samples, "ctmr", mirror, px) + probe(samples, "ctmr", mirror, -2 * px)
-            at += probe(samples, "tent", mirror, Q(3, 2) * px)
+            aw += probe(samples, "ctmr", "wrap", px) + probe(samples, "ctmr", "wrap", 3 * px + Q(1, 2))
+            am += probe(samples, "ctmr", "mirror", px) + probe(samples, "ctmr", "mirror", -2 * px)
+            at += probe(samples, "tent", "mirror", Q(3, 2) * px)
             px += Q(7, 4)
         w.append(float(aw))
         m.append(float(am))
