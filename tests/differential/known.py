@@ -19,6 +19,9 @@ ORIGINAL_FAILURES = [
      "D10: a reduction over a range inside a function body is an internal error of the original"),
     (r"call of overloaded .abs\(uint32_t\). is ambiguous",
      "D6: length() is an unsigned int in the original's C++ (|length(s)| does not compile)"),
+    (r"no matching function for call to .(min|max)\(uint32_t, int32_t&?\).|"
+     r"no matching function for call to .(min|max)\(int32_t&?, uint32_t\).",
+     "D6: length() is an unsigned int in the original's C++ (min/max of it and an int does not compile)"),
     (r"conversion from .array<int,\[\.\.\.\]>. to non-scalar type .array<long int,\[\.\.\.\]>. requested",
      "D12: with --long-int a probe of a 2-D/3-D field does not compile in the original"),
     (r"invalid conversion from .int \(\*\*\)\(const void\*\). to .long int \(\* const\*\)\(const void\*\).",
@@ -58,13 +61,34 @@ INEXACT_KERNELS = {"bspln3", "bspln5", "c4hexic"}
 # of ours (a constant image of 1.0 probed through c4hexic: 1.9e-5 against
 # 2.4e-7, doc/differences.md D2); the oracle's float tolerance models ours.
 D2_FLOAT_TOLS = 100
+# u of each precision: D17 differences are a rounding or two of the value
+UNIT_ROUNDOFF = {"float": 2.0 ** -24, "double": 2.0 ** -53}
 
 
 def original_value_defect(orc, problems, prec, text=""):
+    """An explanation of the original's wrong values: one defect for all
+    of them, else one for each output's (a program can show two: seed
+    17791, D2 in one output and D7 in another)."""
+    why = _one_value_defect(orc, problems, prec, text)
+    names = sorted({p[0] for p in problems})
+    if why or len(names) < 2:
+        return why
+    whys = []
+    for name in names:
+        w = _one_value_defect(orc, [p for p in problems if p[0] == name], prec, text)
+        if not w:
+            return None
+        if w not in whys:
+            whys.append(w)
+    return "; ".join(whys)
+
+
+def _one_value_defect(orc, problems, prec, text=""):
     """D3: an output that is assigned an expression reading the same
     (tensor) state variable; D2: the original's values are off by a small
     relative amount in a program that uses bspln3/bspln5/c4hexic (float: at
-    most 1e-3, double: at most 1e-7, relative to max(1, |exact|))."""
+    most 1e-3, double: at most 1e-7, relative to max(1, |exact|)); and the
+    others below."""
     d3 = True
     for p in problems:
         name = p[0]
@@ -82,6 +106,12 @@ def original_value_defect(orc, problems, prec, text=""):
         return "D8: the original shows a stabilizing strand's new state to sphere() in the same step"
     if problems and "length(" in text and all(len(p) >= 5 and p[4] is None for p in problems):
         return "D6: length() is an unsigned int in the original's C++"
+    if problems and re.search(r"[\])]\s*/\s*[\w(\[]", text) and all(
+            len(p) >= 5 and p[4] is not None and
+            abs(float(p[2]) - float(p[3])) <= 8 * UNIT_ROUNDOFF[prec] * abs(float(p[3]))
+            for p in problems):
+        return ("D17: the original divides a vector or matrix by a scalar as a multiplication "
+                "by the reciprocal (one more rounding)")
     if not INEXACT_KERNELS & set(orc.get("kernels", [])):
         return None
     lim = 1e-3 if prec == "float" else 1e-7
