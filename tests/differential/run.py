@@ -265,7 +265,7 @@ def _isnum(s):
 REAL_MAX = {"float": 3.4028234663852886e38, "double": 1.7976931348623157e308}
 
 
-def close(x, exact, tol, prec="double"):
+def close(x, exact, tol, prec):
     if tol is None:                   # int / bool: exact
         return float(x) == float(exact)
     if x != x:
