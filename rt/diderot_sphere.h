@@ -83,6 +83,20 @@ const uint32_t *drt_sphere_query_pos_f(DrtSphere *s, uint32_t tid, uint32_t call
 const uint32_t *drt_sphere_query_pos_d(DrtSphere *s, uint32_t tid, uint32_t caller,
                                        const double *c, double r, uint32_t *len);
 
+/* The same for a group of strands that query for each of its lanes at
+ * once (the across-strand SIMD update): the results of one group stay
+ * valid together until another strand or group queries on the thread.
+ * `group` is the group's first strand, below DRT_SPHERE_GROUP (the bit
+ * that tells group owners from strand owners); with_pos as in
+ * drt_sphere_query_pos_*. */
+#define DRT_SPHERE_GROUP 0x80000000u
+const uint32_t *drt_sphere_query_group_f(DrtSphere *s, uint32_t tid, uint32_t group,
+                                         uint32_t caller, const float *c, float r, bool with_pos,
+                                         uint32_t *len);
+const uint32_t *drt_sphere_query_group_d(DrtSphere *s, uint32_t tid, uint32_t group,
+                                         uint32_t caller, const double *c, double r,
+                                         bool with_pos, uint32_t *len);
+
 /* The underlying index (read-only; e.g. drt_spatial_bytes). */
 const DrtSpatial *drt_sphere_index(const DrtSphere *s);
 /* Heap bytes held: index, positions and result pools. */

@@ -209,12 +209,15 @@ static const uint32_t *drt_sphere_with_pos(DrtSphere *s, DrtSphereResult *l) {
   return ids;
 }
 
-/* The two precisions differ only in the spatial query they call. */
-#define SPHERE_QUERY_FN(NAME, REAL, SPATIAL, WITH_POS)                          \
-  const uint32_t *NAME(DrtSphere *s, uint32_t tid, uint32_t caller,            \
-                       const REAL *c, REAL r, uint32_t *len) {                 \
+/* One query for `caller` into a result of `owner`'s pool (the caller
+ * itself, or a group of strands querying for each of its lanes). The two
+ * precisions differ only in the spatial query they call. */
+#define SPHERE_QUERY_FN(NAME, REAL, SPATIAL)                                   \
+  static const uint32_t *NAME(DrtSphere *s, uint32_t tid, uint32_t owner,     \
+                              uint32_t caller, const REAL *c, REAL r,         \
+                              bool with_pos, uint32_t *len) {                 \
     DrtSpherePool *p = NULL;                                                   \
-    DrtSphereResult *l = drt_sphere_list(s, tid, caller, &p);                  \
+    DrtSphereResult *l = drt_sphere_list(s, tid, owner, &p);                   \
     *len = 0;                                                                  \
     if (!l) return NULL;                                                       \
     if (SPATIAL(&s->sp, c, r, caller, &l->l)) {                                \
@@ -222,7 +225,7 @@ static const uint32_t *drt_sphere_with_pos(DrtSphere *s, DrtSphereResult *l) {
       return NULL;                                                             \
     }                                                                          \
     const uint32_t *ids = l->l.ids;                                            \
-    if (WITH_POS && !(ids = drt_sphere_with_pos(s, l))) {                      \
+    if (with_pos && !(ids = drt_sphere_with_pos(s, l))) {                      \
       p->oom = true;                                                           \
       return NULL;                                                             \
     }                                                                          \
@@ -231,11 +234,36 @@ static const uint32_t *drt_sphere_with_pos(DrtSphere *s, DrtSphereResult *l) {
     return ids;                                                                \
   }
 
-SPHERE_QUERY_FN(drt_sphere_query_f, float, drt_spatial_sphere_f, false)
-SPHERE_QUERY_FN(drt_sphere_query_d, double, drt_spatial_sphere_d, false)
-SPHERE_QUERY_FN(drt_sphere_query_pos_f, float, drt_spatial_sphere_f, true)
-SPHERE_QUERY_FN(drt_sphere_query_pos_d, double, drt_spatial_sphere_d, true)
+SPHERE_QUERY_FN(sphere_query_f, float, drt_spatial_sphere_f)
+SPHERE_QUERY_FN(sphere_query_d, double, drt_spatial_sphere_d)
 #undef SPHERE_QUERY_FN
+
+const uint32_t *drt_sphere_query_f(DrtSphere *s, uint32_t tid, uint32_t caller, const float *c,
+                                   float r, uint32_t *len) {
+  return sphere_query_f(s, tid, caller, caller, c, r, false, len);
+}
+const uint32_t *drt_sphere_query_d(DrtSphere *s, uint32_t tid, uint32_t caller, const double *c,
+                                   double r, uint32_t *len) {
+  return sphere_query_d(s, tid, caller, caller, c, r, false, len);
+}
+const uint32_t *drt_sphere_query_pos_f(DrtSphere *s, uint32_t tid, uint32_t caller,
+                                       const float *c, float r, uint32_t *len) {
+  return sphere_query_f(s, tid, caller, caller, c, r, true, len);
+}
+const uint32_t *drt_sphere_query_pos_d(DrtSphere *s, uint32_t tid, uint32_t caller,
+                                       const double *c, double r, uint32_t *len) {
+  return sphere_query_d(s, tid, caller, caller, c, r, true, len);
+}
+const uint32_t *drt_sphere_query_group_f(DrtSphere *s, uint32_t tid, uint32_t group,
+                                         uint32_t caller, const float *c, float r, bool with_pos,
+                                         uint32_t *len) {
+  return sphere_query_f(s, tid, DRT_SPHERE_GROUP | group, caller, c, r, with_pos, len);
+}
+const uint32_t *drt_sphere_query_group_d(DrtSphere *s, uint32_t tid, uint32_t group,
+                                         uint32_t caller, const double *c, double r,
+                                         bool with_pos, uint32_t *len) {
+  return sphere_query_d(s, tid, DRT_SPHERE_GROUP | group, caller, c, r, with_pos, len);
+}
 
 const DrtSpatial *drt_sphere_index(const DrtSphere *s) { return &s->sp; }
 

@@ -152,6 +152,11 @@ void emit_sphere_hint(EmitCtx *e, EmitBuf *out, const char *g);
 /* A read of `pos` of a sphere result's element, from the positions the
  * query returned (C targets); false (nothing printed) for other reads. */
 bool emit_sphere_pos_get(EmitCtx *e, EmitBuf *out, const IrInstr *in);
+/* In groups of strands (out NULL: whether there is a lane form). */
+bool emit_sphere_query_lanes(EmitCtx *e, EmitBuf *out, IrInstr *in, const char *d, const char *m,
+                             const char *const *center, const char *r);
+bool emit_sphere_pos_get_lanes(EmitCtx *e, EmitBuf *out, const IrInstr *in, const char *m,
+                               const char *dst);
 
 /* ---- emit_c_step.c: the update phase of a chunk (DrtUpdateChunk) ---- */
 /* Whether the program gets d_update_chunk (the C targets, with an update). */

@@ -3,8 +3,10 @@
  * value per strand: a real is a GCC vector `dlane` of D_SIMD_W reals, an
  * int or a bool a `dlanei` (bools as -1/0 masks), a tensor or vec<w> a
  * struct of dlane components (structure of arrays in registers), a fixed
- * sequence a struct of lanes; images and strings are the same for every
- * strand (globals and literals) and stay one pointer. Each lane computes
+ * sequence a struct of lanes (of a sequence of tensors: all components), a
+ * sphere() result a dlsph (a list per lane; emit_c_sphere.c); images and
+ * strings are the same for every strand (globals and literals) and stay
+ * one pointer. Each lane computes
  * what the scalar code (emit_c_expr.c) computes for its strand, operation
  * for operation in the same order (sums left to right, Horner's nesting),
  * so the results are bitwise those of the scalar code without FMA
@@ -25,19 +27,29 @@ static bool is_real(const IrType *t) { return t && t->kind == IR_TY_TENSOR && t-
 static int lane_ncomp(const IrType *t) {
   switch (t->kind) {
   case IR_TY_BOOL: case IR_TY_INT: return 1;
+  case IR_TY_STRAND: return 1; /* a strand index, as an int */
   case IR_TY_TENSOR: return emit_tensor_size(t);
   case IR_TY_VEC: return t->width;
   case IR_TY_SEQ:
     if (t->len == IR_SEQ_DYNAMIC || !t->elem) return 0;
     if (t->elem->kind == IR_TY_INT || t->elem->kind == IR_TY_BOOL || is_real(t->elem)) return t->len;
+    /* a sequence of tensors (evecs): their components one after another,
+     * as the scalar type lays them out */
+    if (t->elem->kind == IR_TY_TENSOR) return t->len * emit_tensor_size(t->elem);
     return 0;
   default: return 0;
   }
 }
 
+/* A sphere() result: one list per lane (emit_c_sphere.c), type dlsph. */
+static bool is_strand_seq(const IrType *t) {
+  return t && t->kind == IR_TY_SEQ && t->len == IR_SEQ_DYNAMIC && t->elem &&
+         t->elem->kind == IR_TY_STRAND;
+}
+
 /* Whether t's components are reals (dlane) rather than ints (dlanei). */
 static bool lane_is_real(const IrType *t) {
-  if (t->kind == IR_TY_SEQ) return is_real(t->elem);
+  if (t->kind == IR_TY_SEQ) return t->elem->kind == IR_TY_TENSOR;
   return t->kind == IR_TY_TENSOR || t->kind == IR_TY_VEC;
 }
 
@@ -79,6 +91,12 @@ static void lane_types_once(EmitCtx *e) {
 
 const char *emit_lanes_type(EmitCtx *e, const IrType *t) {
   if (uniform(t)) return emit_type(e, t);
+  if (is_strand_seq(t)) {
+    lane_types_once(e);
+    if (!strstr(emit_buf_str(&e->types), "} dlsph;\n"))
+      emit_buf_printf(&e->types, "typedef struct { const uint32_t *v[D_SIMD_W]; dlanei len; } dlsph;\n");
+    return "dlsph";
+  }
   int n = lane_ncomp(t);
   if (!n) return NULL;
   lane_types_once(e);
@@ -141,21 +159,18 @@ void emit_lanes_helpers(EmitCtx *e, EmitBuf *out) {
       "#endif\n}\n"
       /* AVX2's gathers load lane by lane (Zen 3: a quarter of dvr's time
        * went to them); a probe's row of taps is consecutive in memory */
-      "/* p[o[l] + k], k = 0..3, for the lanes in m: a row of consecutive\n"
-      " * samples, with AVX2 as one load per lane and a transpose instead of\n"
-      " * four gathers; a lane outside m reads zeros */\n"
-      "static inline void d_row4(const dreal *p, dlanei o, dlanei m, dlane *r0, dlane *r1,\n"
-      "                          dlane *r2, dlane *r3) {\n"
+      "/* q[l][k], k = 0..3, for every lane: a row of consecutive samples per\n"
+      " * lane; with AVX2 one load per lane and a transpose in registers\n"
+      " * instead of four gathers */\n"
+      "static inline void d_rowq4(const dreal *const *q, dlane *r0, dlane *r1, dlane *r2,\n"
+      "                           dlane *r3) {\n"
       "#if defined(D_LANE_BUILTINS) && !defined(D_DOUBLE)\n"
       "  typedef int d_v8si_ __attribute__((vector_size(32)));\n"
       "  typedef float d_v4sf_ __attribute__((vector_size(16), aligned(4)));\n"
-      "  static const float z_[4];\n"
       "  dlane t_[4];\n"
-      "  for (int l = 0; l < 4; l++) {\n"
-      "    const d_v4sf_ *a_ = (const d_v4sf_ *)(m[l] ? p + o[l] : z_);\n"
-      "    const d_v4sf_ *b_ = (const d_v4sf_ *)(m[l + 4] ? p + o[l + 4] : z_);\n"
-      "    t_[l] = __builtin_ia32_vinsertf128_ps256(__builtin_ia32_ps256_ps(*a_), *b_, 1);\n"
-      "  }\n"
+      "  for (int l = 0; l < 4; l++)\n"
+      "    t_[l] = __builtin_ia32_vinsertf128_ps256(__builtin_ia32_ps256_ps(*(const d_v4sf_ *)q[l]),\n"
+      "                                             *(const d_v4sf_ *)q[l + 4], 1);\n"
       "  const d_v8si_ lo_ = {0, 8, 1, 9, 4, 12, 5, 13}, hi_ = {2, 10, 3, 11, 6, 14, 7, 15};\n"
       "  const d_v8si_ l2_ = {0, 1, 8, 9, 4, 5, 12, 13}, h2_ = {2, 3, 10, 11, 6, 7, 14, 15};\n"
       "  dlane u0 = __builtin_shuffle(t_[0], t_[1], lo_), u1 = __builtin_shuffle(t_[0], t_[1], hi_);\n"
@@ -164,18 +179,95 @@ void emit_lanes_helpers(EmitCtx *e, EmitBuf *out) {
       "  *r2 = __builtin_shuffle(u1, u3, l2_);\n  *r3 = __builtin_shuffle(u1, u3, h2_);\n"
       "#elif defined(D_LANE_BUILTINS)\n"
       "  typedef double d_v4df_ __attribute__((vector_size(32), aligned(8)));\n"
-      "  static const double z_[4];\n"
       "  dlane t_[4];\n"
-      "  for (int l = 0; l < 4; l++) t_[l] = *(const d_v4df_ *)(m[l] ? p + o[l] : z_);\n"
+      "  for (int l = 0; l < 4; l++) t_[l] = *(const d_v4df_ *)q[l];\n"
       "  const d_v4di lo_ = {0, 4, 2, 6}, hi_ = {1, 5, 3, 7}, l2_ = {0, 1, 4, 5}, h2_ = {2, 3, 6, 7};\n"
       "  dlane u0 = __builtin_shuffle(t_[0], t_[1], lo_), u1 = __builtin_shuffle(t_[0], t_[1], hi_);\n"
       "  dlane u2 = __builtin_shuffle(t_[2], t_[3], lo_), u3 = __builtin_shuffle(t_[2], t_[3], hi_);\n"
       "  *r0 = __builtin_shuffle(u0, u2, l2_);\n  *r2 = __builtin_shuffle(u0, u2, h2_);\n"
       "  *r1 = __builtin_shuffle(u1, u3, l2_);\n  *r3 = __builtin_shuffle(u1, u3, h2_);\n"
       "#else\n"
-      "  *r0 = d_gather(p, o & m);\n  *r1 = d_gather(p, (o + 1) & m);\n"
-      "  *r2 = d_gather(p, (o + 2) & m);\n  *r3 = d_gather(p, (o + 3) & m);\n"
+      "  for (int l = 0; l < D_SIMD_W; l++)\n"
+      "    (*r0)[l] = q[l][0], (*r1)[l] = q[l][1], (*r2)[l] = q[l][2], (*r3)[l] = q[l][3];\n"
       "#endif\n}\n"
+      "/* the same for a row of two (tent) */\n"
+      "static inline void d_rowq2(const dreal *const *q, dlane *r0, dlane *r1) {\n"
+      "#if defined(D_LANE_BUILTINS) && !defined(D_DOUBLE)\n"
+      "  typedef int d_v8si_ __attribute__((vector_size(32)));\n"
+      "  typedef double d_v4df_ __attribute__((vector_size(32)));\n"
+      "  double q_[8];\n"
+      "  for (int l = 0; l < 8; l++) __builtin_memcpy(&q_[l], q[l], 8);\n"
+      "  /* lanes 0 1 4 5 and 2 3 6 7 as pairs; even and odd elements of both */\n"
+      "  dlane a_ = (dlane)(d_v4df_){q_[0], q_[1], q_[4], q_[5]};\n"
+      "  dlane b_ = (dlane)(d_v4df_){q_[2], q_[3], q_[6], q_[7]};\n"
+      "  *r0 = __builtin_shuffle(a_, b_, (d_v8si_){0, 2, 8, 10, 4, 6, 12, 14});\n"
+      "  *r1 = __builtin_shuffle(a_, b_, (d_v8si_){1, 3, 9, 11, 5, 7, 13, 15});\n"
+      "#elif defined(D_LANE_BUILTINS)\n"
+      "  typedef double d_v2df_ __attribute__((vector_size(16), aligned(8)));\n"
+      "  d_v2df_ q_[4];\n"
+      "  for (int l = 0; l < 4; l++) q_[l] = *(const d_v2df_ *)q[l];\n"
+      "  dlane a_ = __builtin_ia32_vinsertf128_pd256(__builtin_ia32_pd256_pd(q_[0]), q_[2], 1);\n"
+      "  dlane b_ = __builtin_ia32_vinsertf128_pd256(__builtin_ia32_pd256_pd(q_[1]), q_[3], 1);\n"
+      "  *r0 = __builtin_shuffle(a_, b_, (d_v4di){0, 4, 2, 6});\n"
+      "  *r1 = __builtin_shuffle(a_, b_, (d_v4di){1, 5, 3, 7});\n"
+      "#else\n"
+      "  for (int l = 0; l < D_SIMD_W; l++) (*r0)[l] = q[l][0], (*r1)[l] = q[l][1];\n"
+      "#endif\n}\n"
+      "/* p[o[l] + k], k = 0..w-1, for the lanes in m (a lane outside m reads\n"
+      " * zeros); p[a[l] + clamp(x[l] + k, n[l])] for the c forms (clamp border\n"
+      " * control), the row itself where it lies inside [0, n) */\n"
+      "#if defined(D_LANE_BUILTINS)\n"
+      "#define D_ROW_FNS(W, ROWQ, ...)                                                      \\\n"
+      "  static inline void d_row##W(const dreal *p, dlanei o, dlanei m, __VA_ARGS__) {   \\\n"
+      "    static const dreal z_[W];                                                       \\\n"
+      "    const dreal *q_[D_SIMD_W];                                                      \\\n"
+      "    for (int l = 0; l < D_SIMD_W; l++) q_[l] = m[l] ? p + o[l] : z_;                \\\n"
+      "    ROWQ;                                                                           \\\n"
+      "  }                                                                                 \\\n"
+      "  static inline void d_row##W##c(const dreal *p, dlanei a, dlanei x, dlanei n,       \\\n"
+      "                                 dlanei m, __VA_ARGS__) {                          \\\n"
+      "    static const dreal z_[W];                                                       \\\n"
+      "    dreal t_[D_SIMD_W][W];                                                          \\\n"
+      "    const dreal *q_[D_SIMD_W];                                                      \\\n"
+      "    for (int l = 0; l < D_SIMD_W; l++) {                                            \\\n"
+      "      if (!m[l]) q_[l] = z_;                                                        \\\n"
+      "      else if (x[l] >= 0 && x[l] < n[l] - (W - 1)) q_[l] = p + a[l] + x[l];         \\\n"
+      "      else {                                                                        \\\n"
+      "        for (int k = 0; k < W; k++) {                                               \\\n"
+      "          dint i = x[l] + k;                                                        \\\n"
+      "          t_[l][k] = p[a[l] + (i < 0 ? 0 : i >= n[l] ? n[l] - 1 : i)];               \\\n"
+      "        }                                                                           \\\n"
+      "        q_[l] = t_[l];                                                              \\\n"
+      "      }                                                                             \\\n"
+      "    }                                                                               \\\n"
+      "    ROWQ;                                                                           \\\n"
+      "  }\n"
+      "#else /* gathers */\n"
+      "#define D_ROW_FNS(W, ROWQ, ...)                                                      \\\n"
+      "  static inline void d_row##W(const dreal *p, dlanei o, dlanei m, __VA_ARGS__) {   \\\n"
+      "    dlane *r_[W] = {D_ROW_ARGS##W};                                                 \\\n"
+      "    for (int k = 0; k < W; k++) *r_[k] = d_gather(p, (o + d_splati(k)) & m);        \\\n"
+      "  }                                                                                 \\\n"
+      "  static inline void d_row##W##c(const dreal *p, dlanei a, dlanei x, dlanei n,       \\\n"
+      "                                 dlanei m, __VA_ARGS__) {                          \\\n"
+      "    dlane *r_[W] = {D_ROW_ARGS##W};                                                 \\\n"
+      "    for (int k = 0; k < W; k++) {                                                   \\\n"
+      "      dlanei i = x + d_splati(k);                                                   \\\n"
+      "      i = d_seli(i < d_splati(0), d_splati(0), d_seli(i >= n, n - d_splati(1), i));  \\\n"
+      "      *r_[k] = d_gather(p, (a + i) & m);                                            \\\n"
+      "    }                                                                               \\\n"
+      "  }\n"
+      "#define D_ROW_ARGS4 r0, r1, r2, r3\n#define D_ROW_ARGS2 r0, r1\n"
+      "#endif\n"
+      "D_ROW_FNS(4, d_rowq4(q_, r0, r1, r2, r3), dlane *r0, dlane *r1, dlane *r2, dlane *r3)\n"
+      "D_ROW_FNS(2, d_rowq2(q_, r0, r1), dlane *r0, dlane *r1)\n"
+      "/* component k < n of the lanes' records q[l] of n reals */\n"
+      "static inline void d_pick(const dreal *const *q, int n, dlane *r) {\n"
+      "#if defined(D_LANE_BUILTINS)\n"
+      "  if (n == 2) {\n    d_rowq2(q, &r[0], &r[1]);\n    return;\n  }\n"
+      "#endif\n"
+      "  for (int k = 0; k < n; k++)\n"
+      "    for (int l = 0; l < D_SIMD_W; l++) r[k][l] = q[l][k];\n}\n"
       /* a vector % is a division per lane (idiv: lic's wrap(...) took
        * most of its group's time) */
       "/* d_wrap_index and d_mirror_index (emit_c.c) on every lane: where each\n"
@@ -191,31 +283,7 @@ void emit_lanes_helpers(EmitCtx *e, EmitBuf *out) {
       "static inline dlanei d_mirror_lanes(dlanei i, dlanei n) {\n"
       "  dlanei p = n + n, r = d_wrap_lanes(i, p);\n"
       "  return d_seli(r < n, r, p - d_splati(1) - r); /* n = 1: 0 either way */\n}\n"
-      "/* the same for a row of two (tent) */\n"
-      "static inline void d_row2(const dreal *p, dlanei o, dlanei m, dlane *r0, dlane *r1) {\n"
-      "#if defined(D_LANE_BUILTINS) && !defined(D_DOUBLE)\n"
-      "  typedef int d_v8si_ __attribute__((vector_size(32)));\n"
-      "  typedef double d_v4df_ __attribute__((vector_size(32)));\n"
-      "  static const float z_[2];\n"
-      "  double q_[8];\n"
-      "  for (int l = 0; l < 8; l++) __builtin_memcpy(&q_[l], m[l] ? p + o[l] : z_, 8);\n"
-      "  /* lanes 0 1 4 5 and 2 3 6 7 as pairs; even and odd elements of both */\n"
-      "  dlane a_ = (dlane)(d_v4df_){q_[0], q_[1], q_[4], q_[5]};\n"
-      "  dlane b_ = (dlane)(d_v4df_){q_[2], q_[3], q_[6], q_[7]};\n"
-      "  *r0 = __builtin_shuffle(a_, b_, (d_v8si_){0, 2, 8, 10, 4, 6, 12, 14});\n"
-      "  *r1 = __builtin_shuffle(a_, b_, (d_v8si_){1, 3, 9, 11, 5, 7, 13, 15});\n"
-      "#elif defined(D_LANE_BUILTINS)\n"
-      "  typedef double d_v2df_ __attribute__((vector_size(16), aligned(8)));\n"
-      "  static const double z_[2];\n"
-      "  d_v2df_ q_[4];\n"
-      "  for (int l = 0; l < 4; l++) q_[l] = *(const d_v2df_ *)(m[l] ? p + o[l] : z_);\n"
-      "  dlane a_ = __builtin_ia32_vinsertf128_pd256(__builtin_ia32_pd256_pd(q_[0]), q_[2], 1);\n"
-      "  dlane b_ = __builtin_ia32_vinsertf128_pd256(__builtin_ia32_pd256_pd(q_[1]), q_[3], 1);\n"
-      "  *r0 = __builtin_shuffle(a_, b_, (d_v4di){0, 4, 2, 6});\n"
-      "  *r1 = __builtin_shuffle(a_, b_, (d_v4di){1, 5, 3, 7});\n"
-      "#else\n"
-      "  *r0 = d_gather(p, o & m);\n  *r1 = d_gather(p, (o + 1) & m);\n"
-      "#endif\n}\n");
+      );
   /* exact operations with a vector instruction: the same results as the
    * scalar calls, lane by lane */
   static const struct { const char *name, *builtin, *avx512, *avx, *sse; } vf[] = {
@@ -314,6 +382,32 @@ static bool lanes_op(EmitCtx *e, EmitBuf *out, IrInstr *in, int blk) {
     OUT("  goto d_effect; /* the scalar update runs the rest of this update */\n");
     return true;
   }
+  /* sphere() results (emit_c_sphere.c): a list per lane */
+  if (in->op == IR_OP_SPHERE || in->op == IR_OP_SPHERE_AT) {
+    if (!d || !is_strand_seq(dt)) return false;
+    const char *center[3] = {NULL, NULL, NULL};
+    if (in->op == IR_OP_SPHERE_AT) {
+      int n = lane_ncomp(t0);
+      if (n < 1 || n > 3 || !lane_is_real(t0)) return false;
+      for (int k = 0; k < n; k++) center[k] = arena_printf(e->a, "%s[d_l]", C(e, t0, a, k));
+    }
+    const IrVar *r = in->args[in->nargs - 1];
+    if (!is_real(r->ty)) return false;
+    return emit_sphere_query_lanes(e, out, in, d, arena_printf(e->a, "d_m%d", blk), center,
+                                   arena_printf(e->a, "%s[d_l]", V(e, r)));
+  }
+  if (t0 && is_strand_seq(t0)) {
+    if (in->op == IR_OP_SEQ_LENGTH) {
+      OUT("  %s = %s.len;\n", d, a);
+      return true;
+    }
+    if (in->op != IR_OP_SEQ_INDEX || !dt || dt->kind != IR_TY_STRAND) return false;
+    lane_calc(e, out, d, false, blk, true,
+              arena_printf(e->a, "      const dint k_ = %s[d_l];\n"
+                                 "      r_[d_l] = k_ >= 0 && k_ < %s.len[d_l] ? (dint)%s.v[d_l][k_] : 0;\n",
+                           b, a, a));
+    return true;
+  }
   /* every argument and the result must have lanes (or be uniform images) */
   if (dt && !uniform(dt) && !lane_ncomp(dt)) return false;
   for (int k = 0; k < in->nargs; k++)
@@ -402,17 +496,26 @@ static bool lanes_op(EmitCtx *e, EmitBuf *out, IrInstr *in, int blk) {
     return true;
   }
   case IR_OP_SEQ_INDEX: {
-    int n = lane_ncomp(t0);
+    int n = t0->len, sz = lane_ncomp(dt);
     const IrInstr *k = in->args[1]->def;
-    if (k && k->kind == IR_I_LIT && k->lit.kind == IR_LIT_INT && k->lit.i >= 0 && k->lit.i < n &&
-        lane_ncomp(dt) == 1) { /* a constant index: that component */
-      OUT("  %s = %s.v[%d];\n", d, a, (int)k->lit.i);
+    if (k && k->kind == IR_I_LIT && k->lit.kind == IR_LIT_INT && k->lit.i >= 0 && k->lit.i < n) {
+      /* a constant index: that element's components */
+      for (int j = 0; j < sz; j++) OUT("  %s = %s.v[%d];\n", C(e, dt, d, j), a, (int)k->lit.i * sz + j);
       return true;
     }
+    if (sz != 1) return false;
     lane_calc(e, out, d, lane_is_real(dt), blk, true,
               arena_printf(e->a, "      const dint k_ = %s[d_l];\n"
                                  "      r_[d_l] = k_ >= 0 && k_ < %d ? %s.v[k_][d_l] : 0;\n",
                            b, n, a));
+    return true;
+  }
+  case IR_OP_SEQ_CONS: { /* the elements' components one after another */
+    if (!in->nargs) return false;
+    int sz = lane_ncomp(dt) / in->nargs;
+    for (int k = 0; k < in->nargs; k++)
+      for (int j = 0; j < sz; j++)
+        OUT("  %s.v[%d] = %s;\n", d, k * sz + j, C(e, in->args[k]->ty, V(e, in->args[k]), j));
     return true;
   }
   case IR_OP_IMAGE_SIZE:
@@ -539,6 +642,16 @@ void emit_lanes_select(EmitCtx *e, EmitBuf *out, const IrType *t, const char *d,
     OUT("  %s = %s(%s, %s, %s);\n", C(e, t, d, i), sel_fn(t), m, C(e, t, a, i), C(e, t, b, i));
 }
 
+/* The C path of component i of a scalar struct value s of type t: a
+ * tensor's or sequence's .v[i], a sequence of tensors' .v[k].v[j]. */
+static const char *scalar_path(EmitCtx *e, const IrType *t, const char *s, int i) {
+  if (t->kind == IR_TY_SEQ && t->elem->kind == IR_TY_TENSOR && t->elem->order > 0) {
+    int sz = emit_tensor_size(t->elem);
+    return arena_printf(e->a, "%s.v[%d].v[%d]", s, i / sz, i % sz);
+  }
+  return arena_printf(e->a, "%s.v[%d]", s, i);
+}
+
 /* Lane component text of a scalar-typed C value s of type t, i.e. what the
  * scalar code holds: a real, an int, a bool (-1/0 in lanes), a tensor. */
 static const char *scalar_comp(EmitCtx *e, const IrType *t, const char *s, int i) {
@@ -546,7 +659,7 @@ static const char *scalar_comp(EmitCtx *e, const IrType *t, const char *s, int i
   if (t->kind == IR_TY_SEQ && t->elem->kind == IR_TY_BOOL)
     return arena_printf(e->a, "(%s.v[%d] ? -1 : 0)", s, i);
   if (is_real(t) || t->kind == IR_TY_INT) return s;
-  return arena_printf(e->a, "%s.v[%d]", s, i);
+  return scalar_path(e, t, s, i);
 }
 
 static const char *carrier(EmitCtx *e, const IrStateVar *sv) {
@@ -583,7 +696,7 @@ void emit_lanes_state_xfer(EmitCtx *e, EmitBuf *out, const IrStateVar *sv, bool 
       else if (t->kind == IR_TY_SEQ && t->elem->kind == IR_TY_BOOL)
         emit_buf_printf(&body, "    s_.v[%d] = %s != 0;\n", i, lane);
       else if (is_real(t) || t->kind == IR_TY_INT) emit_buf_printf(&body, "    s_ = %s;\n", lane);
-      else emit_buf_printf(&body, "    s_.v[%d] = %s;\n", i, lane);
+      else emit_buf_printf(&body, "    %s = %s;\n", scalar_path(e, t, "s_", i), lane);
     }
     emit_simd_state_xfer(e, &body, sv, false, "s_");
   }
@@ -627,6 +740,11 @@ bool emit_lanes_instr(EmitCtx *e, EmitBuf *out, IrInstr *in, int blk) {
   case IR_I_STATE_SET: {
     /* the group's carrier of the variable (emit_lanes_state_load) */
     bool get = in->kind == IR_I_STATE_GET;
+    if (get && in->nargs == 1 && dt && lane_is_real(dt) && lane_ncomp(dt) <= 3) {
+      /* pos of a sphere() neighbour: from the positions its query returned */
+      return emit_sphere_pos_get_lanes(e, out, in, arena_printf(e->a, "d_m%d", blk),
+                                       arena_printf(e->a, is_struct(dt) ? "%s.v" : "&%s", d));
+    }
     if (get && in->nargs != 0) return false; /* another strand's state */
     const IrType *t = in->state->ty;
     if (!lane_ncomp(t)) return false;

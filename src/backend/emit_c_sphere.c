@@ -212,6 +212,13 @@ void emit_sphere_glue(EmitCtx *e, EmitBuf *out) {
       "  if (!drt_sphere_current(wrld->sphere, wrld->rt)) d_sphere_build(wrld);\n"
       "  return drt_sphere_query_pos_%s(wrld->sphere, %s, self, c, r, len);\n}\n\n",
       e->opt->double_real ? "d" : "f", omp ? "(uint32_t)omp_get_thread_num()" : "0");
+  OUT("/* the same for lane `self` of the group of strands from `group` on\n"
+      " * (emit_c_lanes.c): the group's results stay valid together */\n"
+      "static inline const uint32_t *d_sphere_query_group(d_world *wrld, uint32_t group,\n"
+      "    uint32_t self, const dreal *c, dreal r, bool with_pos, uint32_t *len) {\n"
+      "  if (!drt_sphere_current(wrld->sphere, wrld->rt)) d_sphere_build(wrld);\n"
+      "  return drt_sphere_query_group_%s(wrld->sphere, %s, group, self, c, r, with_pos, len);\n}\n\n",
+      e->opt->double_real ? "d" : "f", omp ? "(uint32_t)omp_get_thread_num()" : "0");
 }
 
 int emit_sphere_dim(EmitCtx *e) {
@@ -285,4 +292,62 @@ void emit_sphere_query_with(EmitCtx *e, EmitBuf *out, IrInstr *in, const char *s
   if (!sphere_center(e, out, in, store_decl, store)) return;
   OUT("    uint32_t n_;\n    %s.v = (uint32_t *)%s, id, c_, %s, &n_);\n    %s.len = n_; }\n", d, call,
       emit_var(e, in->args[in->nargs - 1]), d);
+}
+
+/* ---- in groups of strands (emit_c_lanes.c) ------------------------------------------- */
+
+/* The query `in` of every lane of mask m into the lane sequence d (d.v[l]:
+ * lane l's result, d.len[l] its length; empty for a lane outside m); the
+ * caller of lane l is strand i0 + l. center[k] is the text of component k
+ * of lane d_l's centre for sphere(p, r) (unused for sphere(r)), r the
+ * radius's. False when the query has no lane form. */
+bool emit_sphere_query_lanes(EmitCtx *e, EmitBuf *out, IrInstr *in, const char *d, const char *m,
+                             const char *const *center, const char *r) {
+  const IrStateVar *pos = sphere_pos(e->m);
+  int dim = pos ? pos_dim(pos->ty) : 0;
+  bool at = in->op == IR_OP_SPHERE_AT;
+  if (!dim || pos->ty->kind != IR_TY_TENSOR || in->nargs != (at ? 2 : 1) ||
+      (at && pos_dim(in->args[0]->ty) != dim))
+    return false;
+  if (!out) return true;
+  OUT("  for (int d_l = 0; d_l < D_SIMD_W; d_l++) {\n    %s.v[d_l] = NULL;\n    %s.len[d_l] = 0;\n"
+      "    if (!%s[d_l]) continue;\n    const uint32_t id = i0 + (uint32_t)d_l;\n",
+      d, d, m);
+  OUT("    %s p_;\n", emit_type(e, pos->ty));
+  if (!at) {
+    OUT("    const dreal *d_inq = drt_world_in_store(wrld->rt);\n"
+        "    const int64_t d_N = drt_world_capacity(wrld->rt);\n    (void)d_N;\n");
+    emit_state_read(e, out, pos, "d_inq", "id", "p_", "    ");
+  }
+  OUT("    const dreal c_[%d] = {", dim);
+  for (int i = 0; i < dim; i++) OUT("%s%s", i ? ", " : "", at ? center[i] : pos_comp(e, pos->ty, "p_", i));
+  OUT("};\n    (void)p_;\n    uint32_t n_;\n"
+      "    %s.v[d_l] = d_sphere_query_group(wrld, i0, id, c_, %s, %s, &n_);\n"
+      "    %s.len[d_l] = (dint)n_;\n  }\n",
+      d, r, query_with_pos(e, in) ? "true" : "false", d);
+  return true;
+}
+
+/* `pos` of result element idx of the lane query result seq, for the lanes
+ * of mask m, into the dlanes dst[0..dim) (dst: a `dlane *` text); false
+ * when `in` is not such a read (the other state of neighbours has no lane
+ * form). */
+bool emit_sphere_pos_get_lanes(EmitCtx *e, EmitBuf *out, const IrInstr *in, const char *m,
+                               const char *dst) {
+  const IrVar *seq, *idx;
+  const IrInstr *q = pos_read_of_result(e, in, &seq, &idx);
+  if (!q || !query_with_pos(e, q)) return false;
+  const IrStateVar *pos = sphere_pos(e->m);
+  int dim = pos_dim(pos->ty);
+  if (!dim || pos->ty->kind != IR_TY_TENSOR) return false;
+  if (!out) return true;
+  const char *sv = emit_var(e, seq);
+  /* a lane outside m reads zeros */
+  OUT("  { static const dreal z_[%d];\n    const dreal *q_[D_SIMD_W];\n"
+      "    for (int d_l = 0; d_l < D_SIMD_W; d_l++)\n"
+      "      q_[d_l] = !%s[d_l] ? z_ : (const dreal *)%s.v[d_l] - (int64_t)%s.len[d_l] * %d + "
+      "(int64_t)%s[d_l] * %d;\n"
+      "    d_pick(q_, %d, %s); }\n  (void)%s;\n",
+      dim, m, sv, sv, dim, emit_var(e, idx), dim, dim, dst, emit_var(e, in->args[0]));
+  return true;
 }

@@ -126,7 +126,7 @@ LAYOUT_SUBSET = ["probe_1d", "probe_2d", "probe_3d", "vector_3d", "inside_2d", "
 SIMD_SUBSET = ["probe_1d", "probe_2d", "probe_3d", "vector_3d", "inside_2d", "matrix_2d",
                "layout_grid", "layout_collection", "life", "collatz_v1", "any_size",
                "probe_outside", "print_format", "composite_3d", "tensor_ops", "group_walk",
-               "border_lanes"]
+               "border_lanes", "group_loops", "eigen"]
 SIMD_CFLAGS = "-O3 -march=native -ffp-contract=off"
 
 
