@@ -108,6 +108,9 @@ def _one_value_defect(orc, problems, prec, text=""):
         return "D8: the original shows a stabilizing strand's new state to sphere() in the same step"
     if problems and "length(" in text and all(len(p) >= 5 and p[4] is None for p in problems):
         return "D6: length() is an unsigned int in the original's C++"
+    if problems and re.search(r"length\([^;]*?\)\s*(<=|>=|<|>)|(<=|>=|<|>)\s*length\(", text):
+        # a comparison with a negative int takes the other branch (seed 20535)
+        return "D6: length() is an unsigned int in the original's C++ (an unsigned comparison)"
     if problems and re.search(r"[\])]\s*/\s*[\w(\[]", text) and all(
             len(p) >= 5 and p[4] is not None and
             abs(float(p[2]) - float(p[3])) <= 8 * UNIT_ROUNDOFF[prec] * abs(float(p[3]))
