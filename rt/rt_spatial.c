@@ -486,37 +486,58 @@ static bool list_grow(DrtStrandList *l) {
 /* Test points [a, b) of the sorted copy (when use_key, only those in
  * the row of cells q->row, klo..) and append the hits. The sums
  * are written out term by term in the order the header documents; DIM is
- * a constant in each expansion so that the tests on it vanish. */
+ * a constant in each expansion so that the tests on it vanish. With room
+ * for every candidate in the list, each one's index is stored and kept or
+ * not without a branch (a fifth to a half of a query's candidates fail the
+ * test, at random: the branch mispredicted); a list that cannot grow that
+ * far appends hit by hit, and fails only for a hit it has no room for. */
 #define SCAN_BODY(REAL, C, R2, DIM)                                            \
   do {                                                                         \
     const REAL *P = (const REAL *)sp->pos;                                     \
     const REAL c0 = C[0], c1 = C[1], c2 = C[2], r2 = R2;                       \
     const uint32_t ex = q->exclude;                                            \
-    for (size_t i = a; i < b; i++) {                                           \
-      if (keys && ((keys[i] >> kb) != row ||                                   \
-                   (keys[i] & kmask) - klo > kspan))                           \
-        continue;                                                              \
-      const REAL *p = P + i * ((DIM) + 1);                                     \
-      REAL t = p[0] - c0, d2 = t * t;                                          \
-      if ((DIM) > 1) {                                                         \
-        t = p[1] - c1;                                                         \
-        d2 = d2 + t * t;                                                       \
+    bool room_ = out->cap - out->len >= b - a;                                 \
+    while (!room_ && list_grow(out)) room_ = out->cap - out->len >= b - a;     \
+    if (room_) {                                                               \
+      uint32_t *ids = out->ids;                                                \
+      size_t len = out->len;                                                   \
+      for (size_t i = a; i < b; i++) {                                         \
+        SCAN_TEST(REAL, DIM);                                                  \
+        ids[len] = id;                                                         \
+        len += hit;                                                            \
       }                                                                        \
-      if ((DIM) > 2) {                                                         \
-        t = p[2] - c2;                                                         \
-        d2 = d2 + t * t;                                                       \
+      out->len = len;                                                          \
+    } else {                                                                   \
+      for (size_t i = a; i < b; i++) {                                         \
+        SCAN_TEST(REAL, DIM);                                                  \
+        if (!hit) continue;                                                    \
+        if (out->len == out->cap && !list_grow(out)) {                         \
+          q->oom = true;                                                       \
+          return;                                                              \
+        }                                                                      \
+        out->ids[out->len++] = id;                                             \
       }                                                                        \
-      if (!(d2 < r2)) continue;                                                \
-      uint32_t id;                                                             \
-      memcpy(&id, p + (DIM), sizeof id);                                       \
-      if (id == ex) continue;                                                  \
-      if (out->len == out->cap && !list_grow(out)) {                           \
-        q->oom = true;                                                         \
-        return;                                                                \
-      }                                                                        \
-      out->ids[out->len++] = id;                                               \
     }                                                                          \
   } while (0)
+
+/* Candidate i of SCAN_BODY: `continue` when outside the row, else its
+ * strand `id` and whether it is a `hit`. */
+#define SCAN_TEST(REAL, DIM)                                                   \
+  if (keys && ((keys[i] >> kb) != row || (keys[i] & kmask) - klo > kspan))     \
+    continue;                                                                  \
+  const REAL *p = P + i * ((DIM) + 1);                                         \
+  REAL t = p[0] - c0, d2 = t * t;                                              \
+  if ((DIM) > 1) {                                                             \
+    t = p[1] - c1;                                                             \
+    d2 = d2 + t * t;                                                           \
+  }                                                                            \
+  if ((DIM) > 2) {                                                             \
+    t = p[2] - c2;                                                             \
+    d2 = d2 + t * t;                                                           \
+  }                                                                            \
+  uint32_t id;                                                                 \
+  memcpy(&id, p + (DIM), sizeof id);                                           \
+  const size_t hit = (d2 < r2) & (id != ex)
 
 static void scan(Query *q, size_t a, size_t b, bool use_key) {
   const DrtSpatial *sp = q->sp;

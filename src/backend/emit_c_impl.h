@@ -215,6 +215,11 @@ void emit_lanes_state_xfer(EmitCtx *e, EmitBuf *out, const IrStateVar *sv, bool 
 /* d = m ? a : b lane by lane (m a -1/0 mask), for group values of type t. */
 void emit_lanes_select(EmitCtx *e, EmitBuf *out, const IrType *t, const char *d, const char *m,
                        const char *a, const char *b);
+/* A row of w taps of image img under block blk's mask into dst[0..w):
+ * at offset a, or at a + clamp(x + k, n) (x, n non-NULL: clamp border
+ * control); d_row<w>[c] (emit_lanes_helpers). */
+void emit_lanes_row(EmitCtx *e, EmitBuf *out, int w, const char *img, const char *a,
+                    const char *x, const char *n, int blk, const char *const *dst);
 
 /* ---- emit_c_snap.c: executable snapshots (--snapshot, §7.2) ---- */
 /* The DRT_CLI_* features of drt_cli_std_options. */

@@ -608,9 +608,9 @@ static bool lanes_op(EmitCtx *e, EmitBuf *out, IrInstr *in, int blk) {
     return true;
   case IR_LOP_VLOAD:
     if (w == 2 || w == 4) { /* a row: loads and a transpose (d_row4) */
-      OUT("  d_row%d((const dreal *)%s->data, %s, d_m%d", w, a, b, blk);
-      for (int i = 0; i < w; i++) OUT(", &%s.v[%d]", d, i);
-      OUT(");\n");
+      const char *dst[4];
+      for (int i = 0; i < w; i++) dst[i] = arena_printf(e->a, "%s.v[%d]", d, i);
+      if (out) emit_lanes_row(e, out, w, a, b, NULL, NULL, blk, dst);
       return true;
     }
     for (int i = 0; i < w; i++)
@@ -650,6 +650,15 @@ static const char *scalar_path(EmitCtx *e, const IrType *t, const char *s, int i
     return arena_printf(e->a, "%s.v[%d].v[%d]", s, i / sz, i % sz);
   }
   return arena_printf(e->a, "%s.v[%d]", s, i);
+}
+
+void emit_lanes_row(EmitCtx *e, EmitBuf *out, int w, const char *img, const char *a,
+                    const char *x, const char *n, int blk, const char *const *dst) {
+  (void)e;
+  if (x) OUT("  d_row%dc((const dreal *)%s->data, %s, %s, %s, d_m%d", w, img, a, x, n, blk);
+  else OUT("  d_row%d((const dreal *)%s->data, %s, d_m%d", w, img, a, blk);
+  for (int i = 0; i < w; i++) OUT(", &%s", dst[i]);
+  OUT(");\n");
 }
 
 /* Lane component text of a scalar-typed C value s of type t, i.e. what the

@@ -497,14 +497,15 @@ static RowPlan plan_rows(EmitCtx *e, const IrBlock *b) {
 
 static void emit_row(EmitCtx *e, EmitBuf *out, const Row *r, int blk) {
   const RowKey *k = &r->key;
+  const char *dst[4];
+  for (int i = 0; i < r->n; i++) dst[i] = var0(e, r->in[i]->dst);
+  const char *c = arena_printf(e->a, "d_splati((dint)%" PRId64 ")", k->c);
   if (k->x)
-    OUT("  d_row%dc((const dreal *)%s->data, %s, %s + d_splati((dint)%" PRId64 "), %s, d_m%d", r->n,
-        var0(e, k->img), var0(e, k->a), var0(e, k->x), k->c, var0(e, k->n), blk);
+    emit_lanes_row(e, out, r->n, var0(e, k->img), var0(e, k->a),
+                   arena_printf(e->a, "%s + %s", var0(e, k->x), c), var0(e, k->n), blk, dst);
   else
-    OUT("  d_row%d((const dreal *)%s->data, %s + d_splati((dint)%" PRId64 "), d_m%d", r->n,
-        var0(e, k->img), var0(e, k->a), k->c, blk);
-  for (int i = 0; i < r->n; i++) OUT(", &%s", var0(e, r->in[i]->dst));
-  OUT(");\n");
+    emit_lanes_row(e, out, r->n, var0(e, k->img), arena_printf(e->a, "%s + %s", var0(e, k->a), c),
+                   NULL, NULL, blk, dst);
 }
 
 /* The mask an edge b -> s adds its lanes to: the next iteration's of a

@@ -98,13 +98,20 @@ static bool query_with_pos(EmitCtx *e, const IrInstr *q) {
   return false;
 }
 
+/* The dimension of `pos` when `in` reads it of element *idx of the result
+ * *seq of a query that returns positions, else 0. */
+static int result_pos_read(EmitCtx *e, const IrInstr *in, const IrVar **seq, const IrVar **idx) {
+  const IrInstr *q = pos_read_of_result(e, in, seq, idx);
+  if (!q || !query_with_pos(e, q)) return 0;
+  const IrStateVar *pos = sphere_pos(e->m);
+  return pos->ty->kind == IR_TY_TENSOR ? pos_dim(pos->ty) : 0;
+}
+
 bool emit_sphere_pos_get(EmitCtx *e, EmitBuf *out, const IrInstr *in) {
   const IrVar *seq, *idx;
-  const IrInstr *q = pos_read_of_result(e, in, &seq, &idx);
-  if (!q || !query_with_pos(e, q)) return false;
+  int dim = result_pos_read(e, in, &seq, &idx);
+  if (!dim) return false;
   const IrStateVar *pos = sphere_pos(e->m);
-  int dim = pos_dim(pos->ty);
-  if (!dim || pos->ty->kind != IR_TY_TENSOR) return false;
   const char *sv = emit_var(e, seq), *d = emit_var(e, in->dst);
   OUT("  { const dreal *d_p = (const dreal *)%s.v - (int64_t)%s.len * %d + (int64_t)%s * %d;\n",
       sv, sv, dim, emit_var(e, idx), dim);
@@ -335,12 +342,8 @@ bool emit_sphere_query_lanes(EmitCtx *e, EmitBuf *out, IrInstr *in, const char *
 bool emit_sphere_pos_get_lanes(EmitCtx *e, EmitBuf *out, const IrInstr *in, const char *m,
                                const char *dst) {
   const IrVar *seq, *idx;
-  const IrInstr *q = pos_read_of_result(e, in, &seq, &idx);
-  if (!q || !query_with_pos(e, q)) return false;
-  const IrStateVar *pos = sphere_pos(e->m);
-  int dim = pos_dim(pos->ty);
-  if (!dim || pos->ty->kind != IR_TY_TENSOR) return false;
-  if (!out) return true;
+  int dim = result_pos_read(e, in, &seq, &idx);
+  if (!dim || !out) return dim > 0;
   const char *sv = emit_var(e, seq);
   /* a lane outside m reads zeros */
   OUT("  { static const dreal z_[%d];\n    const dreal *q_[D_SIMD_W];\n"
