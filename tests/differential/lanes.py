@@ -1,0 +1,104 @@
+"""lanes.py -- across-strand groups against the scalar update, on random
+programs (issue 15: "outputs identical to the scalar code with FMA
+contraction off").
+
+    /usr/bin/python3 tests/differential/lanes.py --ours BUILD/diderotc \\
+        [--seed S] [--count N | --seconds T] [--workdir DIR] [--double-every K]
+
+For each seed, gen.py writes a program (both dialects, the campaign's
+generator); ours compiles it twice, with --simd=strands and with
+--simd=within, both with CFLAGS_DIDEROT_EXTRA=-ffp-contract=off; a program
+whose update has no lane form (the `simd:` line of --stats says so) is
+skipped. Both executables run in the program's directory; their exit
+status, stdout, stderr and every output file must be the same, byte for
+byte (doc/backend.md §4: each lane computes what the scalar code computes
+for its strand). Every --double-every-th program is also built with
+--double --long-int (groups need int and real of one size). No oracle is
+needed: the two builds must agree exactly. Ends with the line
+`lanes: P programs, G in groups, S same, D different`; a difference keeps
+its directory and exits 1."""
+
+import argparse
+import os
+import shutil
+import subprocess
+import sys
+import time
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+
+
+def sh(cmd, cwd, env=None, timeout=600):
+    try:
+        p = subprocess.run(cmd, cwd=cwd, env=env, timeout=timeout,
+                           stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+        return p.returncode, p.stdout, p.stderr
+    except subprocess.TimeoutExpired:
+        return 124, b"", b"timeout"
+
+
+def outputs(d):
+    return {f: open(os.path.join(d, f), "rb").read() for f in sorted(os.listdir(d))
+            if f.endswith(".nrrd") and not f.startswith("img")}
+
+
+def build_run(ours, src, d, simd, mode):
+    """Compile src in d with --simd=simd; None when no groups (strands),
+    else (rc, stdout, stderr, outputs)."""
+    if os.path.exists(d):
+        shutil.rmtree(d)
+    shutil.copytree(src, d)
+    env = dict(os.environ, CFLAGS_DIDEROT_EXTRA="-ffp-contract=off")
+    rc, so, se = sh([ours, "--exec", "--stats", "--simd=" + simd] + mode + ["prog.diderot"], d, env)
+    if rc != 0:
+        return ("compile", rc, se)
+    if simd == "strands" and b"simd: the update also runs in groups" not in se:
+        return None
+    return sh(["./prog"], d, env, 300)[:3] + (outputs(d),)
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--ours", required=True)
+    ap.add_argument("--seed", type=int, default=1)
+    ap.add_argument("--count", type=int, default=20)
+    ap.add_argument("--seconds", type=float, default=0)
+    ap.add_argument("--double-every", type=int, default=4)
+    ap.add_argument("--workdir", default="lanes-work")
+    a = ap.parse_args()
+    ours = os.path.abspath(a.ours)
+    os.makedirs(a.workdir, exist_ok=True)
+    t0 = time.time()
+    n = grouped = same = diff = 0
+    seed = a.seed
+    while (a.seconds and time.time() - t0 < a.seconds) or (not a.seconds and n < a.count):
+        base = os.path.join(a.workdir, "s%d" % seed)
+        src = os.path.join(base, "src")
+        rc, _, se = sh([sys.executable, os.path.join(HERE, "gen.py"), str(seed), src], HERE)
+        modes = [[]] + ([["--double", "--long-int"]] if a.double_every and seed % a.double_every == 0 else [])
+        n += 1
+        bad = False
+        for mode in modes:
+            if rc != 0:
+                break
+            g = build_run(ours, src, os.path.join(base, "strands"), "strands", mode)
+            if g is None:
+                continue
+            grouped += 1
+            w = build_run(ours, src, os.path.join(base, "within"), "within", mode)
+            if g == w:
+                same += 1
+            else:
+                diff += 1
+                bad = True
+                print("seed %d %s: the builds differ (kept in %s)" % (seed, " ".join(mode) or "float", base))
+                continue
+        if not bad:
+            shutil.rmtree(base, ignore_errors=True)
+        seed += 1
+    print("lanes: %d programs, %d in groups, %d same, %d different" % (n, grouped, same, diff))
+    return 1 if diff else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
