@@ -15,8 +15,8 @@ byte (doc/backend.md §4: each lane computes what the scalar code computes
 for its strand). Every --double-every-th program is also built with
 --double --long-int (groups need int and real of one size). No oracle is
 needed: the two builds must agree exactly. Ends with the line
-`lanes: P programs, G in groups, S same, D different`; a difference keeps
-its directory and exits 1."""
+`lanes: P programs, G in groups, S same, D different` (a generator failure
+counts as a difference); a difference keeps its directory and exits 1."""
 
 import argparse
 import os
@@ -77,10 +77,12 @@ def main():
         rc, _, se = sh([sys.executable, os.path.join(HERE, "gen.py"), str(seed), src], HERE)
         modes = [[]] + ([["--double", "--long-int"]] if a.double_every and seed % a.double_every == 0 else [])
         n += 1
-        bad = False
+        bad = rc != 0
+        if bad:
+            diff += 1
+            print("seed %d: gen.py failed: %s" % (seed, se.decode("utf-8", "replace")[-300:]))
+            modes = []
         for mode in modes:
-            if rc != 0:
-                break
             g = build_run(ours, src, os.path.join(base, "strands"), "strands", mode)
             if g is None:
                 continue
