@@ -26,7 +26,7 @@ ORIGINAL_FAILURES = [
      "D12: with --long-int a probe of a 2-D/3-D field does not compile in the original"),
     (r"invalid conversion from .int \(\*\*\)\(const void\*\). to .long int \(\* const\*\)\(const void\*\).",
      "D13: with --long-int a dynamic sequence of int does not compile in the original"),
-    (r"no matching function for call to .(max|min)\(int64_t&, int32_t\).",
+    (r"no matching function for call to .(max|min)\((int64_t&, int32_t|int32_t&, int64_t&)\).",
      "D14: with --long-int a max/min reduction over an int range does not compile in the original"),
     (r"Fail: getExp\(accum\w*\)",
      "D15: an if on a reduction against a global set by a reduction, then a foreach loop: internal error of the original"),
