@@ -108,6 +108,8 @@ def _one_value_defect(orc, problems, prec, text=""):
         return "D8: the original shows a stabilizing strand's new state to sphere() in the same step"
     if problems and "length(" in text and all(len(p) >= 5 and p[4] is None for p in problems):
         return "D6: length() is an unsigned int in the original's C++"
+    if problems and re.search(r"zeros\s*\[[\d,\s]*\]\s*\)?\s*-|-\s*zeros\s*\[", text):
+        return "D19: the original gives zeros for a difference with zeros[...]"
     if problems and re.search(r"length\([^;]*?\)\s*(<=|>=|<|>)|(<=|>=|<|>)\s*length\(", text):
         # a comparison with a negative int takes the other branch (seed 20535)
         return "D6: length() is an unsigned int in the original's C++ (an unsigned comparison)"
