@@ -60,10 +60,19 @@ typedef struct SimdPlan {
   int nkeep;    /* ids below this */
 } SimdPlan;
 
+/* b's index in cfg->blocks: its scratch field when plan_build set it (and
+ * nothing changed it since), else a search. */
 static int block_index(const IrCFG *cfg, const IrBlock *b) {
+  if (b->scratch >= 0 && b->scratch < cfg->nblocks && cfg->blocks[b->scratch] == b) return b->scratch;
   for (int i = 0; i < cfg->nblocks; i++)
     if (cfg->blocks[i] == b) return i;
   return -1;
+}
+
+/* Definition i of block b: its phis', then its instructions' results
+ * (i < b->nphis + b->ninstrs; NULL for an instruction without one). */
+static IrVar *block_def(const IrBlock *b, int i) {
+  return i < b->nphis ? b->phis[i]->dst : b->instrs[i - b->nphis]->dst;
 }
 
 static int nsucc(const IrBlock *b) {
@@ -241,7 +250,7 @@ static bool find_keeps(EmitCtx *e, SimdPlan *p) {
   for (int u = 0; u < cfg->nblocks; u++) {
     IrBlock *b = cfg->blocks[u];
     for (int i = 0; i < b->nphis + b->ninstrs; i++) {
-      const IrVar *v = i < b->nphis ? b->phis[i]->dst : b->instrs[i - b->nphis]->dst;
+      const IrVar *v = block_def(b, i);
       if (v && v->id >= 0 && v->id < p->nkeep && p->keep[v->id] && v->ty->kind == IR_TY_SEQ &&
           v->ty->len == IR_SEQ_DYNAMIC)
         return false;
@@ -258,6 +267,7 @@ static SimdPlan *plan_build(EmitCtx *e) {
   if (!cfg || cfg->entry != cfg->blocks[0]) return refuse(e, "no update");
   if (cfg->nblocks > SIMD_MAX_BLOCKS) return refuse(e, "too many blocks");
   int nb = cfg->nblocks;
+  for (int i = 0; i < nb; i++) cfg->blocks[i]->scratch = i; /* block_index */
   for (int i = 0; i < nb; i++)
     for (int s = 0; s < nsucc(cfg->blocks[i]); s++)
       if (block_index(cfg, cfg->blocks[i]->term.succ[s]) < 0) return refuse(e, "a successor outside the CFG");
@@ -542,8 +552,9 @@ static void emit_block(EmitCtx *e, EmitBuf *out, const SimdPlan *p, IrBlock *b) 
   }
   /* the lanes that passed here keep this pass's values (find_keeps) */
   for (int i = 0; i < b->nphis + b->ninstrs; i++) {
-    const IrVar *v = i < b->nphis ? b->phis[i]->dst : b->instrs[i - b->nphis]->dst;
-    if (kept(p, v) && emit_lanes_type(e, v->ty) && !strchr(emit_lanes_type(e, v->ty), '*'))
+    const IrVar *v = block_def(b, i);
+    const char *t = kept(p, v) ? emit_lanes_type(e, v->ty) : NULL;
+    if (t && !strchr(t, '*')) /* pointers (images, strings) are the group's */
       emit_lanes_select(e, out, v->ty, arena_printf(e->a, "%s_keep", var0(e, v)),
                         arena_printf(e->a, "d_m%d", b->id), var0(e, v),
                         arena_printf(e->a, "%s_keep", var0(e, v)));
@@ -597,7 +608,7 @@ static void loop_close(EmitCtx *e, EmitBuf *out, const SimdPlan *p, int l) {
     const IrBlock *b = p->order[k];
     if (p->loop_of[block_index(p->cfg, b)] != l) continue;
     for (int i = 0; i < b->nphis + b->ninstrs; i++) {
-      const IrVar *v = i < b->nphis ? b->phis[i]->dst : b->instrs[i - b->nphis]->dst;
+      const IrVar *v = block_def(b, i);
       if (!kept(p, v)) continue;
       const char *keep = arena_printf(e->a, "%s_keep", var0(e, v));
       e->vnames[v->id] = keep; /* var0 registered the id */
@@ -670,7 +681,7 @@ void emit_simd_group(EmitCtx *e, EmitBuf *out) {
     for (int i = 0; i < b->ninstrs; i++)
       if (b->instrs[i]->dst) decl(e, out, b->instrs[i]->dst, "");
     for (int i = 0; i < b->nphis + b->ninstrs; i++) {
-      const IrVar *v = i < b->nphis ? b->phis[i]->dst : b->instrs[i - b->nphis]->dst;
+      const IrVar *v = block_def(b, i);
       if (kept(p, v)) decl(e, out, v, "_keep");
     }
   }
