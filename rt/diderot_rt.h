@@ -257,6 +257,11 @@ size_t drt_domain_count(const DrtDomain *dom);
 bool drt_output_alloc(DrtErrors *e, const char *what, Nrrd *nout,
                       const DrtOutSpec *spec, const DrtDomain *dom);
 
+/* drt_output_alloc's axes, kinds and type without the data (NULL), for
+ * drt_output_save_parts. */
+bool drt_output_head(DrtErrors *e, const char *what, Nrrd *nout,
+                     const DrtOutSpec *spec, const DrtDomain *dom);
+
 /* Dynamic-sequence output T[] (§8.8): nlen gets sample type int (32-bit),
  * axis 0 of size 2 and kind 2-vector holding (offset, length) for each
  * strand, then the domain axes as for drt_output_alloc; lengths[i] is
@@ -278,6 +283,18 @@ bool drt_output_alloc_dynseq(DrtErrors *e, const char *what, Nrrd *nlen,
  * are followed and stay links. "-" writes to stdout. */
 bool drt_output_save(DrtErrors *e, const char *what, const char *file,
                      const Nrrd *nrrd);
+
+/* Copies the next items of an output, at most cap, into buf; returns how
+ * many (0: none left). ctx is the caller's cursor. */
+typedef size_t (*DrtOutFill)(void *ctx, void *buf, size_t cap);
+
+/* drt_output_save for an output whose data come in parts: head (from
+ * drt_output_head) describes it, fill produces its items of item_bytes
+ * each in order. A NRRD file gets them through a small buffer, straight
+ * from the strands; other formats through one array. The same files,
+ * byte for byte, under the same rules. */
+bool drt_output_save_parts(DrtErrors *e, const char *what, const char *file,
+                           Nrrd *head, size_t item_bytes, DrtOutFill fill, void *ctx);
 
 /* Save a dynamic-sequence output as PREFIX-len.nrrd and PREFIX-data.nrrd
  * (or PREFIX-len-NNNN.nrrd / PREFIX-data-NNNN.nrrd for a snapshot when

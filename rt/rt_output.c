@@ -1,7 +1,11 @@
 /* rt_output.c -- output NRRDs in the layouts of LANGUAGE.md §8.8.
  *
- * The generated code asks for a Nrrd with the right axes, fills the data
- * strand by strand, and saves it. Saving goes through a temporary file in
+ * The generated code asks for a Nrrd with the right axes and either fills
+ * its data strand by strand and saves it (drt_output_save), or leaves the
+ * data out and hands over a function that copies the next strands'
+ * values (drt_output_save_parts): then the values go from the strand
+ * state to the file through one small buffer, with no output-sized array
+ * to allocate, fault in and copy. Saving goes through a temporary file in
  * the target's directory and rename(2), so a failure (disk full, bad
  * directory, a Teem error) never leaves a truncated output behind and
  * never destroys a previous good file.
@@ -80,8 +84,18 @@ static unsigned domain_axes(DrtErrors *e, const char *what,
  * the generated code writes every sample (each included strand's every
  * component; the dynamic sequences' elements end to end), and a second
  * pass over a large output costs as much as the copy. */
+/* What an output's bytes come from: nrrd->data, or (fill set) the
+ * header nrrd and fill, which copies the next items, at most cap of them,
+ * into buf and returns how many it copied. */
+typedef struct {
+  const Nrrd *nrrd;
+  DrtOutFill fill;
+  void *ctx;
+  size_t item_bytes;
+} OutSource;
+
 static bool alloc(DrtErrors *e, const char *what, Nrrd *n, int type,
-                  unsigned dim, const size_t *sizes, const int *kinds) {
+                  unsigned dim, const size_t *sizes, const int *kinds, bool data_too) {
   size_t total = nrrdTypeSize[type];
   for (unsigned i = 0; i < dim; i++) {
     if (sizes[i] != 0 && total > SIZE_MAX / sizes[i]) {
@@ -91,6 +105,14 @@ static bool alloc(DrtErrors *e, const char *what, Nrrd *n, int type,
     total *= sizes[i];
   }
   nrrdEmpty(n);
+  if (!data_too) {
+    /* the axes only: the data pointer stays NULL until a save needs one */
+    n->type = type;
+    n->dim = dim;
+    nrrdAxisInfoSet_nva(n, nrrdAxisInfoSize, sizes);
+    for (unsigned i = 0; i < dim; i++) n->axis[i].kind = kinds[i];
+    return false;
+  }
   void *data = drt_big_alloc(64, total ? total : 1);
   if (!data) {
     drt_error(e, "%s: out of memory for the output (%zu bytes)", what, total);
@@ -113,8 +135,8 @@ static bool out_type_ok(DrtErrors *e, const char *what, const DrtOutSpec *spec) 
   return true;
 }
 
-bool drt_output_alloc(DrtErrors *e, const char *what, Nrrd *nout,
-                      const DrtOutSpec *spec, const DrtDomain *dom) {
+static bool output_shape(DrtErrors *e, const char *what, Nrrd *nout,
+                         const DrtOutSpec *spec, const DrtDomain *dom, bool data_too) {
   if (!what) what = "output";
   if (!out_type_ok(e, what, spec)) return true;
   size_t sizes[NRRD_DIM_MAX];
@@ -127,7 +149,17 @@ bool drt_output_alloc(DrtErrors *e, const char *what, Nrrd *nout,
   }
   unsigned dim = domain_axes(e, what, dom, at, sizes, kinds);
   if (dim == 0) return true;
-  return alloc(e, what, nout, spec->type, dim, sizes, kinds);
+  return alloc(e, what, nout, spec->type, dim, sizes, kinds, data_too);
+}
+
+bool drt_output_alloc(DrtErrors *e, const char *what, Nrrd *nout,
+                      const DrtOutSpec *spec, const DrtDomain *dom) {
+  return output_shape(e, what, nout, spec, dom, true);
+}
+
+bool drt_output_head(DrtErrors *e, const char *what, Nrrd *nout,
+                     const DrtOutSpec *spec, const DrtDomain *dom) {
+  return output_shape(e, what, nout, spec, dom, false);
 }
 
 bool drt_output_alloc_dynseq(DrtErrors *e, const char *what, Nrrd *nlen,
@@ -146,7 +178,7 @@ bool drt_output_alloc_dynseq(DrtErrors *e, const char *what, Nrrd *nlen,
     return true;
   }
   /* allocating first also rejects a strand count that overflows */
-  if (alloc(e, what, nlen, nrrdTypeInt, dim, sizes, kinds)) return true;
+  if (alloc(e, what, nlen, nrrdTypeInt, dim, sizes, kinds, true)) return true;
   size_t nstrands = drt_domain_count(dom);
   /* (offset, length) pairs; offsets must fit the 32-bit int of the file */
   uint64_t total = 0;
@@ -176,7 +208,7 @@ bool drt_output_alloc_dynseq(DrtErrors *e, const char *what, Nrrd *nlen,
   }
   sizes[at] = (size_t)total;
   kinds[at] = nrrdKindList;
-  if (alloc(e, what, ndata, spec->type, at + 1, sizes, kinds)) {
+  if (alloc(e, what, ndata, spec->type, at + 1, sizes, kinds, true)) {
     nrrdEmpty(nlen);
     return true;
   }
@@ -209,13 +241,50 @@ static NrrdIoState *io_state(const NrrdFormat *fmt) {
   return nio;
 }
 
-/* Write nrrd to the stream f and flush it; errors name FILE. */
+/* The data of src after its header (written with skipData): fill's items
+ * through a small buffer (64 KiB: taken from the heap, not mapped fresh)
+ * in large writes; every byte the header announces, or an error. */
+static bool write_parts(DrtErrors *e, const char *what, const char *file,
+                        FILE *f, const OutSource *src) {
+  size_t want = nrrdElementNumber(src->nrrd) * nrrdElementSize(src->nrrd);
+  size_t isz = src->item_bytes ? src->item_bytes : 1;
+  size_t cap = (64 * 1024) / isz ? (64 * 1024) / isz : 1;
+  char *buf = malloc(cap * isz);
+  if (!buf) {
+    drt_error_at(e, what, file, "cannot write the output: out of memory");
+    return true;
+  }
+  size_t done = 0, n;
+  while (done < want && (n = src->fill(src->ctx, buf, cap)) > 0) {
+    if (fwrite(buf, isz, n, f) != n) break;
+    done += n * isz;
+  }
+  free(buf);
+  if (done == want || ferror(f)) return false; /* write_stream reports ferror */
+  drt_error_at(e, what, file, "cannot write the output: %zu of %zu bytes produced (internal error)",
+               done, want);
+  return true;
+}
+
+/* Write src to the stream f and flush it; errors name FILE. */
 static bool write_stream(DrtErrors *e, const char *what, const char *file,
-                         FILE *f, const Nrrd *nrrd, NrrdIoState *nio) {
+                         FILE *f, const OutSource *src, NrrdIoState *nio) {
   bool err = false;
-  if (nrrdWrite(f, nrrd, nio)) {
+  /* with skipData Teem writes the header (its blank line included) and
+   * nothing else, but it still wants a data pointer to accept the Nrrd */
+  static char placeholder;
+  Nrrd *head = (Nrrd *)src->nrrd;
+  if (src->fill) {
+    nio->skipData = AIR_TRUE;
+    head->data = &placeholder;
+  }
+  int bad = nrrdWrite(f, head, nio);
+  if (src->fill) head->data = NULL;
+  if (bad) {
     drt_error_biff(e, what, file, "cannot write the output", NRRD);
     err = true;
+  } else if (src->fill) {
+    err = write_parts(e, what, file, f, src);
   }
   if ((fflush(f) != 0 || ferror(f)) && !err) {
     drt_error_at(e, what, file, "cannot write the output: %s", strerror(errno));
@@ -226,14 +295,14 @@ static bool write_stream(DrtErrors *e, const char *what, const char *file,
 
 /* Write nrrd to the open descriptor fd and close it; errors name FILE. */
 static bool write_fd(DrtErrors *e, const char *what, const char *file, int fd,
-                     const Nrrd *nrrd, NrrdIoState *nio) {
+                     const OutSource *src, NrrdIoState *nio) {
   FILE *f = fdopen(fd, "wb");
   if (!f) {
     drt_error_at(e, what, file, "cannot write the output: %s", strerror(errno));
     close(fd);
     return true;
   }
-  bool err = write_stream(e, what, file, f, nrrd, nio);
+  bool err = write_stream(e, what, file, f, src, nio);
   if (fclose(f) != 0 && !err) {
     drt_error_at(e, what, file, "cannot write the output: %s", strerror(errno));
     err = true;
@@ -316,11 +385,11 @@ static bool same_file(const struct stat *a, int fd) {
 /* Write through an existing file that is not a regular one (device, FIFO,
  * socket, our own stdout): in place, never replaced or truncated. */
 static bool save_special(DrtErrors *e, const char *what, const char *file,
-                         const struct stat *st, const Nrrd *nrrd, NrrdIoState *nio) {
+                         const struct stat *st, const OutSource *src, NrrdIoState *nio) {
   /* /dev/stdout and the like: our stream, so the bytes stay in order
    * with what the program prints */
-  if (same_file(st, STDOUT_FILENO)) return write_stream(e, what, file, stdout, nrrd, nio);
-  if (same_file(st, STDERR_FILENO)) return write_stream(e, what, file, stderr, nrrd, nio);
+  if (same_file(st, STDOUT_FILENO)) return write_stream(e, what, file, stdout, src, nio);
+  if (same_file(st, STDERR_FILENO)) return write_stream(e, what, file, stderr, src, nio);
   if (S_ISDIR(st->st_mode)) {
     drt_error_at(e, what, file, "cannot write the output: it is a directory");
     return true;
@@ -350,7 +419,7 @@ static bool save_special(DrtErrors *e, const char *what, const char *file,
     drt_error_at(e, what, file, "cannot open the output: %s", strerror(errno));
     return true;
   }
-  return write_fd(e, what, file, fd, nrrd, nio);
+  return write_fd(e, what, file, fd, src, nio);
 }
 
 /* Write a regular file as TARGET under a temporary name in
@@ -360,7 +429,7 @@ static bool save_special(DrtErrors *e, const char *what, const char *file,
  * end of a link. */
 static bool save_replace(DrtErrors *e, const char *what, const char *file,
                          const char *target, const struct stat *old,
-                         const Nrrd *nrrd, NrrdIoState *nio) {
+                         const OutSource *src, NrrdIoState *nio) {
   const char *via = strcmp(file, target) != 0 ? target : NULL;
   if (!old) {
     /* A new file (a snapshot, a first run): create it under its own name,
@@ -370,7 +439,7 @@ static bool save_replace(DrtErrors *e, const char *what, const char *file,
      * name appeared meanwhile, it is replaced as an existing file is. */
     int fd = open(target, O_WRONLY | O_CREAT | O_EXCL | O_NOCTTY, 0666);
     if (fd >= 0) {
-      bool err = write_fd(e, what, file, fd, nrrd, nio);
+      bool err = write_fd(e, what, file, fd, src, nio);
       if (err) unlink(target);
       return err;
     }
@@ -391,7 +460,7 @@ static bool save_replace(DrtErrors *e, const char *what, const char *file,
     return true;
   }
   if (old) (void)fchmod(fd, old->st_mode & 0777); /* best effort */
-  bool err = write_fd(e, what, file, fd, nrrd, nio);
+  bool err = write_fd(e, what, file, fd, src, nio);
   bool swapped = false;
 #ifdef RENAME_EXCHANGE
   /* Over an existing file, swap the two names (as atomic as rename) and
@@ -439,19 +508,12 @@ static bool save_detached(DrtErrors *e, const char *what, const char *file,
   return true;
 }
 
-bool drt_output_save(DrtErrors *e, const char *what, const char *file,
-                     const Nrrd *nrrd) {
-  if (!what) what = "output";
-  if (!file || !*file) {
-    drt_error(e, "%s: no output file name", what);
-    return true;
-  }
-  if (!nrrd || !nrrd->data) {
-    drt_error(e, "%s: nothing to write to '%s'", what, file);
-    return true;
-  }
+/* Save src to file (what drt_output_save says); fmt: format_for's, or
+ * NRRD for "-". A source in parts is written in parts only where the
+ * result is one NRRD stream (not a detached header). */
+static bool save_source(DrtErrors *e, const char *what, const char *file,
+                        const NrrdFormat *fmt, const OutSource *src) {
   bool dash = strcmp(file, "-") == 0;
-  const NrrdFormat *fmt = dash ? nrrdFormatNRRD : format_for(file);
   NrrdIoState *nio = io_state(fmt);
   if (!nio) {
     drt_error(e, "%s: out of memory writing '%s'", what, file);
@@ -462,7 +524,7 @@ bool drt_output_save(DrtErrors *e, const char *what, const char *file,
   bool exists = !dash && stat(file, &st) == 0;
   bool err = false;
   if (dash) {
-    err = write_stream(e, what, file, stdout, nrrd, nio);
+    err = write_stream(e, what, file, stdout, src, nio);
   } else if (!exists && errno != ENOENT) {
     drt_error_at(e, what, file, "cannot write the output: %s", strerror(errno));
     err = true;
@@ -470,9 +532,9 @@ bool drt_output_save(DrtErrors *e, const char *what, const char *file,
                         same_file(&st, STDERR_FILENO))) {
     /* a device, a FIFO, or `-o /dev/stdout > out.nrrd`, where renaming
      * would cut our own stdout off */
-    err = save_special(e, what, file, &st, nrrd, nio);
+    err = save_special(e, what, file, &st, src, nio);
   } else if (fmt == nrrdFormatNRRD && ends_with(file, ".nhdr")) {
-    err = save_detached(e, what, file, nrrd, nio);
+    err = save_detached(e, what, file, src->nrrd, nio);
   } else {
     /* a regular file, a new one, or a dangling link: replace the file at
      * the end of the links, so that a link stays a link */
@@ -489,17 +551,72 @@ bool drt_output_save(DrtErrors *e, const char *what, const char *file,
         drt_error_at(e, what, file, "cannot open the output: %s", strerror(errno));
         err = true;
       } else {
-        err = write_fd(e, what, file, fd, nrrd, nio);
+        err = write_fd(e, what, file, fd, src, nio);
       }
     } else if (magic) {
       drt_error_at(e, what, file, "cannot write the output: %s", strerror(ENOENT));
       err = true;
     } else {
-      err = save_replace(e, what, file, target, exists ? &st : NULL, nrrd, nio);
+      err = save_replace(e, what, file, target, exists ? &st : NULL, src, nio);
     }
     free(target);
   }
   nrrdIoStateNix(nio);
+  return err;
+}
+
+/* The checks both entry points make; NULL when they fail. */
+static const NrrdFormat *save_format(DrtErrors *e, const char **what, const char *file,
+                                     const Nrrd *nrrd, bool need_data) {
+  if (!*what) *what = "output";
+  if (!file || !*file) {
+    drt_error(e, "%s: no output file name", *what);
+    return NULL;
+  }
+  if (!nrrd || (need_data && !nrrd->data)) {
+    drt_error(e, "%s: nothing to write to '%s'", *what, file);
+    return NULL;
+  }
+  return strcmp(file, "-") == 0 ? nrrdFormatNRRD : format_for(file);
+}
+
+bool drt_output_save(DrtErrors *e, const char *what, const char *file,
+                     const Nrrd *nrrd) {
+  const NrrdFormat *fmt = save_format(e, &what, file, nrrd, true);
+  if (!fmt) return true;
+  OutSource src = {nrrd, NULL, NULL, 0};
+  return save_source(e, what, file, fmt, &src);
+}
+
+bool drt_output_save_parts(DrtErrors *e, const char *what, const char *file,
+                           Nrrd *head, size_t item_bytes, DrtOutFill fill, void *ctx) {
+  const NrrdFormat *fmt = save_format(e, &what, file, head, false);
+  if (!fmt) return true;
+  if (fmt == nrrdFormatNRRD && !ends_with(file, ".nhdr")) {
+    OutSource src = {head, fill, ctx, item_bytes};
+    return save_source(e, what, file, fmt, &src);
+  }
+  /* other formats (and a detached header) go through Teem whole: the
+   * data in one array first */
+  size_t bytes = nrrdElementNumber(head) * nrrdElementSize(head);
+  void *data = drt_big_alloc(64, bytes ? bytes : 1);
+  if (!data) {
+    drt_error(e, "%s: out of memory for the output (%zu bytes)", what, bytes);
+    return true;
+  }
+  size_t isz = item_bytes ? item_bytes : 1, got = 0, n;
+  while (got < bytes / isz && (n = fill(ctx, (char *)data + got * isz, bytes / isz - got)) > 0)
+    got += n;
+  if (got * isz != bytes) {
+    drt_error(e, "%s: %zu of %zu bytes produced (internal error)", what, got * isz, bytes);
+    free(data);
+    return true;
+  }
+  head->data = data;
+  OutSource whole = {head, NULL, NULL, 0};
+  bool err = save_source(e, what, file, fmt, &whole);
+  head->data = NULL;
+  free(data);
   return err;
 }
 

@@ -91,6 +91,7 @@ import signal
 import subprocess
 import sys
 import tempfile
+import time
 import threading
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
@@ -1393,6 +1394,9 @@ def main(argv):
     ap.add_argument("-k", dest="filter", default="", help="run tests whose name contains this")
     ap.add_argument("-j", dest="jobs", type=int, default=2, help="parallel tests (default 2)")
     ap.add_argument("-v", dest="verbose", action="store_true", help="a line per test")
+    ap.add_argument("--times", metavar="FILE",
+                    help="append each test's wall seconds to FILE (tab-separated), to find "
+                         "what makes the suite slow")
     ap.add_argument("--timeout", type=int, default=TIMEOUT,
                     help="seconds per compiler command (default %d)" % TIMEOUT)
     ap.add_argument("--profile", choices=("full", "sanitize"), default="full",
@@ -1424,12 +1428,18 @@ def main(argv):
                                          "python/", "viewer/"))]
     counts = {"pass": 0, "fail": 0, "skip": 0}
 
+    times = open(args.times, "a") if args.times else None
+
     def one(test):
         name, fn, path = test
+        t0 = time.monotonic()
         try:
-            return fn(path)
+            o = fn(path)
         except Exception as e:  # a harness bug must not hide the other results
-            return Outcome(name, "fail", ["harness error: %r" % e])
+            o = Outcome(name, "fail", ["harness error: %r" % e])
+        if times:
+            times.write("%s\t%.2f\n" % (name, time.monotonic() - t0))
+        return o
 
     progress = Progress(tests, quiet=args.verbose)
     with concurrent.futures.ThreadPoolExecutor(max_workers=max(1, args.jobs)) as pool:
@@ -1447,7 +1457,12 @@ def main(argv):
     if args.profile == "full":
         print("-- e2e: the end-to-end suite (tests/e2e) ...")
         sys.stdout.flush()
+        t0 = time.monotonic()
         run_e2e(args, counts)
+        if times:
+            times.write("e2e (whole)\t%.2f\n" % (time.monotonic() - t0))
+    if times:
+        times.close()
     progress.skip_summary()
     print("%d passed, %d failed, %d skipped" % (counts["pass"], counts["fail"], counts["skip"]))
     return 1 if counts["fail"] else 0

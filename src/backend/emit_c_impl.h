@@ -108,6 +108,7 @@ void emit_state_read(EmitCtx *e, EmitBuf *out, const IrStateVar *sv, const char 
                      const char *strand, const char *dst, const char *indent);
 /* The copy loop of a (non-dynamic) output: strands ns_, rt, snap, nout,
  * esz_ in scope. */
+const char *emit_output_item_bytes(EmitCtx *e, const IrStateVar *s);
 void emit_layout_output_copy(EmitCtx *e, EmitBuf *out, const IrStateVar *sv, const char *ctype,
                              int ncomp);
 /* "d_relayout_image(img, dim, ncomp)" to run after an image load, or NULL

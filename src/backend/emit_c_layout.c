@@ -432,13 +432,15 @@ void emit_layout_output_copy(EmitCtx *e, EmitBuf *out, const IrStateVar *sv, con
   L->st[ST_OUTPUT].layout = lyt_to_string(ix, L->output);
   emit_layout_store_decl(e, out, "rt");
   /* a grid, or a collection whose slots are all written (stable, or alive
-   * for a snapshot): no per-strand test, and the C compiler unswitches */
+   * for a snapshot): no per-strand test, and the C compiler unswitches.
+   * From slot c_->slot on, at most cap strands' values into buf. */
   OUT("  const bool all_ = drt_world_is_grid(rt) ||\n"
       "      drt_world_nstable(rt) + (snap ? drt_world_nactive(rt) : 0) == ns_;\n"
-      "  dreal *out_ = nout->data; /* a local: stores through it cannot change it */\n"
+      "  dreal *out_ = buf; /* a local: stores through it cannot change it */\n"
       "  (void)out_;\n"
       "  int64_t d_k = 0; /* output layout %s */\n"
-      "  for (uint32_t i = 0; i < ns_; i++) {\n"
+      "  uint32_t i = c_->slot;\n"
+      "  for (; i < ns_ && (size_t)d_k < cap; i++) {\n"
       "    if (!all_ && !drt_world_output_includes(rt, i, snap)) continue;\n"
       "    const int64_t d_j = i;\n",
       lyt_to_string(ix, o));
@@ -457,10 +459,10 @@ void emit_layout_output_copy(EmitCtx *e, EmitBuf *out, const IrStateVar *sv, con
     const IxExpr *oi = lyt_emit_fwd(ix, o, crd, 2, &err);
     OUT("    %s v_;\n", emit_type(e, sv->ty));
     xfer(e, out, sv, "d_in", 'o', "v_", true, "    ");
-    OUT("    memcpy((%s *)nout->data + %s, &v_, esz_);\n", ctype,
+    OUT("    memcpy((%s *)buf + %s, &v_, esz_);\n", ctype,
         ix_print(e, ST_OUTPUT, oi ? ix_lower(ix, ix_simplify(ix, oi)) : NULL));
   }
-  OUT("    d_k++;\n  }\n");
+  OUT("    d_k++;\n  }\n  c_->slot = i;\n");
 }
 
 /* ---- the glue: words, DrtStateLayout, image re-layout ------------------------------------ */

@@ -63,6 +63,12 @@ static ElemInfo elem_info(const IrType *t) {
   return i;
 }
 
+/* C text of the bytes one strand adds to output s (fixed-size outputs) */
+const char *emit_output_item_bytes(EmitCtx *e, const IrStateVar *s) {
+  ElemInfo ei = elem_info(s->ty);
+  return arena_printf(e->a, "%u * sizeof(%s)", ei.ncomp, ei.ctype ? ei.ctype : "char");
+}
+
 /* ---- the state and world structs ----------------------------------------------- */
 
 static void emit_structs(EmitCtx *e, EmitBuf *out, const char *wtag) {
@@ -338,8 +344,17 @@ static void emit_create(EmitCtx *e, EmitBuf *out) {
 
 /* ---- outputs ------------------------------------------------------------------------------ */
 
+/* Per output with a fixed number of values per strand:
+ *   d_output_part_X   the values of the strands from a cursor on into a
+ *                     buffer (DrtOutFill: drt_output_save_parts streams an
+ *                     output to its file through it)
+ *   d_output_shape_X  the output's Nrrd: axes only, or with its data array
+ *   d_output_X        the whole output in a Nrrd (the library's getters)
+ * and for a dynamic sequence only d_output_X. */
 static void emit_outputs(EmitCtx *e, EmitBuf *out) {
   IrModule *m = e->m;
+  OUT("/* where an output's copy has got to */\n"
+      "typedef struct { d_world *wrld; bool snap; uint32_t slot; } d_out_cursor;\n\n");
   for (int i = 0; i < m->nstate; i++) {
     IrStateVar *s = m->state[i];
     if (!s->output) continue;
@@ -350,8 +365,20 @@ static void emit_outputs(EmitCtx *e, EmitBuf *out) {
       emit_fail(e, "output '%s' has a type that cannot be written", s->name);
       return;
     }
-    OUT("/* output %s */\nstatic bool d_output_%s(d_world *wrld, Nrrd *nlen, Nrrd *nout, bool snap) {\n",
-        s->name, f);
+    const char *what = emit_string_lit(e, arena_printf(e->a, "output '%s'", s->name));
+    if (!dyn) {
+      OUT("/* output %s */\nstatic size_t d_output_part_%s(void *ctx_, void *buf, size_t cap) {\n"
+          "  d_out_cursor *c_ = ctx_;\n  d_world *wrld = c_->wrld;\n  const bool snap = c_->snap;\n"
+          "  DrtWorld *rt = wrld->rt;\n  uint32_t ns_ = drt_world_nslots(rt);\n"
+          "  size_t esz_ = %d * sizeof(%s);\n",
+          s->name, f, (int)ei.ncomp, ei.ctype);
+      emit_layout_output_copy(e, out, s, ei.ctype, (int)ei.ncomp);
+      OUT("  (void)esz_;\n  return (size_t)d_k;\n}\n\n");
+      OUT("static bool d_output_shape_%s(d_world *wrld, Nrrd *nout, bool snap, bool data) {\n", f);
+    } else {
+      OUT("/* output %s */\nstatic bool d_output_%s(d_world *wrld, Nrrd *nlen, Nrrd *nout, bool snap) {\n",
+          s->name, f);
+    }
     OUT("  DrtWorld *rt = wrld->rt;\n  DrtErrors *err = drt_world_errors(rt);\n"
         "  static const unsigned shp_[] = {0");
     for (unsigned k = 0; k < ei.rank; k++) OUT(", %d", ei.shape[k]);
@@ -360,11 +387,15 @@ static void emit_outputs(EmitCtx *e, EmitBuf *out) {
         "  drt_world_output_domain(rt, snap, &dom);\n"
         "  uint32_t ns_ = drt_world_nslots(rt);\n  size_t esz_ = nc_ * sizeof(%s);\n",
         ei.seqlen, ei.rank, ei.nrrd, ei.ctype);
-    const char *what = emit_string_lit(e, arena_printf(e->a, "output '%s'", s->name));
     if (!dyn) {
-      OUT("  (void)nlen;\n  if (drt_output_alloc(err, %s, nout, &spec, &dom)) return true;\n", what);
-      emit_layout_output_copy(e, out, s, ei.ctype, (int)ei.ncomp);
-      OUT("  (void)esz_;\n  return false;\n}\n\n");
+      OUT("  (void)esz_;\n  (void)ns_;\n"
+          "  return data ? drt_output_alloc(err, %s, nout, &spec, &dom)\n"
+          "              : drt_output_head(err, %s, nout, &spec, &dom);\n}\n\n", what, what);
+      /* inline: an executable does not use it */
+      OUT("static inline bool d_output_%s(d_world *wrld, Nrrd *nlen, Nrrd *nout, bool snap) {\n"
+          "  (void)nlen;\n  if (d_output_shape_%s(wrld, nout, snap, true)) return true;\n"
+          "  d_out_cursor c_ = {wrld, snap, 0};\n"
+          "  (void)d_output_part_%s(&c_, nout->data, SIZE_MAX);\n  return false;\n}\n\n", f, f, f);
     } else {
       const char *vt = emit_type(e, s->ty);
       emit_layout_store_decl(e, out, "rt");
@@ -658,10 +689,11 @@ static void emit_main(EmitCtx *e, EmitBuf *out) {
           "    nrrdNuke(nl_); nrrdNuke(nd_); }\n",
           f, what, k);
     else
-      OUT("  { Nrrd *nd_ = nrrdNew();\n"
-          "    bad_ |= d_output_%s(wrld, NULL, nd_, false) || drt_output_save(err, %s, outf[%d], nd_);\n"
+      OUT("  { Nrrd *nd_ = nrrdNew();\n    d_out_cursor c_ = {wrld, false, 0};\n"
+          "    bad_ |= d_output_shape_%s(wrld, nd_, false, false) ||\n"
+          "            drt_output_save_parts(err, %s, outf[%d], nd_, %s, d_output_part_%s, &c_);\n"
           "    nrrdNuke(nd_); }\n",
-          f, what, k);
+          f, what, k, emit_output_item_bytes(e, s), f);
     k++;
   }
   OUT("  if (bad_) drt_errors_report(err, stderr, prog_);\n"

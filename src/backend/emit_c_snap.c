@@ -70,12 +70,13 @@ void emit_snapshot_fn(EmitCtx *e, EmitBuf *out) {
           "    nrrdNuke(nl_); nrrdNuke(nd_); }\n",
           f, what, k);
     else
-      OUT("  { Nrrd *nd_ = nrrdNew();\n"
+      OUT("  { Nrrd *nd_ = nrrdNew();\n    d_out_cursor c_ = {wrld, true, 0};\n"
           "    char *fn_ = drt_output_filename(spf[%d], NULL, step);\n"
           "    if (!fn_) { drt_error(err, \"out of memory\"); bad_ = true; }\n"
-          "    else bad_ |= d_output_%s(wrld, NULL, nd_, true) || drt_output_save(err, %s, fn_, nd_);\n"
+          "    else bad_ |= d_output_shape_%s(wrld, nd_, true, false) ||\n"
+          "                 drt_output_save_parts(err, %s, fn_, nd_, %s, d_output_part_%s, &c_);\n"
           "    free(fn_); nrrdNuke(nd_); }\n",
-          k, f, what);
+          k, f, what, emit_output_item_bytes(e, s), f);
     k++;
   }
   OUT("  return bad_;\n}\n\n");

@@ -666,6 +666,147 @@ static void test_stdout(void) {
   unlink(link);
 }
 
+/* ---- outputs in parts (drt_output_save_parts) ------------------------------------ */
+
+/* The items of a parts output: item k is (k, k/2, -k) as floats; `stop`
+ * items in all (fewer than the header says: the error case). */
+typedef struct {
+  size_t next, stop;
+  size_t calls;
+} Parts;
+
+static size_t parts_fill(void *ctx, void *buf, size_t cap) {
+  Parts *p = ctx;
+  float *o = buf;
+  size_t n = 0;
+  for (; n < cap && p->next < p->stop; n++, p->next++) {
+    o[3 * n] = (float)p->next;
+    o[3 * n + 1] = (float)p->next / 2;
+    o[3 * n + 2] = -(float)p->next;
+  }
+  p->calls++;
+  return n;
+}
+
+/* The same output whole, as drt_output_save writes it, and its header
+ * alone (axes, kinds, type; no data) for the parts. */
+static void parts_outputs(size_t items, Nrrd *whole, Nrrd *head) {
+  DrtOutSpec spec = {nrrdTypeFloat, 3, nrrdKind3Vector};
+  DrtDomain dom = {0, NULL, items};
+  DrtErrors e;
+  drt_errors_init(&e);
+  CHECK(!drt_output_alloc(&e, "output 'x'", whole, &spec, &dom));
+  CHECK(!drt_output_head(&e, "output 'x'", head, &spec, &dom));
+  CHECK(head->data == NULL);
+  drt_errors_free(&e);
+  Parts p = {0, items, 0};
+  parts_fill(&p, whole->data, items);
+}
+
+static bool same_bytes(const char *a, const char *b) {
+  FILE *fa = fopen(a, "rb"), *fb = fopen(b, "rb");
+  bool same = fa && fb;
+  for (int ca = 0, cb = 0; same && ca != EOF; same = ca == cb) {
+    ca = getc(fa);
+    cb = getc(fb);
+  }
+  if (fa) fclose(fa);
+  if (fb) fclose(fb);
+  return same;
+}
+
+/* Parts give the bytes of the whole output in every kind of target: a new
+ * file, one replaced, a detached header (written whole), through a link,
+ * into a FIFO; more items than one buffer holds; fewer items than the
+ * header promises is an error that leaves no file. */
+static void test_parts(void) {
+  const size_t items = 20000; /* 240 KB: four of the 64 KiB buffers */
+  Nrrd *whole = nrrdNew(), *head = nrrdNew();
+  parts_outputs(items, whole, head);
+  char want[256], path[256], link_[256], raw[256];
+  tmp_path(want, sizeof want, "parts-want.nrrd");
+  save_ok(want, whole);
+  const char *names[] = {"parts-new.nrrd", "parts-new.nrrd" /* again: replaced */, "parts.nhdr"};
+  for (int t = 0; t < 3; t++) {
+    tmp_path(path, sizeof path, names[t]);
+    Parts p = {0, items, 0};
+    DrtErrors e;
+    drt_errors_init(&e);
+    CHECK_MSG(!drt_output_save_parts(&e, "output 'x'", path, head, 12, parts_fill, &p),
+              "%s: %s", names[t], drt_errors_text(&e));
+    drt_errors_free(&e);
+    CHECK(head->data == NULL);
+    if (t < 2) {
+      CHECK_MSG(same_bytes(path, want), "%s: not the bytes of the whole output", names[t]);
+      CHECK_MSG(p.calls >= 4, "%s: %zu parts for 240 KB", names[t], p.calls);
+    } else {
+      Nrrd *b = load(path);
+      CHECK_MSG(b && b->dim == 2 && b->axis[1].size == items &&
+                    ((const float *)b->data)[3 * 777 + 1] == 388.5f,
+                "%s: not the output", names[t]);
+      if (b) nrrdNuke(b);
+      tmp_path(raw, sizeof raw, "parts.raw");
+      unlink(raw);
+    }
+  }
+  /* through a symbolic link, which stays one */
+  tmp_path(link_, sizeof link_, "parts-link.nrrd");
+  tmp_path(path, sizeof path, "parts-new.nrrd");
+  CHECK(symlink(path, link_) == 0);
+  {
+    Parts p = {0, items, 0};
+    DrtErrors e;
+    drt_errors_init(&e);
+    CHECK(!drt_output_save_parts(&e, "output 'x'", link_, head, 12, parts_fill, &p));
+    drt_errors_free(&e);
+    CHECK(type_of(link_) == S_IFLNK && same_bytes(path, want));
+  }
+  /* into a FIFO */
+  char fifo[256], got[256];
+  tmp_path(fifo, sizeof fifo, "parts-fifo.nrrd");
+  tmp_path(got, sizeof got, "parts-fifo-got");
+  CHECK(mkfifo(fifo, 0644) == 0);
+  pid_t pid = fork();
+  CHECK(pid >= 0);
+  if (pid == 0) {
+    alarm(5);
+    int fd = open(fifo, O_RDONLY);
+    if (fd < 0) _exit(1);
+    drain_to(fd, got);
+  }
+  if (pid > 0) {
+    Parts p = {0, items, 0};
+    DrtErrors e;
+    drt_errors_init(&e);
+    CHECK(!drt_output_save_parts(&e, "output 'x'", fifo, head, 12, parts_fill, &p));
+    drt_errors_free(&e);
+    reap(pid, "parts fifo");
+    CHECK_MSG(same_bytes(got, want), "FIFO: not the bytes of the whole output");
+    CHECK(type_of(fifo) == S_IFIFO);
+  }
+  /* too few items: an error naming the output; the previous file stays,
+   * a new name is not created */
+  for (int t = 0; t < 2; t++) {
+    tmp_path(path, sizeof path, t ? "parts-short.nrrd" : "parts-new.nrrd");
+    Parts p = {0, items - 1, 0};
+    DrtErrors e;
+    drt_errors_init(&e);
+    CHECK(drt_output_save_parts(&e, "output 'x'", path, head, 12, parts_fill, &p));
+    CHECK_MSG(strstr(drt_errors_text(&e), "output 'x'") && strstr(drt_errors_text(&e), "internal error"),
+              "%s", drt_errors_text(&e));
+    drt_errors_free(&e);
+    CHECK_MSG(t ? !exists(path) : same_bytes(path, want), "a short output touched '%s'", path);
+  }
+  tmp_path(path, sizeof path, "parts-new.nrrd");
+  unlink(path);
+  unlink(link_);
+  unlink(want);
+  unlink(fifo);
+  unlink(got);
+  nrrdNuke(whole);
+  nrrdNuke(head);
+}
+
 static void test_special_targets(void) {
   test_devices();
   test_fifo();
@@ -687,6 +828,7 @@ int main(void) {
   test_names();
   test_save_errors();
   test_special_targets();
+  test_parts();
   check_no_tmp_files();
   /* clean up everything written */
   DIR *d = opendir(tmpdir);
