@@ -512,10 +512,9 @@ static void test_devices(void) {
   unlink(full);
 }
 
-static void test_fifo(void) {
-  char path[256], got[256];
-  tmp_path(path, sizeof path, "fifo.nrrd");
-  tmp_path(got, sizeof got, "fifo-got");
+/* Make the FIFO path and a child that copies what it reads from it to
+ * the new file got; the child's pid (negative: no child). */
+static pid_t fifo_reader(const char *path, const char *got) {
   CHECK(mkfifo(path, 0644) == 0);
   pid_t pid = fork();
   CHECK(pid >= 0);
@@ -525,6 +524,14 @@ static void test_fifo(void) {
     if (fd < 0) _exit(1);
     drain_to(fd, got);
   }
+  return pid;
+}
+
+static void test_fifo(void) {
+  char path[256], got[256];
+  tmp_path(path, sizeof path, "fifo.nrrd");
+  tmp_path(got, sizeof got, "fifo-got");
+  pid_t pid = fifo_reader(path, got);
   if (pid < 0) return;
   Nrrd *n = small_output(2.0f);
   save_ok(path, n);
@@ -765,15 +772,7 @@ static void test_parts(void) {
   char fifo[256], got[256];
   tmp_path(fifo, sizeof fifo, "parts-fifo.nrrd");
   tmp_path(got, sizeof got, "parts-fifo-got");
-  CHECK(mkfifo(fifo, 0644) == 0);
-  pid_t pid = fork();
-  CHECK(pid >= 0);
-  if (pid == 0) {
-    alarm(5);
-    int fd = open(fifo, O_RDONLY);
-    if (fd < 0) _exit(1);
-    drain_to(fd, got);
-  }
+  pid_t pid = fifo_reader(fifo, got);
   if (pid > 0) {
     Parts p = {0, items, 0};
     DrtErrors e;
