@@ -11,7 +11,9 @@
 # Exit status 0: i386 programs run (natively or emulated); 1: they do not
 # and this script could not fix it (not root, no apt-get, no binfmt_misc).
 set -u
-probe=$(mktemp) || exit 1
+# the probe lives in the current directory (make runs this in the build
+# directory, where programs are run anyway): /tmp may be mounted noexec
+probe=$(mktemp ./i386-probe.XXXXXX) || exit 1
 trap 'rm -f "$probe"' EXIT
 # A 93-byte static i386 ELF executable: _exit(0) through int 0x80
 # (ELF header, one PT_LOAD program header, then the code
