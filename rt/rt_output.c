@@ -255,12 +255,26 @@ static bool write_parts(DrtErrors *e, const char *what, const char *file,
     return true;
   }
   size_t done = 0, n;
+  bool over = false;
   while (done < want && (n = src->fill(src->ctx, buf, cap)) > 0) {
+    size_t left = (want - done) / isz;
+    if (n > left) { /* never more bytes than the header announced */
+      over = true;
+      n = left;
+    }
     if (fwrite(buf, isz, n, f) != n) break;
     done += n * isz;
   }
+  /* a producer with items left over past the end is wrong too */
+  if (!over && done == want && src->fill(src->ctx, buf, 1) > 0) over = true;
   free(buf);
-  if (done == want || ferror(f)) return false; /* write_stream reports ferror */
+  if (ferror(f)) return false; /* write_stream reports it */
+  if (done == want && !over) return false;
+  if (over) {
+    drt_error_at(e, what, file, "cannot write the output: more values than its %zu bytes (internal error)",
+                 want);
+    return true;
+  }
   drt_error_at(e, what, file, "cannot write the output: %zu of %zu bytes produced (internal error)",
                done, want);
   return true;

@@ -783,18 +783,18 @@ static void test_parts(void) {
     CHECK_MSG(same_bytes(got, want), "FIFO: not the bytes of the whole output");
     CHECK(type_of(fifo) == S_IFIFO);
   }
-  /* too few items: an error naming the output; the previous file stays,
-   * a new name is not created */
-  for (int t = 0; t < 2; t++) {
-    tmp_path(path, sizeof path, t ? "parts-short.nrrd" : "parts-new.nrrd");
-    Parts p = {0, items - 1, 0};
+  /* too few items, or too many: an error naming the output; the previous
+   * file stays, a new name is not created */
+  for (int t = 0; t < 4; t++) {
+    tmp_path(path, sizeof path, t & 1 ? "parts-short.nrrd" : "parts-new.nrrd");
+    Parts p = {0, t < 2 ? items - 1 : items + 1, 0};
     DrtErrors e;
     drt_errors_init(&e);
     CHECK(drt_output_save_parts(&e, "output 'x'", path, head, 12, parts_fill, &p));
     CHECK_MSG(strstr(drt_errors_text(&e), "output 'x'") && strstr(drt_errors_text(&e), "internal error"),
               "%s", drt_errors_text(&e));
     drt_errors_free(&e);
-    CHECK_MSG(t ? !exists(path) : same_bytes(path, want), "a short output touched '%s'", path);
+    CHECK_MSG(t & 1 ? !exists(path) : same_bytes(path, want), "a wrong output touched '%s'", path);
   }
   tmp_path(path, sizeof path, "parts-new.nrrd");
   unlink(path);
