@@ -19,8 +19,8 @@ ORIGINAL_FAILURES = [
      "D10: a reduction over a range inside a function body is an internal error of the original"),
     (r"call of overloaded .abs\(uint32_t\). is ambiguous",
      "D6: length() is an unsigned int in the original's C++ (|length(s)| does not compile)"),
-    (r"no matching function for call to .(min|max)\(uint32_t, int32_t&?\).|"
-     r"no matching function for call to .(min|max)\(int32_t&?, uint32_t\).",
+    (r"no matching function for call to .(min|max)\(uint32_t, (int|int32_t)&?\).|"
+     r"no matching function for call to .(min|max)\((int|int32_t)&?, uint32_t\).",
      "D6: length() is an unsigned int in the original's C++ (min/max of it and an int does not compile)"),
     (r"conversion from .array<int,\[\.\.\.\]>. to non-scalar type .array<long int,\[\.\.\.\]>. requested",
      "D12: with --long-int a probe of a 2-D/3-D field does not compile in the original"),

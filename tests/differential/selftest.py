@@ -147,6 +147,16 @@ def main():
     check(hexic[2][0] == 1539 / 160 and hexic[0][5] == -0.583333333333
           and gen.kern_coeffs("c4hexic", 0)[0][5] == -7 / 12,
           "c4hexic coefficients as the original prints them")
+    # known defects of the original: D6's min/max of length() and an int,
+    # with the int a variable (int32_t&) or a literal (int: seed 25210)
+    import known
+    for other in ("int32_t&", "int"):
+        for args in ("uint32_t, " + other, other + ", uint32_t"):
+            msg = "prog.cxx:1670:41: error: no matching function for call to \u2018max(%s)\u2019" % args
+            why = known.original_failure("reject", msg) or ""
+            check(why.startswith("D6"), "max(%s) of the original's C++ is D6" % args)
+    check(known.original_failure("reject", "no matching function for call to \u2018max(float, double)\u2019")
+          is None, "another max() failure is not D6")
     # generated programs: determinism, tolerances, and a wrong value is caught
     import json
     import run
