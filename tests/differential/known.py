@@ -110,6 +110,9 @@ def _one_value_defect(orc, problems, prec, text=""):
         return "D6: length() is an unsigned int in the original's C++"
     if problems and re.search(r"zeros\s*\[[\d,\s]*\]\s*\)?\s*-|-\s*zeros\s*\[", text):
         return "D19: the original gives zeros for a difference with zeros[...]"
+    if problems and re.search(r"\blerp\s*\([^;]*\bzeros\s*\[", text):
+        # lerp(a, b, t) = a + t(b - a): a difference with zeros (seed 26184)
+        return "D19: the original gives zeros for a difference with zeros[...] (in lerp)"
     if problems and re.search(r"length\([^;]*?\)\s*(<=|>=|<|>)|(<=|>=|<|>)\s*length\(", text):
         # a comparison with a negative int takes the other branch (seed 20535)
         return "D6: length() is an unsigned int in the original's C++ (an unsigned comparison)"
@@ -119,8 +122,21 @@ def _one_value_defect(orc, problems, prec, text=""):
             for p in problems):
         return ("D17: the original divides a vector or matrix by a scalar as a multiplication "
                 "by the reciprocal (one more rounding)")
+    if _d2_kernel_accuracy(orc, problems, prec, text):
+        return "D2: float/double accuracy of the original's bspln3/bspln5/c4hexic evaluation"
+    if problems and all(re.search(r"^\s*%s = [^;]*\bev(als|ecs)\(" % p[0], text, re.M)
+                        for p in problems):
+        # an absolute threshold on the discriminant (seed 26215); after D2,
+        # which explains small errors of eigenvectors of wide-kernel fields
+        return "D20: the original's 2x2 eigensolver takes a small matrix's distinct eigenvalues for a double root"
+    return None
+
+
+def _d2_kernel_accuracy(orc, problems, prec, text):
+    """D2: every value within a small relative error of the oracle in a
+    program that uses bspln3/bspln5/c4hexic."""
     if not INEXACT_KERNELS & set(orc.get("kernels", [])):
-        return None
+        return False
     lim = 1e-3 if prec == "float" else 1e-7
     if "normalize(" in text:
         # normalize of a short vector (e.g. of a difference of two
@@ -129,15 +145,15 @@ def _one_value_defect(orc, problems, prec, text=""):
         lim *= 10
     for p in problems:
         if len(p) < 5 or p[4] is None:
-            return None
+            return False
         got, exact, tol = float(p[2]), float(p[3]), float(p[4])
         # float: also within D2_FLOAT_TOLS times the oracle's tolerance, which
         # scales with the terms summed (a difference of two reconstructions
         # or a derivative can be small where its terms are not: seed 10869)
         if not (abs(got - exact) <= lim * max(1.0, abs(exact))
                 or prec == "float" and abs(got - exact) <= D2_FLOAT_TOLS * tol):
-            return None
-    return "D2: float/double accuracy of the original's bspln3/bspln5/c4hexic evaluation"
+            return False
+    return bool(problems)
 
 
 def _d7_read_before_write(name, text):

@@ -157,6 +157,19 @@ def main():
             check(why.startswith("D6"), "max(%s) of the original's C++ is D6" % args)
     check(known.original_failure("reject", "no matching function for call to \u2018max(float, double)\u2019")
           is None, "another max() failure is not D6")
+    # value defects named by the program's text: D19 in lerp (seed 26184),
+    # D20 for outputs set from evals/evecs (seed 26215), and neither for a
+    # program without them
+    orc0 = {"outputs": {"o": {"type": ["ten", "(2,)"]}}, "kernels": []}
+    prob = [("o", "id 0 comp 0: got 0.0, exact 0.5", 0.0, "0.5", 1e-6)]
+    lerp_text = "  update {\n    o = lerp((zeros[2,3])[:,1], F(pos), G(pos));\n"
+    evecs_text = "  update {\n    o = (evecs(M)[1] \u2297 evecs(M)[1]);\n"
+    check((known.original_value_defect(orc0, prob, "float", lerp_text) or "").startswith("D19"),
+          "lerp with zeros[...] is D19")
+    check((known.original_value_defect(orc0, prob, "float", evecs_text) or "").startswith("D20"),
+          "an output set from evecs() is D20")
+    check(known.original_value_defect(orc0, prob, "float", "  update {\n    o = lerp(a, b, t);\n")
+          is None, "lerp without zeros explains nothing")
     # generated programs: determinism, tolerances, and a wrong value is caught
     import json
     import run
