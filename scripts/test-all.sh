@@ -11,11 +11,17 @@ cd "$top" || exit 2
 secs=${FUZZ_SECONDS:-60}
 logdir=$(mktemp -d)
 status=0
+# seconds per part, printed at the end (CI keeps only the tail)
+t_start=$(date +%s)
+t_last=$t_start
+lap() { t_now=$(date +%s); echo "$1 $((t_now - t_last)) s" >>"$logdir/laps"; t_last=$t_now; }
 
 echo "== test suite (build/)"
 make -C build check 2>&1 | tee "$logdir/normal.log" || status=1
+lap "suite"
 echo "== test suite under AddressSanitizer + UndefinedBehaviorSanitizer (build-asan/)"
 sh scripts/check-asan.sh "$top" 2>&1 | tee "$logdir/asan.log" || status=1
+lap "asan (build and suite)"
 echo "== fuzzing the frontend for ${secs}s (build-fuzz/)"
 fuzz_pass=0 fuzz_fail=0
 if sh scripts/fuzz.sh "$top" "$secs" >"$logdir/fuzz.log" 2>&1; then
@@ -25,6 +31,7 @@ else
   status=1
 fi
 tail -5 "$logdir/fuzz.log"
+lap "fuzz (build and run)"
 
 # One pass/fail unit: zero unexplained disagreements on the fixed sample.
 # The original is built into build/diderot-ref from ../shared/reference
@@ -47,6 +54,7 @@ else
     status=1
   fi
   grep -v '^make' "$logdir/diff.log" | tail -25
+  lap "differential (original's build and sample)"
 fi
 
 # The conformance suite: the example programs of ../shared/conformance run
@@ -59,6 +67,7 @@ if [ -d "$top/../shared/conformance/examples" ]; then
   grep -v '^make' "$logdir/conformance.log" | tail -40
   grep -qE '^[0-9]+ passed, [0-9]+ failed' "$logdir/conformance.log" ||
     { echo "test-all: the conformance suite did not report its summary"; status=1; }
+  lap "conformance"
 else
   echo "== conformance suite: skipped (no ../shared/conformance)"
   conf_skip=1
@@ -70,6 +79,20 @@ sum() { grep -hE '^[0-9]+ passed, [0-9]+ failed' "$@" | tail -n 3 |
 summaries=$(grep -cE '^[0-9]+ passed, [0-9]+ failed' "$logdir/normal.log" "$logdir/asan.log" | grep -c ':1$')
 [ "$summaries" -eq 2 ] || { echo "test-all: a suite did not report its summary"; status=1; }
 line=$(sum "$logdir/normal.log" "$logdir/asan.log" "$logdir/conformance.log")
+# Every failure again, with its first detail lines, right before the last
+# line: CI keeps only the tail of this output.
+{
+  for part in normal asan conformance; do
+    grep -A6 -E '^FAIL |^ *FAIL ' "$logdir/$part.log" | grep -v '^--$' | sed "s/^/[$part] /"
+  done
+  [ "$fuzz_fail" -eq 0 ] || sed 's/^/[fuzz] /' "$logdir/fuzz.log" | tail -20
+  [ "$diff_fail" -eq 0 ] || grep -E 'unexplained|ours-wrong' "$logdir/diff.log" | sed 's/^/[differential] /' | tail -20
+} >"$logdir/failures"
+echo "== time per part: $(tr '\n' ';' <"$logdir/laps" | sed 's/;$//; s/;/; /g'); all $(( $(date +%s) - t_start )) s"
+if [ -s "$logdir/failures" ]; then
+  echo "== failures (again, from the logs above)"
+  head -200 "$logdir/failures"
+fi
 rm -rf "$logdir"
 # `make ... | tee` hides make's status: judge by the counts as well
 case "$line" in

@@ -43,7 +43,7 @@ Tests (all names start with e2e/, so that tests/run.py -k can select them):
                      --cuda-emulate); both must pass the companion's checks and
                      the outputs must be byte-identical (within CUDA_RTOL for
                      companions that set it: reductions over strands). Both are
-                     built with CFLAGS_DIDEROT=-O2 -ffp-contract=off. --cuda=all
+                     built with CFLAGS_DIDEROT=-O1 -ffp-contract=off. --cuda=all
                      (default, first variant) or none; DIDEROT_E2E_CUDA
                      overrides it. Programs the CUDA target refuses are skipped
                      with its "not yet supported" message.
@@ -88,6 +88,7 @@ import os
 import shutil
 import sys
 import traceback
+import time
 
 sys.dont_write_bytecode = True   # leave no __pycache__ in the source tree
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -404,7 +405,7 @@ def run_valgrind(name, mod, variant, program, args):
 # with CFLAGS_DIDEROT=CUDA_CFLAGS: no FMA contraction, so that the C
 # target's vector code and the device code's scalar code round alike.
 CUDA_FLAGS = ["--target=cuda", "--cuda-emulate"]
-CUDA_CFLAGS = "-O2 -ffp-contract=off"
+CUDA_CFLAGS = "-O1 -ffp-contract=off"   # -O1: compile time (tests/run.py)
 
 
 def same_outputs(a, b, rtol):
@@ -493,6 +494,8 @@ def main(argv):
                     help="scalar mode: SCALAR_SUBSET built with --scalar, checked by the oracles")
     ap.add_argument("--valgrind", choices=["subset", "none"], default="subset",
                     help="valgrind mode: VALGRIND_SUBSET under valgrind (no errors, no leaks)")
+    ap.add_argument("--times", metavar="FILE",
+                    help="append each test's wall seconds to FILE (tab-separated)")
     args = ap.parse_args(argv)
     # OpenMP executables: test machines are shared and oversubscribed, where
     # threads spinning at the super-step barrier slow a run down 10x
@@ -512,12 +515,18 @@ def main(argv):
     tests = [t for t in collect(args) if args.filter in t[0]]
     counts = {"pass": 0, "fail": 0, "skip": 0}
 
+    times = open(args.times, "a") if args.times else None
+
     def one(test):
         name, fn = test
+        t0 = time.monotonic()
         try:
-            return fn()
+            o = fn()
         except Exception as e:  # a harness bug must not hide the other results
-            return Outcome(name, "fail", ["harness error: %r" % e])
+            o = Outcome(name, "fail", ["harness error: %r" % e])
+        if times:
+            times.write("%s\t%.2f\n" % (name, time.monotonic() - t0))
+        return o
 
     progress = Progress(tests, quiet=args.verbose)
     with concurrent.futures.ThreadPoolExecutor(max_workers=max(1, args.jobs)) as pool:
@@ -532,6 +541,8 @@ def main(argv):
                 print("%s %s%s" % ("PASS" if o.status == "pass" else "SKIP", o.name, extra))
             progress.done(o)
             sys.stdout.flush()
+    if times:
+        times.close()
     progress.skip_summary()
     print("%d passed, %d failed, %d skipped" % (counts["pass"], counts["fail"], counts["skip"]))
     return 1 if counts["fail"] else 0
