@@ -9,8 +9,9 @@ through NS_set_progress_cb. collect() returns (name, fn) pairs; fn() returns
 (status, details).
 
 The long program does a fixed amount of work (strand i takes i+1 steps of a
-loop of sin), about 1.3 s of CPU here; on a machine fast enough to finish it
-in under LONG_ENOUGH seconds the terminal checks are skipped, visibly.
+loop of sin), 1.2-3 s of CPU here with LONG_WORK; on a machine fast enough
+to finish it in under LONG_ENOUGH seconds the terminal checks are skipped,
+visibly.
 """
 
 import atexit
@@ -23,6 +24,9 @@ import threading
 import time
 
 LONG_ENOUGH = 0.9      # seconds a run must take for the display to be due
+# the work of the runs that must be long: the default (about 0.6-1.3 s
+# here) was too short on faster machines, where these checks were skipped
+LONG_WORK = ["-work", "200000"]
 TIMEOUT = 300
 
 SLOW = """#version 2.0
@@ -172,7 +176,8 @@ def _tty(diderotc, args, expect_lines, stdout_too=False):
     if err:
         return "fail", [err]
     out = os.path.join(_Built.work, "out-%d.nrrd" % threading.get_ident())
-    status, data, secs, chunks = _run_pty([exe] + args + ["-o", out], _Built.work, stdout_too)
+    status, data, secs, chunks = _run_pty([exe] + LONG_WORK + args + ["-o", out], _Built.work,
+                                         stdout_too)
     text = data.decode("utf-8", "replace")
     if "-talk" in args and stdout_too and "-print" not in args:
         # the program's print on the terminal: no progress line around it
@@ -235,7 +240,7 @@ def _piped(diderotc):
         return "fail", [err]
     out = os.path.join(_Built.work, "out-pipe.nrrd")
     t0 = time.monotonic()
-    p = subprocess.run([exe, "-o", out], cwd=_Built.work, stdout=subprocess.PIPE,
+    p = subprocess.run([exe] + LONG_WORK + ["-o", out], cwd=_Built.work, stdout=subprocess.PIPE,
                        stderr=subprocess.PIPE, timeout=TIMEOUT)
     secs = time.monotonic() - t0
     if p.returncode != 0 or p.stderr:
