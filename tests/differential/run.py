@@ -215,11 +215,20 @@ def read_dynamic(d, name, nstrands):
     return out
 
 
+def _head_tail(text, limit):
+    """text, or its first and last limit/2 characters: the original prints
+    its IR before some internal errors (seed 28359: 1,400 lines, then
+    "Fail: getExp(...)"), and known.py must see the error."""
+    if len(text) <= limit:
+        return text
+    return text[:limit // 2] + "\n[...]\n" + text[-(limit // 2):]
+
+
 def run_one(comp, d, orc, double):
     """Compile and run; returns dict(status, detail, outs, prints)."""
     rc, so, se = comp.compile(d, double)
     if rc != 0:
-        return {"status": "reject", "detail": (so + se).strip()[:20000]}
+        return {"status": "reject", "detail": _head_tail((so + se).strip(), 20000)}
     rc, so, se = sh(["./prog"], d, comp.env, RUN_TIMEOUT)
     if rc != 0:
         return {"status": "runfail", "detail": ("rc=%d " % rc + so[-500:] + se[-1500:]).strip()}
