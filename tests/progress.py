@@ -6,6 +6,20 @@ the end. Python 3 standard library only."""
 import time
 
 
+def timed_call(name, fn, failed, times=None):
+    """fn() -> an outcome; a harness exception becomes failed(name, [why])
+    (it must not hide the other results). With times (a file), a line
+    "NAME<TAB>seconds" is appended: what makes a suite slow."""
+    t0 = time.monotonic()
+    try:
+        o = fn()
+    except Exception as e:  # noqa: BLE001
+        o = failed(name, ["harness error: %r" % e])
+    if times:
+        times.write("%s\t%.2f\n" % (name, time.monotonic() - t0))
+    return o
+
+
 class Progress:
     """A line when a group of tests (the first part of their names: unit,
     accept, compile, run, cuda, ...) is complete, a count every few seconds

@@ -95,7 +95,7 @@ import time
 import threading
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from progress import Progress  # noqa: E402
+from progress import Progress, timed_call  # noqa: E402
 
 TIMEOUT = 10          # seconds per diderotc command
 COMPILE_TIMEOUT = 120 # seconds per `diderotc --exec` (it runs the C compiler)
@@ -1443,14 +1443,7 @@ def main(argv):
 
     def one(test):
         name, fn, path = test
-        t0 = time.monotonic()
-        try:
-            o = fn(path)
-        except Exception as e:  # a harness bug must not hide the other results
-            o = Outcome(name, "fail", ["harness error: %r" % e])
-        if times:
-            times.write("%s\t%.2f\n" % (name, time.monotonic() - t0))
-        return o
+        return timed_call(name, lambda: fn(path), lambda n, why: Outcome(n, "fail", why), times)
 
     progress = Progress(tests, quiet=args.verbose)
     with concurrent.futures.ThreadPoolExecutor(max_workers=max(1, args.jobs)) as pool:

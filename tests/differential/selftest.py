@@ -171,13 +171,12 @@ def main():
     check(known.original_value_defect(orc0, prob, "float", "  update {\n    o = lerp(a, b, t);\n")
           is None, "lerp without zeros explains nothing")
     # an internal error after a long IR dump is still seen (seed 28359)
-    import run as run_mod
-    long_reject = run_mod._head_tail("ASSIGN0510\n" * 3000 + "uncaught exception Fail [Fail: getExp(_t04C7)]", 20000)
+    import run
+    long_reject = run._head_tail("ASSIGN0510\n" * 3000 + "uncaught exception Fail [Fail: getExp(_t04C7)]", 20000)
     check(len(long_reject) < 20100 and (known.original_failure("reject", long_reject) or "").startswith("D18"),
           "a reject whose error follows a long dump is still D18")
     # generated programs: determinism, tolerances, and a wrong value is caught
     import json
-    import run
     with tempfile.TemporaryDirectory() as tmp:
         for seed in (3, 4):
             a, b = os.path.join(tmp, "a%d" % seed), os.path.join(tmp, "b%d" % seed)

@@ -88,7 +88,6 @@ import os
 import shutil
 import sys
 import traceback
-import time
 
 sys.dont_write_bytecode = True   # leave no __pycache__ in the source tree
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -97,7 +96,7 @@ sys.path.insert(1, os.path.join(HERE, "programs"))  # companions may share code
 import e2elib  # noqa: E402
 
 sys.path.insert(2, os.path.dirname(HERE))
-from progress import Progress  # noqa: E402
+from progress import Progress, timed_call  # noqa: E402
 from e2elib import Abort, Skip  # noqa: E402
 
 
@@ -519,14 +518,7 @@ def main(argv):
 
     def one(test):
         name, fn = test
-        t0 = time.monotonic()
-        try:
-            o = fn()
-        except Exception as e:  # a harness bug must not hide the other results
-            o = Outcome(name, "fail", ["harness error: %r" % e])
-        if times:
-            times.write("%s\t%.2f\n" % (name, time.monotonic() - t0))
-        return o
+        return timed_call(name, fn, lambda n, why: Outcome(n, "fail", why), times)
 
     progress = Progress(tests, quiet=args.verbose)
     with concurrent.futures.ThreadPoolExecutor(max_workers=max(1, args.jobs)) as pool:
