@@ -356,13 +356,15 @@ def border_index(mode, i, n):
 
 
 _KCACHE = {}
-# Significant digits of the kernel coefficients (None: exact, rounded only
-# to float). known.py sets 12, the original's printing (D2), to recompute a
-# program as the original's generated code evaluates it.
+# Significant digits of the kernel coefficients (None: exact). known.py sets
+# 12, the original's printing (D2), to recompute a program as the original's
+# generated code evaluates it.
 KERNEL_DIGITS = None
 
 
 def kern_coeffs(name, j):
+    """Pieces of the j-th derivative of the kernel's right half, as floats
+    (exact, or rounded to KERNEL_DIGITS as the original prints them)."""
     key = (name, j, KERNEL_DIGITS)
     if key not in _KCACHE:
         if KERNEL_DIGITS is None:
@@ -374,17 +376,65 @@ def kern_coeffs(name, j):
     return _KCACHE[key]
 
 
+def _kern_exact(name, j):
+    """The same pieces as mpf: the exact rationals at 40 digits, or the
+    KERNEL_DIGITS floats. For the exact run."""
+    key = ("mpf", name, j, KERNEL_DIGITS)
+    if key not in _KCACHE:
+        if KERNEL_DIGITS is None:
+            _KCACHE[key] = [[mpf(c.numerator) / c.denominator for c in pf._poly_deriv(p, j)]
+                            for p in pf.KERNELS[name]]
+        else:
+            _KCACHE[key] = [[mpf(c) for c in piece] for piece in kern_coeffs(name, j)]
+    return _KCACHE[key]
+
+
+def _kern_shifted(name, j):
+    """Piece k as a polynomial in t = u - k in [0, 1) (exact Taylor shift,
+    then floats): how a float implementation evaluates a tap without the
+    cancellation of c4hexic's outer pieces in u (|coefficients| sum to
+    ~1000 at u = 2.5 for a value of ~0.01; seed 29200)."""
+    key = ("shift", name, j)
+    if key not in _KCACHE:
+        out = []
+        for k, p in enumerate(pf.KERNELS[name]):
+            c = pf._poly_deriv(p, j)
+            q = []
+            for m in range(len(c)):
+                q.append(float(sum(c[n] * math.comb(n, m) * Q(k) ** (n - m) for n in range(m, len(c)))))
+            out.append(q)
+        _KCACHE[key] = out
+    return _KCACHE[key]
+
+
 def kern_eval(name, x, j):
-    pieces = kern_coeffs(name, j)
-    u = abs(x)
+    """The j-th derivative of the kernel at x. Exact run: the pieces in mpf
+    at x (mpf). Perturbed runs: Horner in t = |x| - k on the shifted piece,
+    plus the rounding of that evaluation, (degree + 1) u sum|q_m| t^m
+    absolute, which the 8 u sum|w v| of the tap sum does not cover for a
+    small weight with large coefficients."""
+    if CTX.rng is None:
+        pieces = _kern_exact(name, j)
+        u = abs(x)
+        k = int(mpmath.floor(u))
+        if k >= len(pieces):
+            return mpf(0)
+        v = mpf(0)
+        for a in reversed(pieces[k]):
+            v = v * u + a
+        return -v if (j % 2 == 1 and x < 0) else v
+    pieces = _kern_shifted(name, j)
+    u = abs(float(x))
     k = int(math.floor(u))
     if k >= len(pieces):
         return 0.0
+    t = u - k
     v = 0.0
     habs = 0.0
     for a in reversed(pieces[k]):
-        v = v * u + a
-        habs = habs * u + abs(a)
+        v = v * t + a
+        habs = habs * t + abs(a)
+    v = rd_abs(v, len(pieces[k]) * habs)
     return -v if (j % 2 == 1 and x < 0) else v
 
 
@@ -403,7 +453,10 @@ def probe_image(img, kern, border, x, K):
             acc += sc * CTX.u * 4 * (2 * CTX.rng.random() - 1)
         p.append(acc)
     n = [int(mpmath.floor(v)) for v in p]
-    f = [float(v - k) for v, k in zip(p, n)]
+    exact = CTX.rng is None
+    # the exact run keeps the fraction (and the weights and sums below) in
+    # mpf: an oracle for double, too, not one more double implementation
+    f = [v - k if exact else float(v - k) for v, k in zip(p, n)]
     if K > TRUE_CONT[kern]:
         for fa in f:
             if min(fa, 1 - fa) < margin() * 10:
@@ -423,10 +476,11 @@ def probe_image(img, kern, border, x, K):
     D = {}
     for m in multis:
         w = [[kern_eval(kern, f[a] - i, m[a]) for i in taps] for a in range(d)]
-        acc = [0.0] * C
+        zero = mpf(0) if exact else 0.0
+        acc = [zero] * C
         sabs = [0.0] * C
         for tap in _tapgrid(d, len(taps)):
-            wt = 1.0
+            wt = 1
             off = 0
             stride = 1
             for a in range(d):
@@ -436,6 +490,10 @@ def probe_image(img, kern, border, x, K):
             if wt == 0.0:
                 continue
             base = off * C
+            if exact:
+                for c in range(C):
+                    acc[c] += wt * img.data[base + c]
+                continue
             for c in range(C):
                 v = wt * img.data[base + c]
                 acc[c] += v
