@@ -461,6 +461,7 @@ void emit_cfg_body(EmitCtx *e, EmitBuf *out, IrCFG *cfg) {
       if (in->line > 0 && in->line != line) emit_line_comment(e, out, line = in->line);
       emit_instr(e, out, in);
     }
+    emit_loop_lanes(e, out, b); /* emit_c_loops.c: a loop header's chunks in lanes */
     emit_term(e, out, b);
   }
   if (cfg->entry != cfg->blocks[0]) emit_fail(e, "the entry block is not the first block");
@@ -523,6 +524,6 @@ bool emit_c_program(Arena *a, IrModule *m, const EmitOptions *opt, const char **
     return false;
   }
   *out = emit_buf_str(&body);
-  if (info) info->simd_groups = emit_simd_used(&e);
+  if (info) info->simd_groups = emit_simd_used(&e), info->loop_lanes = e.loop_lanes_found;
   return true;
 }

@@ -69,6 +69,10 @@ typedef struct EmitOptions {
   int vec_bytes;     /* widest native vector in bytes (0: 32) */
   bool simd_strands; /* --simd=strands: across-strand update groups (emit_c_simd.c) */
   bool simd_auto;    /* --simd=auto: groups where the update probes images */
+  /* loops over sequences (foreach over sphere() results, ...) run
+   * D_SIMD_W iterations at once where that pays (emit_c_loops.c); off
+   * (--no-loop-lanes), the same loops stay scalar in a file compiled alike */
+  bool loop_lanes;
 } EmitOptions;
 
 /* A growable string in an arena. */
@@ -89,6 +93,9 @@ typedef struct EmitInfo {
    * without FP contraction, so a strand gives the same bits in a group
    * and in the scalar update */
   bool simd_groups;
+  /* some loop can run its iterations in lanes (emit_c_loops.c; printed so
+   * unless --no-loop-lanes): the same */
+  bool loop_lanes;
 } EmitInfo;
 
 /* The whole program as C text into *out (arena memory), and what its

@@ -34,6 +34,13 @@ typedef struct EmitCtx {
   void *simd_plan;
   bool simd_planned;
   const char *simd_why; /* why there is no plan */
+  bool lane_helpers_done; /* emit_lanes_helpers printed (groups and loops share them) */
+  /* loops with their iterations in lanes (emit_c_loops.c): plans by header */
+  void *loop_plans;
+  int nloop_plans, caploop_plans;
+  /* some loop has a plan (even under --no-loop-lanes, which prints it
+   * scalar: both builds are then compiled alike, without contraction) */
+  bool loop_lanes_found;
 } EmitCtx;
 
 /* ---- emit_c.c ---- */
@@ -156,8 +163,10 @@ bool emit_sphere_pos_get(EmitCtx *e, EmitBuf *out, const IrInstr *in);
 /* In groups of strands (out NULL: whether there is a lane form). */
 bool emit_sphere_query_lanes(EmitCtx *e, EmitBuf *out, IrInstr *in, const char *d, const char *m,
                              const char *const *center, const char *r);
+/* one_list: the result is one list (a loop's iterations in lanes,
+ * emit_c_loops.c), else a list per lane (a group of strands). */
 bool emit_sphere_pos_get_lanes(EmitCtx *e, EmitBuf *out, const IrInstr *in, const char *m,
-                               const char *dst);
+                               bool one_list, const char *dst);
 
 /* ---- emit_c_step.c: the update phase of a chunk (DrtUpdateChunk) ---- */
 /* Whether the program gets d_update_chunk (the C targets, with an update). */
@@ -213,6 +222,11 @@ bool emit_lanes_instr(EmitCtx *e, EmitBuf *out, IrInstr *in, int blk);
 const char *emit_lanes_state_decl(EmitCtx *e, const IrStateVar *sv);
 void emit_lanes_state_xfer(EmitCtx *e, EmitBuf *out, const IrStateVar *sv, bool load,
                            const char *m);
+/* Lane value x (of type t) = the scalar C value s in every lane; scalar s
+ * = lane l of x (l a C expression). */
+void emit_lanes_splat(EmitCtx *e, EmitBuf *out, const IrType *t, const char *x, const char *s);
+void emit_lanes_extract(EmitCtx *e, EmitBuf *out, const IrType *t, const char *s, const char *x,
+                        const char *l);
 /* d = m ? a : b lane by lane (m a -1/0 mask), for group values of type t. */
 void emit_lanes_select(EmitCtx *e, EmitBuf *out, const IrType *t, const char *d, const char *m,
                        const char *a, const char *b);
@@ -221,6 +235,14 @@ void emit_lanes_select(EmitCtx *e, EmitBuf *out, const IrType *t, const char *d,
  * control); d_row<w>[c] (emit_lanes_helpers). */
 void emit_lanes_row(EmitCtx *e, EmitBuf *out, int w, const char *img, const char *a,
                     const char *x, const char *n, int blk, const char *const *dst);
+
+/* ---- emit_c_loops.c: loops over sequences with iterations in lanes ---- */
+/* Whether some CFG of the module has such a loop (decides the helpers). */
+bool emit_loops_any(EmitCtx *e);
+/* After the instructions of block b of the CFG being printed: when b heads
+ * such a loop, the code that runs D_SIMD_W iterations at once and returns
+ * to b (else nothing). */
+void emit_loop_lanes(EmitCtx *e, EmitBuf *out, IrBlock *b);
 
 /* ---- emit_c_snap.c: executable snapshots (--snapshot, §7.2) ---- */
 /* The DRT_CLI_* features of drt_cli_std_options. */

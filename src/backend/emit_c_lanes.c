@@ -109,6 +109,8 @@ const char *emit_lanes_type(EmitCtx *e, const IrType *t) {
 
 void emit_lanes_helpers(EmitCtx *e, EmitBuf *out) {
   lane_types_once(e); /* an update may hold no value at all */
+  if (e->lane_helpers_done) return; /* groups and loops share them */
+  e->lane_helpers_done = true;
   /* the intrinsics only where group code is emitted: immintrin.h is 55,000
    * lines with AVX-512 (0.3 s of every build), and the checks that decide
    * whether an update has a lane form also declare the lane types */
@@ -650,6 +652,7 @@ void emit_lanes_select(EmitCtx *e, EmitBuf *out, const IrType *t, const char *d,
 /* The C path of component i of a scalar struct value s of type t: a
  * tensor's or sequence's .v[i], a sequence of tensors' .v[k].v[j]. */
 static const char *scalar_path(EmitCtx *e, const IrType *t, const char *s, int i) {
+  if (t->kind == IR_TY_VEC) return emit_lane(e, s, i);
   if (t->kind == IR_TY_SEQ && t->elem->kind == IR_TY_TENSOR && t->elem->order > 0) {
     int sz = emit_tensor_size(t->elem);
     return arena_printf(e->a, "%s.v[%d].v[%d]", s, i / sz, i % sz);
@@ -670,10 +673,27 @@ void emit_lanes_row(EmitCtx *e, EmitBuf *out, int w, const char *img, const char
  * scalar code holds: a real, an int, a bool (-1/0 in lanes), a tensor. */
 static const char *scalar_comp(EmitCtx *e, const IrType *t, const char *s, int i) {
   if (t->kind == IR_TY_BOOL) return arena_printf(e->a, "(%s ? -1 : 0)", s);
+  if (t->kind == IR_TY_VEC) return emit_lane(e, s, i);
   if (t->kind == IR_TY_SEQ && t->elem->kind == IR_TY_BOOL)
     return arena_printf(e->a, "(%s.v[%d] ? -1 : 0)", s, i);
   if (is_real(t) || t->kind == IR_TY_INT) return s;
   return scalar_path(e, t, s, i);
+}
+
+void emit_lanes_extract(EmitCtx *e, EmitBuf *out, const IrType *t, const char *s, const char *x,
+                        const char *l) {
+  for (int i = 0; i < lane_ncomp(t); i++) {
+    const char *lane = arena_printf(e->a, "%s[%s]", C(e, t, x, i), l);
+    if (t->kind == IR_TY_BOOL) OUT("    %s = %s != 0;\n", s, lane);
+    else if (t->kind == IR_TY_SEQ && t->elem->kind == IR_TY_BOOL) OUT("    %s.v[%d] = %s != 0;\n", s, i, lane);
+    else if (is_real(t) || t->kind == IR_TY_INT || t->kind == IR_TY_STRAND) OUT("    %s = %s;\n", s, lane);
+    else OUT("    %s = %s;\n", scalar_path(e, t, s, i), lane);
+  }
+}
+
+void emit_lanes_splat(EmitCtx *e, EmitBuf *out, const IrType *t, const char *x, const char *s) {
+  for (int i = 0; i < lane_ncomp(t); i++)
+    OUT("  %s = %s(%s);\n", C(e, t, x, i), lane_is_real(t) ? "d_splat" : "d_splati", scalar_comp(e, t, s, i));
 }
 
 static const char *carrier(EmitCtx *e, const IrStateVar *sv) {
@@ -704,14 +724,7 @@ void emit_lanes_state_xfer(EmitCtx *e, EmitBuf *out, const IrStateVar *sv, bool 
     for (int i = 0; i < n; i++)
       emit_buf_printf(&body, "    %s[d_l] = %s;\n", C(e, t, c, i), scalar_comp(e, t, "s_", i));
   } else {
-    for (int i = 0; i < n; i++) {
-      const char *lane = arena_printf(e->a, "%s[d_l]", C(e, t, c, i));
-      if (t->kind == IR_TY_BOOL) emit_buf_printf(&body, "    s_ = %s != 0;\n", lane);
-      else if (t->kind == IR_TY_SEQ && t->elem->kind == IR_TY_BOOL)
-        emit_buf_printf(&body, "    s_.v[%d] = %s != 0;\n", i, lane);
-      else if (is_real(t) || t->kind == IR_TY_INT) emit_buf_printf(&body, "    s_ = %s;\n", lane);
-      else emit_buf_printf(&body, "    %s = %s;\n", scalar_path(e, t, "s_", i), lane);
-    }
+    emit_lanes_extract(e, &body, t, "s_", c, "d_l");
     emit_simd_state_xfer(e, &body, sv, false, "s_");
   }
   lane_loop(out, m, emit_buf_str(&body));
@@ -743,11 +756,8 @@ bool emit_lanes_instr(EmitCtx *e, EmitBuf *out, IrInstr *in, int blk) {
       OUT("  %s = %s;\n", d, g);
       return true;
     }
-    int n = lane_ncomp(dt);
-    if (!n) return false;
-    for (int i = 0; i < n; i++)
-      OUT("  %s = %s(%s);\n", C(e, dt, d, i), lane_is_real(dt) ? "d_splat" : "d_splati",
-          scalar_comp(e, dt, g, i));
+    if (!lane_ncomp(dt)) return false;
+    emit_lanes_splat(e, out, dt, d, g);
     return true;
   }
   case IR_I_STATE_GET:
@@ -756,7 +766,7 @@ bool emit_lanes_instr(EmitCtx *e, EmitBuf *out, IrInstr *in, int blk) {
     bool get = in->kind == IR_I_STATE_GET;
     if (get && in->nargs == 1 && dt && lane_is_real(dt) && lane_ncomp(dt) <= 3) {
       /* pos of a sphere() neighbour: from the positions its query returned */
-      return emit_sphere_pos_get_lanes(e, out, in, arena_printf(e->a, "d_m%d", blk),
+      return emit_sphere_pos_get_lanes(e, out, in, arena_printf(e->a, "d_m%d", blk), false,
                                        arena_printf(e->a, is_struct(dt) ? "%s.v" : "&%s", d));
     }
     if (get && in->nargs != 0) return false; /* another strand's state */

@@ -986,7 +986,8 @@ bool emit_program_glue(EmitCtx *e, EmitBuf *result) {
     emit_fail(e, "the program has no strand");
     return false;
   }
-  EmitBuf pre, structs, protos, fns, glue;
+  EmitBuf pre, structs, lanes, protos, fns, glue;
+  emit_buf_init(&lanes, e->a);
   emit_buf_init(&pre, e->a);
   emit_buf_init(&structs, e->a);
   emit_buf_init(&protos, e->a);
@@ -999,6 +1000,9 @@ bool emit_program_glue(EmitCtx *e, EmitBuf *result) {
   emit_structs(e, &structs, wtag);
   if (e->opt->target == EMIT_TARGET_CUDA) emit_cuda_host_glue(e, &structs); /* emit_cuda.c */
   emit_sphere_glue(e, &structs); /* emit_c_sphere.c: needs the structs, used by the methods */
+  /* the lane helpers before the functions when a loop runs in lanes
+   * (emit_c_loops.c); else the group update prints them (emit_c_simd.c) */
+  if (emit_loops_any(e)) emit_lanes_helpers(e, &lanes);
   emit_cfgs(e, &protos, &fns);
   emit_helpers(e, &glue);
   emit_defaults(e, &glue);
@@ -1023,6 +1027,6 @@ bool emit_program_glue(EmitCtx *e, EmitBuf *result) {
       "    unsigned, unsigned, int);\n"
       "static bool d_load_dseq(d_world *, const char *, const char *, const Nrrd *, int, unsigned,\n"
       "    bool, uint32_t *, void **);\n");
-  OUT("%s\n%s%s", emit_buf_str(&protos), emit_buf_str(&fns), emit_buf_str(&glue));
+  OUT("%s%s\n%s%s", emit_buf_str(&lanes), emit_buf_str(&protos), emit_buf_str(&fns), emit_buf_str(&glue));
   return true;
 }

@@ -340,11 +340,19 @@ bool emit_sphere_query_lanes(EmitCtx *e, EmitBuf *out, IrInstr *in, const char *
  * when `in` is not such a read (the other state of neighbours has no lane
  * form). */
 bool emit_sphere_pos_get_lanes(EmitCtx *e, EmitBuf *out, const IrInstr *in, const char *m,
-                               const char *dst) {
+                               bool one_list, const char *dst) {
   const IrVar *seq, *idx;
   int dim = result_pos_read(e, in, &seq, &idx);
   if (!dim || !out) return dim > 0;
   const char *sv = emit_var(e, seq);
+  /* the positions of a list of n ids lie before them (n·dim reals) */
+  if (one_list) { /* a gather per component; a lane outside m reads the first record */
+    OUT("  { const dreal *q_ = (const dreal *)%s.v - (int64_t)%s.len * %d;\n"
+        "    const dlanei o_ = (%s * d_splati(%d)) & %s;\n", sv, sv, dim, emit_var(e, idx), dim, m);
+    for (int k = 0; k < dim; k++) OUT("    (%s)[%d] = d_gather(q_ + %d, o_);\n", dst, k, k);
+    OUT("  }\n  (void)%s;\n", emit_var(e, in->args[0]));
+    return true;
+  }
   /* a lane outside m reads zeros */
   OUT("  { static const dreal z_[%d];\n    const dreal *q_[D_SIMD_W];\n"
       "    for (int d_l = 0; d_l < D_SIMD_W; d_l++)\n"

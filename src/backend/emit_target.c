@@ -111,7 +111,7 @@ int target_build(Arena *a, IrModule *low, const TargetOptions *o) {
       .openmp = eo.target == EMIT_TARGET_OMP,
       .debug = eo.debug,
       .large = largest_unit(low) > CC_LARGE_FUNCTION,
-      .no_contract = info.simd_groups,
+      .no_contract = info.simd_groups || info.loop_lanes,
       .defines = o->defines,
       .ndefines = o->ndefines,
       .verbose = o->verbose,

@@ -119,7 +119,7 @@ static bool driver_internal(const DriverOptions *o, const char *name) {
 static bool driver_internal_supported(const DriverOptions *o) {
   static const char *const known[] = {"disable-split",  "disable-slice",      "disable-sum-binding",
                                       "disable-mid-vn", "disable-low-vn",     "no-space-partition", "force-bsp",
-                                      "check-ir"};
+                                      "check-ir", "no-loop-lanes"};
   for (int i = 0; i < o->ninternal; i++) {
     bool ok = false;
     for (size_t k = 0; k < sizeof known / sizeof known[0]; k++)
@@ -357,6 +357,7 @@ static int driver_codegen(Arena *arena, DiagCtx *diag, Program *prog, const Driv
                .debug = o->debug, .exec = o->exec, .snapshot = o->snapshot,
                .no_space_partition = driver_internal(o, "no-space-partition"),
                .force_bsp = driver_internal(o, "force-bsp"),
+               .loop_lanes = !o->scalar && !driver_internal(o, "no-loop-lanes"),
                .target = o->target == TARGET_OMP    ? EMIT_TARGET_OMP
                          : o->target == TARGET_CUDA ? EMIT_TARGET_CUDA
                                                     : EMIT_TARGET_SEQ,

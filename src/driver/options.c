@@ -68,6 +68,7 @@ static const OptSpec option_table[] = {
     {O_INTERNAL, 0, "disable-sum-binding", ARG_NONE, true, "internal control"},
     {O_INTERNAL, 0, "force-bsp", ARG_NONE, true, "always use the super-step loop"},
     {O_INTERNAL, 0, "no-space-partition", ARG_NONE, true, "brute-force sphere queries"},
+    {O_INTERNAL, 0, "no-loop-lanes", ARG_NONE, true, "loops over sequences one iteration at a time"},
     {O_INTERNAL, 0, "check-ir", ARG_NONE, true,
      "run the IR checker after every pass (also DIDEROT_CHECK_IR=1)"},
 };

@@ -41,4 +41,4 @@ CASES = [
     ([], {"pos.nrrd": check(200)}),
     (["-N", "400", "-eta", "0.000177"], {"pos.nrrd": check(400)}),
 ]
-ALSO = [(["--target=omp"], ["-n", "3"])]
+ALSO = [(["--target=omp"], ["-n", "3"]), (["--no-loop-lanes"], [])]  # its loop scalar (emit_c_loops.c)

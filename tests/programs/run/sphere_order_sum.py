@@ -32,4 +32,6 @@ def expected(N=2000, span=64, R=8):
 
 
 CASES = [([], expected()), (["-N", "20000", "-span", "256"], expected(20000, 256))]
-ALSO = [(["--no-space-partition"], []), (["--target=omp"], ["-n", "2"])]
+ALSO = [(["--no-space-partition"], []), (["--target=omp"], ["-n", "2"]),
+        # its loop scalar (emit_c_loops.c prints it in lanes by default)
+        (["--no-loop-lanes"], [])]
