@@ -237,8 +237,9 @@ void emit_lanes_row(EmitCtx *e, EmitBuf *out, int w, const char *img, const char
                     const char *x, const char *n, int blk, const char *const *dst);
 
 /* ---- emit_c_loops.c: loops over sequences with iterations in lanes ---- */
-/* Whether some CFG of the module has such a loop (decides the helpers). */
-bool emit_loops_any(EmitCtx *e);
+/* How many loops of the module's CFGs have a plan (printed in lanes unless
+ * --no-loop-lanes); decides the helpers and the FP contraction. */
+int emit_loops_planned(EmitCtx *e);
 /* After the instructions of block b of the CFG being printed: when b heads
  * such a loop, the code that runs D_SIMD_W iterations at once and returns
  * to b (else nothing). */

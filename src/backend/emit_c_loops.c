@@ -279,15 +279,15 @@ static LoopPlan *plan_of(EmitCtx *e, IrCFG *cfg, IrBlock *h) {
   return p;
 }
 
-bool emit_loops_any(EmitCtx *e) {
-  bool any = false;
+int emit_loops_planned(EmitCtx *e) {
+  int any = 0;
   for (int c = 0; c < e->m->ncfgs; c++) {
     IrCFG *cfg = e->m->cfgs[c];
     for (int b = 0; b < cfg->nblocks; b++)
       if (cfg->blocks[b]->nphis >= 2 && cfg->blocks[b]->term.kind == IR_T_BRANCH)
-        any = plan_of(e, cfg, cfg->blocks[b]) != NULL || any;
+        any += plan_of(e, cfg, cfg->blocks[b]) != NULL;
   }
-  e->loop_lanes_found = any;
+  e->loop_lanes_found = any > 0;
   return any;
 }
 

@@ -1002,7 +1002,8 @@ bool emit_program_glue(EmitCtx *e, EmitBuf *result) {
   emit_sphere_glue(e, &structs); /* emit_c_sphere.c: needs the structs, used by the methods */
   /* the lane helpers before the functions when a loop runs in lanes
    * (emit_c_loops.c); else the group update prints them (emit_c_simd.c) */
-  if (emit_loops_any(e)) emit_lanes_helpers(e, &lanes);
+  int nloops = emit_loops_planned(e);
+  if (nloops) emit_lanes_helpers(e, &lanes);
   emit_cfgs(e, &protos, &fns);
   emit_helpers(e, &glue);
   emit_defaults(e, &glue);
@@ -1023,6 +1024,11 @@ bool emit_program_glue(EmitCtx *e, EmitBuf *result) {
       emit_buf_str(&structs));
   if (e->opt->stats) emit_layout_stats(e, stderr);
   if (e->opt->stats && simd) fprintf(stderr, "simd: %s\n", simd);
+  if (nloops) {
+    const char *how = e->opt->loop_lanes ? "run up to D_SIMD_W iterations at once" : "kept scalar (--no-loop-lanes)";
+    OUT("/* loops: %d %s (emit_c_loops.c) */\n", nloops, how);
+    if (e->opt->stats) fprintf(stderr, "loops: %d %s\n", nloops, how);
+  }
   OUT("static const DrtImage *d_load_image(d_world *, const char *, const char *, const Nrrd *,\n"
       "    unsigned, unsigned, int);\n"
       "static bool d_load_dseq(d_world *, const char *, const char *, const Nrrd *, int, unsigned,\n"
