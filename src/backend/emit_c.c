@@ -445,6 +445,7 @@ void emit_cfg_body(EmitCtx *e, EmitBuf *out, IrCFG *cfg) {
                              pad ? (cxx ? " = {}" : " = {0}") : "");
     }
   }
+  emit_loop_lanes_decls(e, out, cfg); /* emit_c_loops.c */
   for (int bi = 0; bi < cfg->nblocks; bi++) {
     IrBlock *b = cfg->blocks[bi];
     if (b != cfg->entry || bi != 0) emit_buf_printf(out, " L%d:;%s%s\n", b->id,

@@ -244,6 +244,8 @@ int emit_loops_planned(EmitCtx *e);
  * such a loop, the code that runs D_SIMD_W iterations at once and returns
  * to b (else nothing). */
 void emit_loop_lanes(EmitCtx *e, EmitBuf *out, IrBlock *b);
+/* The declarations those need (at the top of cfg's function). */
+void emit_loop_lanes_decls(EmitCtx *e, EmitBuf *out, IrCFG *cfg);
 
 /* ---- emit_c_snap.c: executable snapshots (--snapshot, §7.2) ---- */
 /* The DRT_CLI_* features of drt_cli_std_options. */

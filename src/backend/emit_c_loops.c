@@ -376,6 +376,15 @@ static void extract_args(EmitCtx *e, EmitBuf *out, const LoopPlan *p, IrVar *con
   }
 }
 
+void emit_loop_lanes_decls(EmitCtx *e, EmitBuf *out, IrCFG *cfg) {
+  if (!e->opt->loop_lanes) return;
+  for (int b = 0; b < cfg->nblocks; b++) {
+    IrBlock *h = cfg->blocks[b];
+    if (h->nphis >= 2 && h->term.kind == IR_T_BRANCH && plan_of(e, cfg, h))
+      OUT("  int64_t d_lsu%d = 0; /* below it, the loop at L%d runs scalar */\n", h->id, h->id);
+  }
+}
+
 void emit_loop_lanes(EmitCtx *e, EmitBuf *out, IrBlock *h) {
   if (!e->cfg || !e->opt->loop_lanes) return;
   LoopPlan *p = plan_of(e, e->cfg, h);
@@ -383,10 +392,10 @@ void emit_loop_lanes(EmitCtx *e, EmitBuf *out, IrBlock *h) {
   const char *iv = emit_var(e, p->ivar);
   const char *lim = emit_var(e, p->limit);
   /* a quarter of the lanes at least: fewer left run in the scalar body */
-  OUT("  if ((int64_t)%s - (int64_t)%s >= (D_SIMD_W >= 8 ? D_SIMD_W / 4 : 1)) {\n"
+  OUT("  if ((int64_t)%s - (int64_t)%s >= (D_SIMD_W >= 8 ? D_SIMD_W / 4 : 1) && (int64_t)%s >= d_lsu%d) {\n"
       "  /* iterations %s .. in lanes; accumulators lane after lane (emit_c_loops.c) */\n"
       "  const int d_cnt = (int64_t)%s - (int64_t)%s < D_SIMD_W ? (int)((int64_t)%s - (int64_t)%s) : D_SIMD_W;\n",
-      lim, iv, iv, lim, iv, lim, iv);
+      lim, iv, iv, h->id, iv, lim, iv, lim, iv);
   /* lane values: declarations, the imports' splats, the counter */
   int ns = nswapped(e, p);
   const char **saved = arena_alloc(e->a, (size_t)(ns + 1) * sizeof *saved);
@@ -463,7 +472,11 @@ void emit_loop_lanes(EmitCtx *e, EmitBuf *out, IrBlock *h) {
     }
   }
   bool fall = emit_buf_str(&fb)[0] != '\0';
-  if (fall) OUT("  if (d_any(%s)) goto d_ls%d;\n", emit_buf_str(&fb), h->id);
+  /* the rest of this chunk's iterations then run scalar too (d_lsu): a
+   * loop that often falls back pays one chunk per chunk, not per iteration */
+  if (fall)
+    OUT("  if (d_any(%s)) {\n    d_lsu%d = (int64_t)%s + d_cnt;\n    goto d_ls%d;\n  }\n", emit_buf_str(&fb), h->id,
+        iv, h->id);
   swap_names(e, p, saved, false);
   /* the carried values, lane after lane in iteration order */
   OUT("  for (int d_l = 0; d_l < d_cnt; d_l++) {\n");

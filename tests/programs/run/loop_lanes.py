@@ -11,7 +11,9 @@ is checked against the classical bound for a recursive float sum of
 m terms, each computed with a relative error below c u (u = 2^-24):
 |computed - exact| <= ((m + c) u + 1e-12) sum |term| (Higham, Accuracy
 and Stability, 4.2); c = 4 covers 1/(1 + d) (sqrt, add, divide) and
-sqrt(d) (two square roots), c = 3 each component of x / d."""
+sqrt(d) (two square roots), c = 3 each component of x / d. Strand 3
+prints a line for each neighbour nearer than 1 (dX^2 + dY^2 < 16), in
+result order, with its count n so far."""
 import math
 
 U = 2.0 ** -24
@@ -23,7 +25,7 @@ def place(i):
 
 def expected(N=600):
     pos = [place(8 if i == 7 else i) for i in range(N)]
-    rows = []
+    rows, printed = [], []
     for i in range(N):
         if i in (7, 8):
             continue
@@ -46,8 +48,10 @@ def expected(N=600):
             c = min(c, d)
             fx.append(dx / 4 / d)
             fy.append(dy / 4 / d)
+            if i == 3 and q < 16:
+                printed.append("3 near %d\n" % n)
         rows.append((i, n, s, w, c, fx, fy))
-    return rows
+    return rows, "".join(printed)
 
 
 def near(name, got, terms, c):
@@ -57,7 +61,8 @@ def near(name, got, terms, c):
         ["%s: got %r, exact %r (bound %.3g)" % (name, got, exact, bound)]
 
 
-def checks(rows):
+def checks(rows_printed):
+    rows, printed = rows_printed
     def check_sums(which, c):
         def check(got):
             if len(got.data) != len(rows):
@@ -86,7 +91,11 @@ def checks(rows):
         return bad[:5] + ([] if len(got.data) == len(rows) else ["c: %d values" % len(got.data)])
 
     pos = [c / 4 for i, *_ in rows for c in place(8 if i == 7 else i)]
-    return {"pos.nrrd": (pos, [2, len(rows)]), "n.nrrd": ([r[1] for r in rows], [len(rows)]),
+    def check_stdout(got):
+        return [] if got == printed else ["printed %r, expected %r" % (got[:200], printed[:200])]
+
+    return {"<stdout>": check_stdout,
+            "pos.nrrd": (pos, [2, len(rows)]), "n.nrrd": ([r[1] for r in rows], [len(rows)]),
             "s.nrrd": check_sums("s", 4), "w.nrrd": check_sums("w", 4), "c.nrrd": check_c, "f.nrrd": check_f}
 
 
