@@ -703,7 +703,7 @@ static const char *scalar_comp(EmitCtx *e, const IrType *t, const char *s, int i
   if (t->kind == IR_TY_VEC) return emit_lane(e, s, i);
   if (t->kind == IR_TY_SEQ && t->elem->kind == IR_TY_BOOL)
     return arena_printf(e->a, "(%s.v[%d] ? -1 : 0)", s, i);
-  if (is_real(t) || t->kind == IR_TY_INT) return s;
+  if (is_real(t) || t->kind == IR_TY_INT || t->kind == IR_TY_STRAND) return s;
   return scalar_path(e, t, s, i);
 }
 

@@ -1,21 +1,22 @@
-/* emit_c_loops.c -- loops over sequences with D_SIMD_W iterations at once.
+/* emit_c_loops.c -- loops over sequences with up to D_SIMD_W iterations at once.
  *
  * A strand's foreach over its sphere() neighbours (or over any sequence
  * indexed by a counter i = i0, i0+1, ... < n) computes, per neighbour, a
  * probe, square roots and divisions that do not depend on the other
  * iterations, and folds them into a few accumulators (energy += ...,
  * force += ..., closest = min(closest, ...)). The scalar code runs one
- * iteration after the other, bound by the divider. Here, when at least
- * D_SIMD_W iterations remain, the loop's header runs a chunk instead:
+ * iteration after the other, bound by the divider. Here, while at least a
+ * quarter of D_SIMD_W iterations remain, the loop's header runs a chunk of
+ * up to D_SIMD_W of them instead:
  *
  *   1. every value of the body that does not depend on an accumulator
  *      ("independent") is computed for iterations i .. i+W-1 at once, one
  *      lane each (emit_c_lanes.c prints the instructions; each lane does
  *      what the scalar code does for its iteration, operation for
  *      operation); the body's branches become lane masks (d_m<block>);
- *   2. where a lane would leave the loop (die, stabilize, a probe error,
- *      a print or new), the chunk gives up before anything is written and
- *      the scalar body runs that iteration (then the header tries again);
+ *   2. where a lane would leave the loop (die, stabilize, a probe error)
+ *      or reach a print or new, the chunk gives up before anything is
+ *      written and the scalar body runs that chunk's iterations (d_lsu);
  *   3. the accumulators ("carried": the header's phis but the counter, and
  *      what depends on them) are updated by the scalar code, lane after
  *      lane in iteration order, reading the lanes' independent values.
@@ -25,8 +26,8 @@
  * the C compiler does not contract a*b+c differently in the two
  * (EmitInfo.loop_lanes: the file is compiled with -ffp-contract=off).
  * A loop is taken only when its independent work pays for the lane
- * bookkeeping (loop_cost) and every independent instruction has a lane
- * form; the fewer than W last iterations run in the scalar body. */
+ * bookkeeping (LOOP_MIN_COST) and every independent instruction has a lane
+ * form; the last few iterations run in the scalar body (doc/backend.md §5). */
 #include "backend/emit_c_impl.h"
 
 #include <string.h>
@@ -110,17 +111,15 @@ static bool lane_form(EmitCtx *e, const LoopPlan *p, IrInstr *in, IrBlock *b) {
   return emit_lanes_instr(e, NULL, in, b->id);
 }
 
-static LoopPlan *refuse(void) { return NULL; }
-
 /* The loop headed by h in cfg (dominators computed), or NULL when it is
  * not one this file can print or it would not pay. */
 static LoopPlan *plan_loop(EmitCtx *e, IrCFG *cfg, IrBlock *h) {
-  if (h->nphis < 2 || h->term.kind != IR_T_BRANCH || !h->term.value) return refuse();
+  if (h->nphis < 2 || h->term.kind != IR_T_BRANCH || !h->term.value) return NULL;
   const IrInstr *cmp = h->term.value->def;
   if (!cmp || cmp->kind != IR_I_OP || cmp->op != IR_OP_LT || cmp->nargs != 2 || cmp->block != h)
-    return refuse();
+    return NULL;
   IrVar *iv = cmp->args[0], *lim = cmp->args[1];
-  if (!iv->def || iv->def->kind != IR_I_PHI || iv->def->block != h || !ir_type_is_int(iv->ty)) return refuse();
+  if (!iv->def || iv->def->kind != IR_I_PHI || iv->def->block != h || !ir_type_is_int(iv->ty)) return NULL;
   int nb = cfg->next_block_id;
   LoopPlan *p = arena_alloc(e->a, sizeof *p);
   memset(p, 0, sizeof *p);
@@ -148,17 +147,17 @@ static LoopPlan *plan_loop(EmitCtx *e, IrCFG *cfg, IrBlock *h) {
       p->member[u->id] = true, nmem++, work[nw++] = u;
     }
   }
-  if (nmem < 2 || !p->member[h->term.succ[0]->id] || p->member[h->term.succ[1]->id]) return refuse();
+  if (nmem < 2 || !p->member[h->term.succ[0]->id] || p->member[h->term.succ[1]->id]) return NULL;
   /* the bound from before the loop; the counter steps by one on every back edge */
-  if (in_loop(p, lim)) return refuse();
+  if (in_loop(p, lim)) return NULL;
   const IrInstr *phi = iv->def;
   for (int k = 0; k < h->npreds && k < phi->nargs; k++) {
     if (!p->member[h->preds[k]->id]) continue;
     const IrInstr *s = phi->args[k]->def;
-    if (!s || s->kind != IR_I_OP || s->op != IR_OP_IADD || s->nargs != 2) return refuse();
+    if (!s || s->kind != IR_I_OP || s->op != IR_OP_IADD || s->nargs != 2) return NULL;
     const IrVar *one = s->args[0] == iv ? s->args[1] : s->args[1] == iv ? s->args[0] : NULL;
     if (!one || !one->def || one->def->kind != IR_I_LIT || one->def->lit.kind != IR_LIT_INT || one->def->lit.i != 1)
-      return refuse();
+      return NULL;
   }
   /* a topological order without the back edges (none left: no inner loop) */
   int *indeg = arena_alloc(e->a, (size_t)nb * sizeof *indeg);
@@ -184,7 +183,7 @@ static LoopPlan *plan_loop(EmitCtx *e, IrCFG *cfg, IrBlock *h) {
       if (p->member[t->id] && t != h && --indeg[t->id] == 0) work[nw++] = t;
     }
   }
-  if (p->n != nmem) return refuse();
+  if (p->n != nmem) return NULL;
   /* carried values: the header's phis but the counter, and what uses them */
   int nv = e->m->next_var_id;
   p->var = arena_alloc(e->a, (size_t)nv + 1);
@@ -198,20 +197,20 @@ static LoopPlan *plan_loop(EmitCtx *e, IrCFG *cfg, IrBlock *h) {
       bool c = b == h ? ph->dst != iv : false;
       for (int a = 0; a < ph->nargs && b != h; a++) c = c || (in_loop(p, ph->args[a]) && p->var[ph->args[a]->id] == VAR_CARRIED);
       p->var[ph->dst->id] = c ? VAR_CARRIED : VAR_LANE;
-      if (!c && !emit_lanes_type(e, ph->dst->ty)) return refuse();
+      if (!c && !emit_lanes_type(e, ph->dst->ty)) return NULL;
     }
     for (int i = 0; i < b->ninstrs; i++) {
       IrInstr *in = b->instrs[i];
-      if (in->kind == IR_I_STATE_SET || in->kind == IR_I_GLOBAL_SET) return refuse();
+      if (in->kind == IR_I_STATE_SET || in->kind == IR_I_GLOBAL_SET) return NULL;
       if (is_effect(in)) p->fallback[b->id] = true;
       bool c = false;
       for (int a = 0; a < in->nargs; a++) c = c || (in_loop(p, in->args[a]) && p->var[in->args[a]->id] == VAR_CARRIED);
       if (in->dst) p->var[in->dst->id] = c ? VAR_CARRIED : VAR_LANE;
     }
     const IrVar *cond = b->term.kind == IR_T_BRANCH ? b->term.value : NULL;
-    if (cond && in_loop(p, cond) && p->var[cond->id] == VAR_CARRIED) return refuse();
+    if (cond && in_loop(p, cond) && p->var[cond->id] == VAR_CARRIED) return NULL;
   }
-  if (p->fallback[h->id] || p->fallback[h->term.succ[0]->id]) return refuse();
+  if (p->fallback[h->id] || p->fallback[h->term.succ[0]->id]) return NULL;
   /* the independent instructions need lane forms (a fallback block's are
    * never printed: a lane there sends the chunk to the scalar body) */
   p->imports = arena_alloc(e->a, (size_t)nv * sizeof *p->imports);
@@ -226,8 +225,8 @@ static LoopPlan *plan_loop(EmitCtx *e, IrCFG *cfg, IrBlock *h) {
       if (in->dst && p->var[in->dst->id] == VAR_CARRIED) continue;
       if (in->kind == IR_I_PHI && b == h) continue; /* the counter */
       if (in->kind != IR_I_PHI) {
-        if (!in->dst && in->kind == IR_I_OP && !is_effect(in)) return refuse();
-        if (!lane_form(e, p, in, b)) return refuse();
+        if (!in->dst && in->kind == IR_I_OP && !is_effect(in)) return NULL;
+        if (!lane_form(e, p, in, b)) return NULL;
         if (b != h) cost += instr_cost(e->m, in);
       }
       /* values from before the loop read by lane code */
@@ -237,7 +236,7 @@ static LoopPlan *plan_loop(EmitCtx *e, IrCFG *cfg, IrBlock *h) {
         if (in_loop(p, v) || imported[v->id] || in->kind == IR_I_STATE_GET) continue;
         const IrType *t = v->ty;
         if (t->kind == IR_TY_IMAGE || t->kind == IR_TY_STRING) continue;
-        if (!emit_lanes_type(e, t) || is_dseq(t)) return refuse();
+        if (!emit_lanes_type(e, t) || is_dseq(t)) return NULL;
         imported[v->id] = true;
         p->imports[p->nimports++] = v;
       }
@@ -249,7 +248,7 @@ static LoopPlan *plan_loop(EmitCtx *e, IrCFG *cfg, IrBlock *h) {
       p->imports[p->nimports++] = (IrVar *)cond;
     }
   }
-  if (cost < LOOP_MIN_COST) return refuse();
+  if (cost < LOOP_MIN_COST) return NULL;
   return p;
 }
 
