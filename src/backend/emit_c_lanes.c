@@ -117,19 +117,21 @@ void emit_lanes_helpers(EmitCtx *e, EmitBuf *out) {
   OUT("#if !defined(D_LANE_BUILTINS) && \\\n"
       "    (defined(__SSE4_1__) || defined(__AVX__) || defined(__AVX512F__))\n"
       "#include <immintrin.h>\n#endif\n");
-  /* gcc turns the loop into a chain of inserts (AVX2), a constructor of
-   * one value into a broadcast */
-  OUT("static inline dlane d_splat(dreal x) {\n"
+  /* gcc turns a loop of lane stores into a chain of inserts (AVX2) or of
+   * masked broadcasts with their masks loaded from memory (AVX-512: a third
+   * of mip's group update); a vector plus a scalar is one broadcast. A
+   * real's bits go through an int of its width (groups and loops in lanes
+   * need int and real of one size), so -0.0 and NaNs keep their bits */
+  OUT("_Static_assert(sizeof(dint) == sizeof(dreal), \"lanes need int and real of one size\");\n"
+      "static inline dlanei d_splati(dint x) { return (dlanei){0} + x; }\n"
+      "static inline dlane d_splat(dreal x) {\n"
       "#if defined(D_LANE_BUILTINS) && !defined(D_DOUBLE)\n"
       "  return (dlane){x, x, x, x, x, x, x, x};\n"
       "#elif defined(D_LANE_BUILTINS)\n"
       "  return (dlane){x, x, x, x};\n"
       "#else\n"
-      "  dlane r;\n"
-      "  for (int l = 0; l < D_SIMD_W; l++) r[l] = x;\n  return r;\n"
+      "  dint b_;\n  __builtin_memcpy(&b_, &x, sizeof b_);\n  return (dlane)d_splati(b_);\n"
       "#endif\n}\n"
-      "static inline dlanei d_splati(dint x) {\n  dlanei r;\n"
-      "  for (int l = 0; l < D_SIMD_W; l++) r[l] = x;\n  return r;\n}\n"
       "static inline bool d_any(dlanei m) {\n"
       "#if defined(D_LANE_BUILTINS)\n"
       "  return !__builtin_ia32_ptestz256((d_v4di)m, (d_v4di)m);\n"
