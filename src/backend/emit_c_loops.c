@@ -253,6 +253,7 @@ static LoopPlan *plan_loop(EmitCtx *e, IrCFG *cfg, IrBlock *h) {
 }
 
 static LoopPlan *plan_of(EmitCtx *e, IrCFG *cfg, IrBlock *h) {
+  if (h->nphis < 2 || h->term.kind != IR_T_BRANCH) return NULL; /* not a counted loop's header */
   LoopEntry *t = e->loop_plans;
   for (int i = 0; i < e->nloop_plans; i++)
     if (t[i].header == h) return t[i].plan;
@@ -267,7 +268,7 @@ static LoopPlan *plan_of(EmitCtx *e, IrCFG *cfg, IrBlock *h) {
   /* lanes need the vector types, one mask width for reals and ints, and
    * the C printer (the CUDA halves print their own loops) */
   if (!e->opt->scalar && e->opt->target != EMIT_TARGET_CUDA && !e->instr_hook &&
-      e->opt->double_real == e->opt->long_int && h->term.kind == IR_T_BRANCH && h->nphis >= 2) {
+      e->opt->double_real == e->opt->long_int) {
     ir_cfg_compute_dominators(cfg);
     IrCFG *was = e->cfg;
     e->cfg = cfg; /* lane forms look at the CFG (sphere results) */
@@ -282,9 +283,7 @@ int emit_loops_planned(EmitCtx *e) {
   int any = 0;
   for (int c = 0; c < e->m->ncfgs; c++) {
     IrCFG *cfg = e->m->cfgs[c];
-    for (int b = 0; b < cfg->nblocks; b++)
-      if (cfg->blocks[b]->nphis >= 2 && cfg->blocks[b]->term.kind == IR_T_BRANCH)
-        any += plan_of(e, cfg, cfg->blocks[b]) != NULL;
+    for (int b = 0; b < cfg->nblocks; b++) any += plan_of(e, cfg, cfg->blocks[b]) != NULL;
   }
   e->loop_lanes_found = any > 0;
   return any;
@@ -294,38 +293,32 @@ int emit_loops_planned(EmitCtx *e) {
 
 static const char *lane_name(EmitCtx *e, const IrVar *v) { return arena_printf(e->a, "%s_L", emit_var(e, v)); }
 
+/* Whether v, defined in the loop, is an independent value with a lane
+ * twin `name_L` (images and strings stay one value; dynamic sequences have
+ * no lanes: only the special reads use them, by their scalar names). */
+static bool has_lanes(EmitCtx *e, const LoopPlan *p, const IrVar *v) {
+  return v && in_loop(p, v) && p->var[v->id] == VAR_LANE && !is_dseq(v->ty) && v->ty->kind != IR_TY_IMAGE &&
+         v->ty->kind != IR_TY_STRING && emit_lanes_type(e, v->ty);
+}
+
 /* While the lane code prints, the loop's independent values and the
- * imports go by their lane names (emit_var's memo, swapped and back). */
+ * imports go by their lane names (emit_var's memo, swapped and back;
+ * saved holds the scalar names by variable id). */
 static void swap_names(EmitCtx *e, const LoopPlan *p, const char **saved, bool on) {
-  int k = 0;
   for (int b = 0; b < p->n; b++) {
     IrBlock *bl = p->order[b];
     for (int i = -bl->nphis; i < bl->ninstrs; i++) {
       IrVar *d = i < 0 ? bl->phis[i + bl->nphis]->dst : bl->instrs[i]->dst;
-      if (!d || p->var[d->id] != VAR_LANE || !emit_lanes_type(e, d->ty) || is_dseq(d->ty)) continue;
-      if (d->ty->kind == IR_TY_IMAGE || d->ty->kind == IR_TY_STRING) continue;
-      if (on) saved[k] = emit_var(e, d), e->vnames[d->id] = arena_printf(e->a, "%s_L", saved[k]);
-      else e->vnames[d->id] = saved[k];
-      k++;
+      if (!has_lanes(e, p, d)) continue;
+      if (on) saved[d->id] = emit_var(e, d), e->vnames[d->id] = arena_printf(e->a, "%s_L", saved[d->id]);
+      else e->vnames[d->id] = saved[d->id];
     }
   }
-  for (int i = 0; i < p->nimports; i++, k++) {
+  for (int i = 0; i < p->nimports; i++) {
     IrVar *v = p->imports[i];
-    if (on) saved[k] = emit_var(e, v), e->vnames[v->id] = arena_printf(e->a, "%s_L", saved[k]);
-    else e->vnames[v->id] = saved[k];
+    if (on) saved[v->id] = emit_var(e, v), e->vnames[v->id] = arena_printf(e->a, "%s_L", saved[v->id]);
+    else e->vnames[v->id] = saved[v->id];
   }
-}
-
-static int nswapped(EmitCtx *e, const LoopPlan *p) {
-  int k = p->nimports;
-  for (int b = 0; b < p->n; b++)
-    for (int i = -p->order[b]->nphis; i < p->order[b]->ninstrs; i++) {
-      IrBlock *bl = p->order[b];
-      IrVar *d = i < 0 ? bl->phis[i + bl->nphis]->dst : bl->instrs[i]->dst;
-      k += d && p->var[d->id] == VAR_LANE && emit_lanes_type(e, d->ty) && !is_dseq(d->ty) &&
-           d->ty->kind != IR_TY_IMAGE && d->ty->kind != IR_TY_STRING;
-    }
-  return k;
 }
 
 /* The mask of edge b -> s (lane text), b printed with mask d_m<b>. */
@@ -368,10 +361,43 @@ static void print_special(EmitCtx *e, EmitBuf *out, IrInstr *in, int blk) {
 static void extract_args(EmitCtx *e, EmitBuf *out, const LoopPlan *p, IrVar *const *args, int nargs) {
   for (int a = 0; a < nargs; a++) {
     IrVar *v = args[a];
-    if (!in_loop(p, v) && v != p->ivar) continue;
-    if (p->var[v->id] != VAR_LANE || is_dseq(v->ty) || v->ty->kind == IR_TY_IMAGE || v->ty->kind == IR_TY_STRING)
-      continue;
+    if (!has_lanes(e, p, v)) continue;
     emit_lanes_extract(e, out, v->ty, emit_var(e, v), lane_name(e, v), "d_l");
+  }
+}
+
+/* Lane d_l's part of block b: its carried phis and instructions (the
+ * independent values they read copied out of their lanes) and the carried
+ * phis of its successors in the loop (of the header: the next lane's). */
+static void carried_block(EmitCtx *e, EmitBuf *out, const LoopPlan *p, IrBlock *b) {
+  for (int i = 0; i < b->nphis; i++) {
+    IrInstr *ph = b->phis[i];
+    if (ph->dst && p->var[ph->dst->id] == VAR_CARRIED)
+      OUT("  %s = %s_in;\n", emit_var(e, ph->dst), emit_var(e, ph->dst));
+  }
+  for (int i = 0; i < b->ninstrs; i++) {
+    IrInstr *in = b->instrs[i];
+    if (!in->dst || p->var[in->dst->id] != VAR_CARRIED) continue;
+    extract_args(e, out, p, in->args, in->nargs);
+    emit_instr(e, out, in);
+  }
+  for (int s = 0; s < nsucc(b); s++) {
+    IrBlock *t = b->term.succ[s];
+    if (!p->member[t->id] || (s == 1 && t == b->term.succ[0])) continue;
+    int q = ir_block_pred_index(t, b);
+    bool any = false;
+    for (int i = 0; i < t->nphis; i++)
+      any = any || (t->phis[i]->dst && p->var[t->phis[i]->dst->id] == VAR_CARRIED);
+    if (!any || q < 0) continue;
+    bool cond = b->term.kind == IR_T_BRANCH && b->term.succ[0] != b->term.succ[1];
+    if (cond) OUT("  if (%s%s[d_l]) {\n", s == 0 ? "" : "!", lane_name(e, b->term.value));
+    for (int i = 0; i < t->nphis; i++) {
+      IrInstr *ph = t->phis[i];
+      if (!ph->dst || p->var[ph->dst->id] != VAR_CARRIED || q >= ph->nargs) continue;
+      extract_args(e, out, p, &ph->args[q], 1);
+      OUT("  %s_in = %s;\n", emit_var(e, ph->dst), emit_var(e, ph->args[q]));
+    }
+    if (cond) OUT("  }\n");
   }
 }
 
@@ -379,7 +405,7 @@ void emit_loop_lanes_decls(EmitCtx *e, EmitBuf *out, IrCFG *cfg) {
   if (!e->opt->loop_lanes) return;
   for (int b = 0; b < cfg->nblocks; b++) {
     IrBlock *h = cfg->blocks[b];
-    if (h->nphis >= 2 && h->term.kind == IR_T_BRANCH && plan_of(e, cfg, h))
+    if (plan_of(e, cfg, h))
       OUT("  int64_t d_lsu%d = 0; /* below it, the loop at L%d runs scalar */\n", h->id, h->id);
   }
 }
@@ -396,8 +422,7 @@ void emit_loop_lanes(EmitCtx *e, EmitBuf *out, IrBlock *h) {
       "  const int d_cnt = (int64_t)%s - (int64_t)%s < D_SIMD_W ? (int)((int64_t)%s - (int64_t)%s) : D_SIMD_W;\n",
       lim, iv, iv, h->id, iv, lim, iv, lim, iv);
   /* lane values: declarations, the imports' splats, the counter */
-  int ns = nswapped(e, p);
-  const char **saved = arena_alloc(e->a, (size_t)(ns + 1) * sizeof *saved);
+  const char **saved = arena_alloc(e->a, (size_t)(e->m->next_var_id + 1) * sizeof *saved);
   for (int i = 0; i < p->nimports; i++) {
     IrVar *v = p->imports[i];
     const char *ln = lane_name(e, v);
@@ -409,9 +434,7 @@ void emit_loop_lanes(EmitCtx *e, EmitBuf *out, IrBlock *h) {
     OUT("  dlanei d_m%d = d_splati(0); (void)d_m%d;\n", b->id, b->id);
     for (int i = -b->nphis; i < b->ninstrs; i++) {
       IrVar *d = i < 0 ? b->phis[i + b->nphis]->dst : b->instrs[i]->dst;
-      if (!d || p->var[d->id] != VAR_LANE || is_dseq(d->ty) || d->ty->kind == IR_TY_IMAGE ||
-          d->ty->kind == IR_TY_STRING || !emit_lanes_type(e, d->ty))
-        continue;
+      if (!has_lanes(e, p, d)) continue;
       const char *ln = lane_name(e, d);
       OUT("  %s %s = {0}; (void)%s;\n", emit_lanes_type(e, d->ty), ln, ln);
     }
@@ -482,38 +505,12 @@ void emit_loop_lanes(EmitCtx *e, EmitBuf *out, IrBlock *h) {
   for (int k = 0; k < p->n; k++) {
     IrBlock *b = p->order[k];
     if (p->fallback[b->id]) continue;
-    if (b != h) OUT("  if (d_m%d[d_l]) {\n", b->id);
-    for (int i = 0; i < b->nphis; i++) {
-      IrInstr *ph = b->phis[i];
-      if (ph->dst && p->var[ph->dst->id] == VAR_CARRIED)
-        OUT("  %s = %s_in;\n", emit_var(e, ph->dst), emit_var(e, ph->dst));
-    }
-    for (int i = 0; i < b->ninstrs; i++) {
-      IrInstr *in = b->instrs[i];
-      if (!in->dst || p->var[in->dst->id] != VAR_CARRIED) continue;
-      extract_args(e, out, p, in->args, in->nargs);
-      emit_instr(e, out, in);
-    }
-    /* the carried phis of the successors in the loop (the header: next lane) */
-    for (int s = 0; s < nsucc(b); s++) {
-      IrBlock *t = b->term.succ[s];
-      if (!p->member[t->id] || (s == 1 && t == b->term.succ[0])) continue;
-      int q = ir_block_pred_index(t, b);
-      bool any = false;
-      for (int i = 0; i < t->nphis; i++)
-        any = any || (t->phis[i]->dst && p->var[t->phis[i]->dst->id] == VAR_CARRIED);
-      if (!any || q < 0) continue;
-      bool cond = b->term.kind == IR_T_BRANCH && b->term.succ[0] != b->term.succ[1];
-      if (cond) OUT("  if (%s%s[d_l]) {\n", s == 0 ? "" : "!", lane_name(e, b->term.value));
-      for (int i = 0; i < t->nphis; i++) {
-        IrInstr *ph = t->phis[i];
-        if (!ph->dst || p->var[ph->dst->id] != VAR_CARRIED || q >= ph->nargs) continue;
-        extract_args(e, out, p, &ph->args[q], 1);
-        OUT("  %s_in = %s;\n", emit_var(e, ph->dst), emit_var(e, ph->args[q]));
-      }
-      if (cond) OUT("  }\n");
-    }
-    if (b != h) OUT("  }\n");
+    EmitBuf body;
+    emit_buf_init(&body, e->a);
+    carried_block(e, &body, p, b);
+    if (!emit_buf_str(&body)[0]) continue; /* a block of independent values only */
+    if (b == h) OUT("%s", emit_buf_str(&body));
+    else OUT("  if (d_m%d[d_l]) {\n%s  }\n", b->id, emit_buf_str(&body));
   }
   OUT("  }\n  %s_in = %s + d_cnt;\n  goto L%d;\n  }\n", iv, iv, h->id);
   if (fall) OUT(" d_ls%d:;\n", h->id);

@@ -474,11 +474,11 @@ def probe_image(img, kern, border, x, K):
     idxs = [[border_index(border, n[a] + i, sizes[a]) for i in taps] for a in range(d)]
     multis = [m for m in pf_multis(d, K)]
     D = {}
+    zero = mpf(0) if exact else 0.0
     for m in multis:
         w = [[kern_eval(kern, f[a] - i, m[a]) for i in taps] for a in range(d)]
-        zero = mpf(0) if exact else 0.0
         acc = [zero] * C
-        sabs = [0.0] * C
+        sabs = [0.0] * C   # perturbed runs: the taps' magnitudes
         for tap in _tapgrid(d, len(taps)):
             wt = 1
             off = 0
