@@ -26,11 +26,12 @@
  *    over the points' bounding box when it has at most 8n+4096 cells, else a
  *    hash of the occupied cells (points far apart, outliers, huge ranges).
  * Memory per indexed strand: a record of dim+1 reals (the position and the
- * strand index), 4 bytes of build scratch, 4 of the strand's record
+ * strand index) and as much build scratch (each point is read once, into
+ * a record), 4 bytes more of build scratch, 4 of the strand's record
  * (drt_spatial_positions) and 4 bytes per cell (about
  * 0.5–0.7 cells per strand with a radius hint for ~6 neighbours in a
  * filled volume, more for points on a surface; at most 8n+4096, i.e. 32
- * bytes per strand plus 16 KB), e.g. 27 bytes in 3-D float, 43 in 3-D
+ * bytes per strand plus 16 KB), e.g. 43 bytes in 3-D float, 75 in 3-D
  * double with a filled volume; hash mode adds 8
  * bytes of cell key and 4–8 of buckets. drt_spatial_bytes() reports it.
  */
@@ -105,9 +106,11 @@ typedef struct DrtSpatial {
   uint64_t *keys;          /* hash mode: packed cell coordinates */
   uint32_t *start;         /* ncells+1 offsets into ids/pos/keys */
   uint32_t *bucket;        /* build scratch: bucket of each point */
+  void *scratch;           /* build scratch: the records in input order */
   uint32_t *rank;          /* strand index -> its record in pos (indexed
                               strands only; `count` entries) */
-  size_t cap_pos, cap_keys, cap_start, cap_bucket, cap_rank; /* bytes */
+  size_t cap_pos, cap_keys, cap_start, cap_bucket, cap_rank,
+         cap_scratch;      /* bytes */
 } DrtSpatial;
 
 /* A growable list of strand indices; zero-initialise it. Queries append

@@ -56,14 +56,14 @@ void drt_spatial_free(DrtSpatial *sp) {
   free(sp->pos);
   free(sp->keys);
   free(sp->start);
-  free(sp->bucket);
+  free(sp->scratch);
   free(sp->rank);
   memset(sp, 0, sizeof *sp);
 }
 
 size_t drt_spatial_bytes(const DrtSpatial *sp) {
   return sp->cap_pos + sp->cap_keys + sp->cap_start +
-         sp->cap_bucket + sp->cap_rank;
+         sp->cap_scratch + sp->cap_rank;
 }
 
 void drt_strand_list_free(DrtStrandList *l) {
@@ -165,11 +165,6 @@ static size_t hash_bucket(const DrtSpatial *sp, uint64_t key) {
   unsigned kb = key_bits[sp->dim];
   uint64_t k0 = key & (((uint64_t)1 << kb) - 1);
   return (size_t)((k0 + mix64(key >> kb)) & (sp->ncells - 1));
-}
-
-static size_t bucket_of(const DrtSpatial *sp, const int64_t k[3], int64_t K) {
-  if (sp->mode == DRT_SPATIAL_DENSE) return dense_index(sp, k);
-  return hash_bucket(sp, pack_key(k, sp->dim, K));
 }
 
 /* Put the k-th smallest of a[lo..hi) at a[k], smaller-or-equal ones
@@ -302,15 +297,15 @@ static bool oom(DrtErrors *e, DrtSpatial *sp) {
   return true;
 }
 
-/* Store point x with strand id at slot i of the sorted copy. */
-static void put_point(DrtSpatial *sp, size_t i, uint32_t id,
+/* Store point x with strand id as record i of recs (pos or scratch). */
+static void put_point(const DrtSpatial *sp, void *recs, size_t i, uint32_t id,
                       const double x[3]) {
   if (sp->type == nrrdTypeFloat) {
-    float *rec = (float *)sp->pos + i * (sp->dim + 1);
+    float *rec = (float *)recs + i * (sp->dim + 1);
     for (unsigned k = 0; k < sp->dim; k++) rec[k] = (float)x[k];   /* exact */
     memcpy(rec + sp->dim, &id, sizeof id);
   } else {
-    double *rec = (double *)sp->pos + i * (sp->dim + 1);
+    double *rec = (double *)recs + i * (sp->dim + 1);
     for (unsigned k = 0; k < sp->dim; k++) rec[k] = x[k];
     memcpy(rec + sp->dim, &id, sizeof id);
   }
@@ -330,6 +325,15 @@ size_t drt_spatial_order(const DrtSpatial *sp, uint32_t *ids) {
   return sp->npoints;
 }
 
+/* Coordinate a of record i of an array of records in the layout of pos
+ * (the scratch copy, or pos itself), exactly, as a double. */
+static double rec_coord(const DrtSpatial *sp, const void *recs, size_t i,
+                        unsigned a) {
+  size_t at = i * (sp->dim + 1) + a;
+  if (sp->type == nrrdTypeFloat) return ((const float *)recs)[at];
+  return ((const double *)recs)[at];
+}
+
 bool drt_spatial_build(DrtErrors *e, DrtSpatial *sp,
                        const DrtSpatialPoints *pts,
                        const DrtSpatialOptions *opt) {
@@ -343,8 +347,15 @@ bool drt_spatial_build(DrtErrors *e, DrtSpatial *sp,
   const size_t ncand = pts->ids ? pts->nids : pts->count;
   const size_t esize = pts->type == nrrdTypeFloat ? sizeof(float)
                                                   : sizeof(double);
+  const size_t rsize = (dim + 1) * esize;   /* bytes per record */
 
-  /* pass 1: count, bounding box, sample */
+  /* pass 1: each candidate read once (fetch is the costly part: strides,
+   * liveness, finiteness) into records in the scratch array, which is
+   * swapped with pos below (both keep their memory from build to build);
+   * bounding box, sample */
+  if (ncand > SIZE_MAX / (dim + 1) ||
+      !reserve(&sp->scratch, &sp->cap_scratch, ncand * (dim + 1), esize))
+    return oom(e, sp);
   double samp[3][SAMPLE_MAX];
   double lo[3] = {0, 0, 0}, hi[3] = {0, 0, 0}, x[3];
   size_t nv = 0, ns = 0, step = ncand / SAMPLE_MAX + 1;
@@ -363,22 +374,23 @@ bool drt_spatial_build(DrtErrors *e, DrtSpatial *sp,
       for (unsigned a = 0; a < dim; a++) samp[a][ns] = x[a];
       ns++;
     }
-    nv++;
+    put_point(sp, sp->scratch, nv++, id, x);
   }
   if (nv == 0) return false;
-  if (nv > SIZE_MAX / (dim + 1) ||
-      !reserve(&sp->pos, &sp->cap_pos, nv * (dim + 1), esize) ||
+  if (!reserve(&sp->pos, &sp->cap_pos, nv * (dim + 1), esize) ||
       !reserve((void **)&sp->rank, &sp->cap_rank, pts->count, sizeof(uint32_t)))
     return oom(e, sp);
+  const unsigned char *recs = sp->scratch;
 
   if (nv <= BRUTE_MAX || (opt && opt->brute_force)) {
     /* brute force: the copy in strand order, so results come sorted */
-    size_t i = 0;
-    for (size_t j = 0; j < ncand; j++)
-      if (fetch(pts, j, &id, x) == PT_OK) {
-        sp->rank[id] = (uint32_t)i;
-        put_point(sp, i++, id, x);
-      }
+    void *t = sp->pos;
+    size_t tc = sp->cap_pos;
+    sp->pos = sp->scratch;
+    sp->cap_pos = sp->cap_scratch;
+    sp->scratch = t;
+    sp->cap_scratch = tc;
+    for (size_t i = 0; i < nv; i++) sp->rank[point_id(sp, i)] = (uint32_t)i;
     sp->npoints = nv;
     return false;
   }
@@ -388,23 +400,20 @@ bool drt_spatial_build(DrtErrors *e, DrtSpatial *sp,
   /* pass 2: the occupied cell box, which decides dense or hash */
   int64_t k[3] = {0, 0, 0};
   for (unsigned a = 0; a < 3; a++) sp->kmin[a] = sp->kmax[a] = 0;
-  bool first = true;
-  for (size_t j = 0; j < ncand; j++) {
-    if (fetch(pts, j, &id, x) != PT_OK) continue;
+  for (size_t i = 0; i < nv; i++)
     for (unsigned a = 0; a < dim; a++) {
-      k[a] = cell_of(sp, x[a], a, K);
-      if (first || k[a] < sp->kmin[a]) sp->kmin[a] = k[a];
-      if (first || k[a] > sp->kmax[a]) sp->kmax[a] = k[a];
+      k[a] = cell_of(sp, rec_coord(sp, recs, i, a), a, K);
+      if (i == 0 || k[a] < sp->kmin[a]) sp->kmin[a] = k[a];
+      if (i == 0 || k[a] > sp->kmax[a]) sp->kmax[a] = k[a];
     }
-    first = false;
-  }
   double cells = 1;
   for (unsigned a = 0; a < dim; a++)
     cells *= (double)(sp->kmax[a] - sp->kmin[a]) + 1;
   /* dense up to 32 bytes of start[] per point plus 16 KB: points on a
    * surface in 3-D (the sphere example) leave most cells of their box
    * empty, and hashing their rows cost a third of that program's time */
-  if (cells <= 8.0 * (double)nv + 4096 && cells < (double)UINT32_MAX) {
+  const bool hash = !(cells <= 8.0 * (double)nv + 4096 && cells < (double)UINT32_MAX);
+  if (!hash) {
     sp->mode = DRT_SPATIAL_DENSE;
     sp->ncells = (size_t)cells;
     for (unsigned a = 0; a < 3; a++)
@@ -424,12 +433,11 @@ bool drt_spatial_build(DrtErrors *e, DrtSpatial *sp,
   /* pass 3: bucket of each point, counts */
   uint32_t *start = sp->start;
   memset(start, 0, (sp->ncells + 1) * sizeof *start);
-  size_t i = 0;
-  for (size_t j = 0; j < ncand; j++) {
-    if (fetch(pts, j, &id, x) != PT_OK) continue;
-    for (unsigned a = 0; a < dim; a++) k[a] = cell_of(sp, x[a], a, K);
-    size_t b = bucket_of(sp, k, K);
-    sp->bucket[i++] = (uint32_t)b;
+  for (size_t i = 0; i < nv; i++) {
+    for (unsigned a = 0; a < dim; a++)
+      k[a] = cell_of(sp, rec_coord(sp, recs, i, a), a, K);
+    size_t b = hash ? hash_bucket(sp, pack_key(k, dim, K)) : dense_index(sp, k);
+    sp->bucket[i] = (uint32_t)b;
     start[b]++;
   }
   uint32_t sum = 0;
@@ -441,14 +449,14 @@ bool drt_spatial_build(DrtErrors *e, DrtSpatial *sp,
   start[sp->ncells] = sum;
 
   /* pass 4: scatter (stable), then start[b] holds the end of bucket b */
-  i = 0;
-  for (size_t j = 0; j < ncand; j++) {
-    if (fetch(pts, j, &id, x) != PT_OK) continue;
-    size_t dst = start[sp->bucket[i++]]++;
-    sp->rank[id] = (uint32_t)dst;
-    put_point(sp, dst, id, x);
-    if (sp->mode == DRT_SPATIAL_HASH) {
-      for (unsigned a = 0; a < dim; a++) k[a] = cell_of(sp, x[a], a, K);
+  unsigned char *pos = sp->pos;
+  for (size_t i = 0; i < nv; i++) {
+    size_t dst = start[sp->bucket[i]]++;
+    memcpy(pos + dst * rsize, recs + i * rsize, rsize);
+    sp->rank[point_id(sp, dst)] = (uint32_t)dst;
+    if (hash) {
+      for (unsigned a = 0; a < dim; a++)
+        k[a] = cell_of(sp, rec_coord(sp, recs, i, a), a, K);
       sp->keys[dst] = pack_key(k, dim, K);
     }
   }
@@ -483,47 +491,62 @@ static bool list_grow(DrtStrandList *l) {
   return true;
 }
 
-/* Test points [a, b) of the sorted copy (when use_key, only those in
- * the row of cells q->row, klo..) and append the hits. The sums
- * are written out term by term in the order the header documents; DIM is
- * a constant in each expansion so that the tests on it vanish. With room
- * for every candidate in the list, each one's index is stored and kept or
- * not without a branch (a fifth to a half of a query's candidates fail the
- * test, at random: the branch mispredicted); a list that cannot grow that
- * far appends hit by hit, and fails only for a hit it has no room for. */
-#define SCAN_BODY(REAL, C, R2, DIM)                                            \
+/* A run [a, b) of consecutive records of the sorted copy: the cells
+ * lo[0]..hi[0] of one row (dense mode, or hash mode's fallback to every
+ * point). */
+typedef struct Run {
+  uint32_t a, b;
+} Run;
+
+enum { RUN_BATCH = 64 };   /* runs scanned per call (a 3-D query: 9) */
+
+/* Test the points of runs[0..nrun) (when use_key, only those in the row
+ * of cells q->row, klo..) and append the hits. The sums are written out
+ * term by term in the order the header documents; DIM is a constant in
+ * each expansion so that the tests on it vanish, and the type and the
+ * dimension are dispatched once per batch of runs, not per run. With room
+ * for every candidate of the batch in the list, each one's index is
+ * stored and kept or not without a branch (a fifth to a half of a
+ * query's candidates fail the test, at random: the branch mispredicted);
+ * a list that cannot grow that far appends hit by hit, and fails only for
+ * a hit it has no room for. */
+#define SCAN_BODY(REAL, C, R2, DIM, KEYS)                                      \
   do {                                                                         \
     const REAL *P = (const REAL *)sp->pos;                                     \
     const REAL c0 = C[0], c1 = C[1], c2 = C[2], r2 = R2;                       \
     const uint32_t ex = q->exclude;                                            \
-    bool room_ = out->cap - out->len >= b - a;                                 \
-    while (!room_ && list_grow(out)) room_ = out->cap - out->len >= b - a;     \
+    size_t total = 0;                                                          \
+    for (size_t k = 0; k < nrun; k++) total += runs[k].b - runs[k].a;         \
+    bool room_ = out->cap - out->len >= total;                                 \
+    while (!room_ && list_grow(out)) room_ = out->cap - out->len >= total;     \
     if (room_) {                                                               \
       uint32_t *ids = out->ids;                                                \
       size_t len = out->len;                                                   \
-      for (size_t i = a; i < b; i++) {                                         \
-        SCAN_TEST(REAL, DIM);                                                  \
-        ids[len] = id;                                                         \
-        len += hit;                                                            \
-      }                                                                        \
+      for (size_t k = 0; k < nrun; k++)                                        \
+        for (size_t i = runs[k].a, b = runs[k].b; i < b; i++) {                \
+          SCAN_TEST(REAL, DIM, KEYS);                                              \
+          ids[len] = id;                                                       \
+          len += hit;                                                          \
+        }                                                                      \
       out->len = len;                                                          \
     } else {                                                                   \
-      for (size_t i = a; i < b; i++) {                                         \
-        SCAN_TEST(REAL, DIM);                                                  \
-        if (!hit) continue;                                                    \
-        if (out->len == out->cap && !list_grow(out)) {                         \
-          q->oom = true;                                                       \
-          return;                                                              \
+      for (size_t k = 0; k < nrun; k++)                                        \
+        for (size_t i = runs[k].a, b = runs[k].b; i < b; i++) {                \
+          SCAN_TEST(REAL, DIM, KEYS);                                              \
+          if (!hit) continue;                                                  \
+          if (out->len == out->cap && !list_grow(out)) {                       \
+            q->oom = true;                                                     \
+            return;                                                            \
+          }                                                                    \
+          out->ids[out->len++] = id;                                           \
         }                                                                      \
-        out->ids[out->len++] = id;                                             \
-      }                                                                        \
     }                                                                          \
   } while (0)
 
 /* Candidate i of SCAN_BODY: `continue` when outside the row, else its
  * strand `id` and whether it is a `hit`. */
-#define SCAN_TEST(REAL, DIM)                                                   \
-  if (keys && ((keys[i] >> kb) != row || (keys[i] & kmask) - klo > kspan))     \
+#define SCAN_TEST(REAL, DIM, KEYS)                                             \
+  if ((KEYS) && ((keys[i] >> kb) != row || (keys[i] & kmask) - klo > kspan))     \
     continue;                                                                  \
   const REAL *p = P + i * ((DIM) + 1);                                         \
   REAL t = p[0] - c0, d2 = t * t;                                              \
@@ -539,29 +562,38 @@ static bool list_grow(DrtStrandList *l) {
   memcpy(&id, p + (DIM), sizeof id);                                           \
   const size_t hit = (d2 < r2) & (id != ex)
 
-static void scan(Query *q, size_t a, size_t b, bool use_key) {
+static void scan_runs(Query *q, const Run *runs, size_t nrun, bool use_key) {
   const DrtSpatial *sp = q->sp;
   const uint64_t *keys = use_key ? sp->keys : NULL;
   const uint64_t row = q->row, klo = q->klo, kspan = q->kspan;
   const uint64_t kmask = q->kmask;
   const unsigned kb = q->kb;
   DrtStrandList *out = q->out;
-  if (q->oom) return;
+  if (q->oom || nrun == 0) return;
   bool f = sp->type == nrrdTypeFloat;
-  switch (sp->dim) {
-  case 1:
-    if (f) SCAN_BODY(float, q->cf, q->r2f, 1);
-    else SCAN_BODY(double, q->cd, q->r2d, 1);
-    break;
-  case 2:
-    if (f) SCAN_BODY(float, q->cf, q->r2f, 2);
-    else SCAN_BODY(double, q->cd, q->r2d, 2);
-    break;
-  default:
-    if (f) SCAN_BODY(float, q->cf, q->r2f, 3);
-    else SCAN_BODY(double, q->cd, q->r2d, 3);
-    break;
+  /* KEYS a constant too: the dense runs test no key */
+#define SCAN_DIMS(KEYS)                                                        \
+  switch (sp->dim) {                                                           \
+  case 1:                                                                      \
+    if (f) SCAN_BODY(float, q->cf, q->r2f, 1, KEYS);                           \
+    else SCAN_BODY(double, q->cd, q->r2d, 1, KEYS);                            \
+    break;                                                                     \
+  case 2:                                                                      \
+    if (f) SCAN_BODY(float, q->cf, q->r2f, 2, KEYS);                           \
+    else SCAN_BODY(double, q->cd, q->r2d, 2, KEYS);                            \
+    break;                                                                     \
+  default:                                                                     \
+    if (f) SCAN_BODY(float, q->cf, q->r2f, 3, KEYS);                           \
+    else SCAN_BODY(double, q->cd, q->r2d, 3, KEYS);                            \
+    break;                                                                     \
   }
+  if (keys) SCAN_DIMS(true) else SCAN_DIMS(false)
+#undef SCAN_DIMS
+}
+
+static void scan(Query *q, size_t a, size_t b, bool use_key) {
+  Run r = {(uint32_t)a, (uint32_t)b};
+  scan_runs(q, &r, 1, use_key);
 }
 
 /* Sort the strand indices a[0..n) ascending; they are distinct (a query
@@ -654,12 +686,21 @@ static bool query(Query *q, const double c[3], double r) {
       /* one contiguous run of cells lo[0]..hi[0] per row */
       const size_t len = (size_t)(hi[0] - lo[0]) + 1;
       const size_t s1 = sp->nrow[0], s2 = sp->nrow[0] * sp->nrow[1];
-      size_t plane = dense_index(sp, lo);
+      size_t plane = dense_index(sp, lo), nrun = 0;
+      Run runs[RUN_BATCH];
       for (int64_t k2 = lo[2]; k2 <= hi[2]; k2++, plane += s2) {
         size_t row = plane;
-        for (int64_t k1 = lo[1]; k1 <= hi[1]; k1++, row += s1)
-          scan(q, start[row], start[row + len], false);
+        for (int64_t k1 = lo[1]; k1 <= hi[1]; k1++, row += s1) {
+          runs[nrun].a = start[row];
+          runs[nrun].b = start[row + len];
+          nrun += runs[nrun].a < runs[nrun].b;   /* empty rows: no run */
+          if (nrun == RUN_BATCH) {
+            scan_runs(q, runs, nrun, false);
+            nrun = 0;
+          }
+        }
       }
+      scan_runs(q, runs, nrun, false);
     } else if (4 * ncell > (double)sp->npoints) {
       scan(q, 0, sp->npoints, false);   /* cheaper than the cells */
     } else {
@@ -722,17 +763,24 @@ SPHERE_FN(drt_spatial_sphere_f, float, nrrdTypeFloat, cf, r2f)
 SPHERE_FN(drt_spatial_sphere_d, double, nrrdTypeDouble, cd, r2d)
 #undef SPHERE_FN
 
-/* The records of the strands ids[0..n), copied out dim reals each. */
+/* The records of the strands ids[0..n), copied out dim reals each; the
+ * dimension a constant in each loop. */
+#define POSITIONS_LOOP(REAL, DIM)                                              \
+  for (size_t i = 0; i < n; i++) {                                             \
+    const REAL *rec = P + (size_t)sp->rank[ids[i]] * ((DIM) + 1);              \
+    for (unsigned k = 0; k < (DIM); k++) out[i * (DIM) + k] = rec[k];          \
+  }
 #define POSITIONS_FN(NAME, REAL)                                               \
   void NAME(const DrtSpatial *sp, const uint32_t *ids, size_t n, REAL *out) {  \
-    const unsigned dim = sp->dim;                                              \
     const REAL *P = (const REAL *)sp->pos;                                     \
-    for (size_t i = 0; i < n; i++) {                                           \
-      const REAL *rec = P + (size_t)sp->rank[ids[i]] * (dim + 1);              \
-      for (unsigned k = 0; k < dim; k++) out[i * dim + k] = rec[k];            \
+    switch (sp->dim) {                                                         \
+    case 1: POSITIONS_LOOP(REAL, 1); break;                                    \
+    case 2: POSITIONS_LOOP(REAL, 2); break;                                    \
+    default: POSITIONS_LOOP(REAL, 3); break;                                   \
     }                                                                          \
   }
 
 POSITIONS_FN(drt_spatial_positions_f, float)
 POSITIONS_FN(drt_spatial_positions_d, double)
 #undef POSITIONS_FN
+#undef POSITIONS_LOOP
