@@ -598,11 +598,20 @@ static void scan(Query *q, size_t a, size_t b, bool use_key) {
 
 /* Sort the strand indices a[0..n) ascending; they are distinct (a query
  * finds each strand once). Most results are a few dozen indices spread
- * over a range of a few thousand, so a bitmap of the range does it in
- * O(n + range/64) without comparisons; sparser ones take an LSD radix
- * sort over the bytes that differ, with tmp[0..n) as scratch. A heapsort
- * here used to cost a third of a particle system's time (halftone). */
-enum { SORT_BITMAP_WORDS = 2048 };   /* 16 KB of stack: 131072 indices */
+ * over a range of a few thousand (or, in a particle system whose strands
+ * were created in random places, over all of them), so a bitmap of the
+ * range does it without comparisons: all of it cleared and read back when
+ * it is dense (O(n + range/64)), else in O(n + range/4096), with only the
+ * words the indices fall in cleared and set and a summary bit per word
+ * saying which to read back. Wider ones take an LSD radix sort over the
+ * bytes that differ, with tmp[0..n) as scratch. A heapsort here used to
+ * cost a third of a particle system's time (halftone); the radix sort,
+ * which the bitmap replaced below 131072, still a sixth of it (its 256
+ * counters per byte, for some 50 indices). */
+enum {
+  SORT_BITMAP_WORDS = 2048,                    /* 16 KB of stack: 131072 indices */
+  SORT_SUMMARY_WORDS = SORT_BITMAP_WORDS / 64  /* a bit per bitmap word */
+};
 
 static void sort_ids(uint32_t *a, size_t n, uint32_t *tmp) {
   size_t i = 1;
@@ -623,17 +632,34 @@ static void sort_ids(uint32_t *a, size_t n, uint32_t *tmp) {
     hi = a[k] > hi ? a[k] : hi;
   }
   size_t words = ((size_t)(hi - lo) >> 6) + 1;
-  if (words <= SORT_BITMAP_WORDS && words <= 4 * n + 16) {
-    uint64_t bm[SORT_BITMAP_WORDS];
-    memset(bm, 0, words * sizeof *bm);
-    for (size_t k = 0; k < n; k++) {
-      uint32_t v = a[k] - lo;
-      bm[v >> 6] |= (uint64_t)1 << (v & 63);
-    }
+  if (words <= SORT_BITMAP_WORDS) {
+    uint64_t bm[SORT_BITMAP_WORDS], sum[SORT_SUMMARY_WORDS];
     size_t o = 0;
-    for (size_t w = 0; w < words; w++)
-      for (uint64_t b = bm[w]; b; b &= b - 1)
-        a[o++] = lo + (uint32_t)(w * 64 + (size_t)__builtin_ctzll(b));
+    if (words <= 4 * n + 16) {   /* a dense range: clear and read it all */
+      memset(bm, 0, words * sizeof *bm);
+      for (size_t k = 0; k < n; k++) {
+        uint32_t v = a[k] - lo;
+        bm[v >> 6] |= (uint64_t)1 << (v & 63);
+      }
+      for (size_t w = 0; w < words; w++)
+        for (uint64_t b = bm[w]; b; b &= b - 1)
+          a[o++] = lo + (uint32_t)(w * 64 + (size_t)__builtin_ctzll(b));
+      return;
+    }
+    size_t nsum = (words + 63) >> 6;
+    memset(sum, 0, nsum * sizeof *sum);
+    for (size_t k = 0; k < n; k++) bm[(a[k] - lo) >> 6] = 0;   /* no branch */
+    for (size_t k = 0; k < n; k++) {
+      uint32_t v = a[k] - lo, w = v >> 6;
+      bm[w] |= (uint64_t)1 << (v & 63);
+      sum[w >> 6] |= (uint64_t)1 << (w & 63);
+    }
+    for (size_t sw = 0; sw < nsum; sw++)
+      for (uint64_t sb = sum[sw]; sb; sb &= sb - 1) {
+        size_t w = sw * 64 + (size_t)__builtin_ctzll(sb);
+        for (uint64_t b = bm[w]; b; b &= b - 1)
+          a[o++] = lo + (uint32_t)(w * 64 + (size_t)__builtin_ctzll(b));
+      }
     return;
   }
   uint32_t diff = lo ^ hi;   /* bytes above the highest differing one agree */
