@@ -6,8 +6,12 @@
  * all n queries sphere(pos_i, r) excluding i, on one thread and on all
  * OpenMP threads, and reports the index's bytes per point.
  *
- *   bench_spatial [-d] [-nohint] [-outliers] [N ...]   (default N: 1e5 3e5 1e6)
+ *   bench_spatial [-d] [-nohint] [-outliers] [-nbrs K] [N ...]
+ *   (default N: 1e5 3e5 1e6)
  *   -d: double positions (default float); -nohint: no radius hint;
+ *   -nbrs K: the radius for about K neighbours per query (default 6; some
+ *   50 exercise the sort of results over a wide index range, halftone's
+ *   case);
  *   -outliers: every 1000th point is moved 1e6 further away, which makes
  *   the occupied cell box huge and so selects the hashed grid.
  */
@@ -79,7 +83,7 @@ static const char *mode_name(int mode) {
 }
 
 static int bench(size_t n, unsigned dim, bool dbl, bool hint, bool outliers,
-                 int nthreads) {
+                 double nbrs, int nthreads) {
   size_t esize = dbl ? sizeof(double) : sizeof(float);
   void *pos = malloc(n * dim * esize);
   if (!pos) return 1;
@@ -92,9 +96,9 @@ static int bench(size_t n, unsigned dim, bool dbl, bool hint, bool outliers,
     else
       ((float *)pos)[i] = (float)v;
   }
-  /* about 6 neighbours: π r² n = 6 (2-D), 4/3 π r³ n = 6 (3-D) */
-  double r = dim == 2 ? sqrt(6 / (PI * (double)n))
-                      : cbrt(4.5 / (PI * (double)n));
+  /* about k neighbours: π r² n = k (2-D), 4/3 π r³ n = k (3-D) */
+  double r = dim == 2 ? sqrt(nbrs / (PI * (double)n))
+                      : cbrt(0.75 * nbrs / (PI * (double)n));
   DrtSpatialPoints p = {.dim = dim, .type = dbl ? nrrdTypeDouble
                                                 : nrrdTypeFloat,
                         .count = n, .base = pos, .block_stride = dim * esize,
@@ -156,6 +160,7 @@ static int bench(size_t n, unsigned dim, bool dbl, bool hint, bool outliers,
 
 int main(int argc, char **argv) {
   bool dbl = false, hint = true, outliers = false;
+  double nbrs = 6;
   size_t ns[16], nn = 0;
   for (int i = 1; i < argc; i++) {
     if (!strcmp(argv[i], "-d"))
@@ -164,10 +169,12 @@ int main(int argc, char **argv) {
       hint = false;
     else if (!strcmp(argv[i], "-outliers"))
       outliers = true;
+    else if (!strcmp(argv[i], "-nbrs") && i + 1 < argc && atof(argv[i + 1]) > 0)
+      nbrs = atof(argv[++i]);
     else if (nn < 16 && atof(argv[i]) >= 1)
       ns[nn++] = (size_t)atof(argv[i]);
     else {
-      fprintf(stderr, "usage: %s [-d] [-nohint] [-outliers] [N ...]\n",
+      fprintf(stderr, "usage: %s [-d] [-nohint] [-outliers] [-nbrs K] [N ...]\n",
               argv[0]);
       return 2;
     }
@@ -192,6 +199,6 @@ int main(int argc, char **argv) {
   printf("|---|---|---:|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n");
   for (unsigned dim = 2; dim <= 3; dim++)
     for (size_t i = 0; i < nn; i++)
-      if (bench(ns[i], dim, dbl, hint, outliers, nthreads)) return 1;
+      if (bench(ns[i], dim, dbl, hint, outliers, nbrs, nthreads)) return 1;
   return 0;
 }
