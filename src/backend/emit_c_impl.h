@@ -211,6 +211,7 @@ bool emit_simd_state_gather(EmitCtx *e, EmitBuf *out, const IrStateVar *sv, cons
 /* The C type of a group value of type t (NULL: none); images and strings
  * are one value for the group. */
 const char *emit_lanes_type(EmitCtx *e, const IrType *t);
+bool emit_lanes_wide_ints(const EmitCtx *e);
 /* d_splat, d_splati, d_any, d_sel, d_seli. */
 void emit_lanes_helpers(EmitCtx *e, EmitBuf *out);
 /* Instruction in of block blk (whose mask is d_m<blk>) over the group;

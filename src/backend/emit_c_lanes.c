@@ -84,9 +84,20 @@ static void lane_types_once(EmitCtx *e) {
                   "typedef long long d_v4di __attribute__((vector_size(32)));\n"
                   "#endif\n"
                   "typedef dreal dlane __attribute__((vector_size(D_SIMD_W * sizeof(dreal))));\n"
-                  "typedef dint dlanei __attribute__((vector_size(D_SIMD_W * sizeof(dint))));\n",
-                  e->opt->double_real ? "#define D_DOUBLE 1\n" : "", e->opt->double_real ? 8 : 4);
+                  "%s"
+                  "typedef dlint dlanei __attribute__((vector_size(D_SIMD_W * sizeof(dlint))));\n",
+                  e->opt->double_real ? "#define D_DOUBLE 1\n" : "", e->opt->double_real ? 8 : 4,
+                  emit_lanes_wide_ints(e)
+                      ? "/* 32-bit ints beside doubles: 64 bits a lane, one mask type with the\n"
+                        " * reals; every int operation's result wrapped to 32 bits (d_w32) */\n"
+                        "typedef int64_t dlint;\n"
+                        "typedef int32_t d_lanei32 __attribute__((vector_size(D_SIMD_W * 4)));\n"
+                      : "typedef dint dlint; /* a lane's int */\n");
 }
+
+/* Whether lane ints are wider than the program's ints: --double without
+ * --long-int (only loops in lanes take such programs; groups refuse them). */
+bool emit_lanes_wide_ints(const EmitCtx *e) { return e->opt->double_real && !e->opt->long_int; }
 
 const char *emit_lanes_type(EmitCtx *e, const IrType *t) {
   if (uniform(t)) return emit_type(e, t);
@@ -122,15 +133,20 @@ void emit_lanes_helpers(EmitCtx *e, EmitBuf *out) {
    * of mip's group update); a vector plus a scalar is one broadcast. A
    * real's bits go through an int of its width (groups and loops in lanes
    * need int and real of one size), so -0.0 and NaNs keep their bits */
-  OUT("_Static_assert(sizeof(dint) == sizeof(dreal), \"lanes need int and real of one size\");\n"
-      "static inline dlanei d_splati(dint x) { return (dlanei){0} + x; }\n"
+  /* wide lanes hold 32-bit ints sign-extended: wrapped after every int
+   * operation (the build's -fwrapv), they are the scalar code's values */
+  if (emit_lanes_wide_ints(e))
+    OUT("static inline dlanei d_w32(dlanei x) {\n"
+        "  return __builtin_convertvector(__builtin_convertvector(x, d_lanei32), dlanei);\n}\n");
+  OUT("_Static_assert(sizeof(dlint) == sizeof(dreal), \"lanes need int and real of one size\");\n"
+      "static inline dlanei d_splati(dlint x) { return (dlanei){0} + x; }\n"
       "static inline dlane d_splat(dreal x) {\n"
       "#if defined(D_LANE_BUILTINS) && !defined(D_DOUBLE)\n"
       "  return (dlane){x, x, x, x, x, x, x, x};\n"
       "#elif defined(D_LANE_BUILTINS)\n"
       "  return (dlane){x, x, x, x};\n"
       "#else\n"
-      "  dint b_;\n  __builtin_memcpy(&b_, &x, sizeof b_);\n  return (dlane)d_splati(b_);\n"
+      "  dlint b_;\n  __builtin_memcpy(&b_, &x, sizeof b_);\n  return (dlane)d_splati(b_);\n"
       "#endif\n}\n"
       "static inline bool d_any(dlanei m) {\n"
       "#if defined(D_LANE_BUILTINS)\n"
@@ -142,7 +158,7 @@ void emit_lanes_helpers(EmitCtx *e, EmitBuf *out) {
       "#elif defined(__SSE4_1__) && D_LANE_BYTES == 16\n"
       "  return !_mm_testz_si128((__m128i)m, (__m128i)m);\n"
       "#else\n"
-      "  dint a = 0;\n"
+      "  dlint a = 0;\n"
       "  for (int l = 0; l < D_SIMD_W; l++) a |= m[l];\n  return a != 0;\n"
       "#endif\n}\n"
       "/* c ? a : b lane by lane, c a -1/0 mask (bitwise: exact) */\n"
@@ -243,7 +259,7 @@ void emit_lanes_helpers(EmitCtx *e, EmitBuf *out) {
       "      else if (x[l] >= 0 && x[l] < n[l] - (W - 1)) q_[l] = p + a[l] + x[l];         \\\n"
       "      else {                                                                        \\\n"
       "        for (int k = 0; k < W; k++) {                                               \\\n"
-      "          dint i = x[l] + k;                                                        \\\n"
+      "          dlint i = x[l] + k;                                                        \\\n"
       "          t_[l][k] = p[a[l] + (i < 0 ? 0 : i >= n[l] ? n[l] - 1 : i)];               \\\n"
       "        }                                                                           \\\n"
       "        q_[l] = t_[l];                                                              \\\n"
@@ -377,7 +393,7 @@ static void lane_loop(EmitBuf *out, const char *m, const char *body) {
 static void lane_calc(EmitCtx *e, EmitBuf *out, const char *d, bool real, int blk, bool guard,
                       const char *body) {
   (void)e;
-  OUT("  { %s r_[D_SIMD_W];\n    for (int d_l = 0; d_l < D_SIMD_W; d_l++) {\n", real ? "dreal" : "dint");
+  OUT("  { %s r_[D_SIMD_W];\n    for (int d_l = 0; d_l < D_SIMD_W; d_l++) {\n", real ? "dreal" : "dlint");
   if (guard) OUT("      if (!d_m%d[d_l]) { r_[d_l] = 0; continue; }\n", blk);
   OUT("%s    }\n    memcpy(&%s, r_, sizeof r_); }\n", body, d);
 }
@@ -413,6 +429,7 @@ static bool lanes_op(EmitCtx *e, EmitBuf *out, IrInstr *in, int blk) {
   const char *a = in->nargs > 0 ? V(e, in->args[0]) : NULL;
   const char *b = in->nargs > 1 ? V(e, in->args[1]) : NULL;
   const char *binop = NULL, *fn1 = emit_math_fn1(in->op), *fn2 = NULL;
+  const bool wide = emit_lanes_wide_ints(e); /* int results wrapped to 32 bits */
   if (in->op == IR_OP_PRINT || in->op == IR_OP_NEW || in->op == IR_LOP_PROBE_FAIL ||
       in->op == IR_OP_INDEX_FAIL) {
     OUT("  goto d_effect; /* the scalar update runs the rest of this update */\n");
@@ -439,8 +456,8 @@ static bool lanes_op(EmitCtx *e, EmitBuf *out, IrInstr *in, int blk) {
     }
     if (in->op != IR_OP_SEQ_INDEX || !dt || dt->kind != IR_TY_STRAND) return false;
     lane_calc(e, out, d, false, blk, true,
-              arena_printf(e->a, "      const dint k_ = %s[d_l];\n"
-                                 "      r_[d_l] = k_ >= 0 && k_ < %s.len[d_l] ? (dint)%s.v[d_l][k_] : 0;\n",
+              arena_printf(e->a, "      const dlint k_ = %s[d_l];\n"
+                                 "      r_[d_l] = k_ >= 0 && k_ < %s.len[d_l] ? (dlint)%s.v[d_l][k_] : 0;\n",
                            b, a, a));
     return true;
   }
@@ -457,9 +474,12 @@ static bool lanes_op(EmitCtx *e, EmitBuf *out, IrInstr *in, int blk) {
     lane_calc(e, out, d, false, blk, true,
               arena_printf(e->a, "      r_[d_l] = %s[d_l] %s %s[d_l];\n", a,
                            in->op == IR_OP_IDIV ? "/" : "%", b));
+    if (wide) OUT("  %s = d_w32(%s);\n", d, d);
     return true;
-  case IR_OP_INEG: OUT("  %s = -%s;\n", d, a); return true;
-  case IR_OP_IABS: OUT("  %s = d_seli(%s < d_splati(0), -%s, %s);\n", d, a, a, a); return true;
+  case IR_OP_INEG: OUT("  %s = %s-%s%s;\n", d, wide ? "d_w32(" : "", a, wide ? ")" : ""); return true;
+  case IR_OP_IABS:
+    OUT("  %s = %sd_seli(%s < d_splati(0), -%s, %s)%s;\n", d, wide ? "d_w32(" : "", a, a, a, wide ? ")" : "");
+    return true;
   case IR_OP_LT: binop = "<"; break;
   case IR_OP_LE: binop = "<="; break;
   case IR_OP_GT: binop = ">"; break;
@@ -541,7 +561,7 @@ static bool lanes_op(EmitCtx *e, EmitBuf *out, IrInstr *in, int blk) {
     }
     if (sz != 1) return false;
     lane_calc(e, out, d, lane_is_real(dt), blk, true,
-              arena_printf(e->a, "      const dint k_ = %s[d_l];\n"
+              arena_printf(e->a, "      const dlint k_ = %s[d_l];\n"
                                  "      r_[d_l] = k_ >= 0 && k_ < %d ? %s.v[k_][d_l] : 0;\n",
                            b, n, a));
     return true;
@@ -558,6 +578,10 @@ static bool lanes_op(EmitCtx *e, EmitBuf *out, IrInstr *in, int blk) {
     for (int i = 0; i < t0->dim; i++) OUT("  %s.v[%d] = d_splati(%s->size[%d]);\n", d, i, a, i);
     return true;
   default: break;
+  }
+  if (binop && wide && (in->op == IR_OP_IADD || in->op == IR_OP_ISUB || in->op == IR_OP_IMUL)) {
+    OUT("  %s = d_w32(%s %s %s);\n", d, a, binop, b);
+    return true;
   }
   if (binop) {
     OUT("  %s = %s %s %s;\n", d, a, binop, b);
@@ -768,8 +792,8 @@ bool emit_lanes_instr(EmitCtx *e, EmitBuf *out, IrInstr *in, int blk) {
     switch (in->lit.kind) {
     case IR_LIT_BOOL: OUT("  %s = d_splati(%d);\n", d, in->lit.b ? -1 : 0); return true;
     case IR_LIT_INT:
-      if (in->lit.i == INT64_MIN) OUT("  %s = d_splati((dint)INT64_MIN);\n", d);
-      else OUT("  %s = d_splati((dint)%" PRId64 "%s);\n", d, in->lit.i, e->opt->long_int ? "LL" : "");
+      if (in->lit.i == INT64_MIN) OUT("  %s = d_splati((dlint)INT64_MIN);\n", d);
+      else OUT("  %s = d_splati((dlint)%" PRId64 "%s);\n", d, in->lit.i, e->opt->long_int ? "LL" : "");
       return true;
     case IR_LIT_REAL: OUT("  %s = d_splat(%s);\n", d, emit_real_lit(e, in->lit.r)); return true;
     case IR_LIT_STRING: OUT("  %s = %s;\n", d, emit_string_lit(e, in->lit.s)); return true;

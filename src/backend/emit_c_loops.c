@@ -53,8 +53,12 @@ typedef struct LoopEntry {
   LoopPlan *plan; /* NULL: the loop (if any) stays scalar */
 } LoopEntry;
 
-/* The smallest independent work (loop_cost units) that pays for a chunk. */
-enum { LOOP_MIN_COST = 16 };
+/* The smallest independent work (instr_cost units) that pays for a chunk.
+ * Doubles fill half as many lanes for the same bookkeeping: halftone built
+ * --double (loops of cost 145 and 191, a probe per neighbour) ran 10 %
+ * faster in lanes, the sphere and circle examples (37 to 63: a few
+ * divisions and a square root) 2-4 % slower (bench/results.md). */
+enum { LOOP_MIN_COST = 16, LOOP_MIN_COST_DOUBLE = 96 };
 
 static bool is_effect(const IrInstr *in) {
   return in->kind == IR_I_OP && (in->op == IR_OP_PRINT || in->op == IR_OP_NEW ||
@@ -248,7 +252,7 @@ static LoopPlan *plan_loop(EmitCtx *e, IrCFG *cfg, IrBlock *h) {
       p->imports[p->nimports++] = (IrVar *)cond;
     }
   }
-  if (cost < LOOP_MIN_COST) return NULL;
+  if (cost < (e->opt->double_real ? LOOP_MIN_COST_DOUBLE : LOOP_MIN_COST)) return NULL;
   return p;
 }
 
@@ -265,10 +269,12 @@ static LoopPlan *plan_of(EmitCtx *e, IrCFG *cfg, IrBlock *h) {
     e->caploop_plans = cap;
   }
   LoopPlan *p = NULL;
-  /* lanes need the vector types, one mask width for reals and ints, and
-   * the C printer (the CUDA halves print their own loops) */
+  /* lanes need the vector types, one mask width for reals and ints (ints
+   * as wide as doubles under --double: emit_lanes_wide_ints; floats with
+   * 64-bit ints have no such type), and the C printer (the CUDA halves
+   * print their own loops) */
   if (!e->opt->scalar && e->opt->target != EMIT_TARGET_CUDA && !e->instr_hook &&
-      e->opt->double_real == e->opt->long_int) {
+      (e->opt->double_real || !e->opt->long_int)) {
     ir_cfg_compute_dominators(cfg);
     IrCFG *was = e->cfg;
     e->cfg = cfg; /* lane forms look at the CFG (sphere results) */
@@ -334,7 +340,7 @@ static const char *edge_mask(EmitCtx *e, const LoopPlan *p, const IrBlock *b, co
 static void print_special(EmitCtx *e, EmitBuf *out, IrInstr *in, int blk) {
   const char *d = emit_var(e, in->dst);
   if (dseq_length(in)) {
-    OUT("  %s = d_splati((dint)%s.len);\n", d, emit_var(e, in->args[0]));
+    OUT("  %s = d_splati((dlint)%s.len);\n", d, emit_var(e, in->args[0]));
     return;
   }
   if (dseq_index(in)) {
@@ -342,11 +348,11 @@ static void print_special(EmitCtx *e, EmitBuf *out, IrInstr *in, int blk) {
     bool real = el->kind == IR_TY_TENSOR;
     const char *sq = emit_var(e, in->args[0]);
     OUT("  { %s r_[D_SIMD_W];\n    for (int d_l = 0; d_l < D_SIMD_W; d_l++) {\n"
-        "      const dint k_ = %s[d_l];\n"
+        "      const dlint k_ = %s[d_l];\n"
         "      r_[d_l] = d_m%d[d_l] && k_ >= 0 && (int64_t)k_ < (int64_t)%s.len ? %s%s.v[k_]%s : 0;\n"
         "    }\n    memcpy(&%s, r_, sizeof r_); }\n",
-        real ? "dreal" : "dint", emit_var(e, in->args[1]), blk, sq,
-        el->kind == IR_TY_BOOL ? "(" : real ? "" : "(dint)", sq, el->kind == IR_TY_BOOL ? " ? -1 : 0)" : "", d);
+        real ? "dreal" : "dlint", emit_var(e, in->args[1]), blk, sq,
+        el->kind == IR_TY_BOOL ? "(" : real ? "" : "(dlint)", sq, el->kind == IR_TY_BOOL ? " ? -1 : 0)" : "", d);
     return;
   }
   /* pos of a sphere() neighbour (lane_form checked it) */
@@ -439,7 +445,7 @@ void emit_loop_lanes(EmitCtx *e, EmitBuf *out, IrBlock *h) {
       OUT("  %s %s = {0}; (void)%s;\n", emit_lanes_type(e, d->ty), ln, ln);
     }
   }
-  OUT("  for (int d_l = 0; d_l < D_SIMD_W; d_l++) %s[d_l] = (dint)%s + d_l;\n", lane_name(e, p->ivar), iv);
+  OUT("  for (int d_l = 0; d_l < D_SIMD_W; d_l++) %s[d_l] = (dlint)%s + d_l;\n", lane_name(e, p->ivar), iv);
   swap_names(e, p, saved, true);
   /* the blocks in order, each under its mask; the images and strings of the
    * program keep their scalar names */

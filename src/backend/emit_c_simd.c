@@ -509,7 +509,7 @@ static void emit_row(EmitCtx *e, EmitBuf *out, const Row *r, int blk) {
   const RowKey *k = &r->key;
   const char *dst[4];
   for (int i = 0; i < r->n; i++) dst[i] = var0(e, r->in[i]->dst);
-  const char *c = arena_printf(e->a, "d_splati((dint)%" PRId64 ")", k->c);
+  const char *c = arena_printf(e->a, "d_splati((dlint)%" PRId64 ")", k->c);
   if (k->x)
     emit_lanes_row(e, out, r->n, var0(e, k->img), var0(e, k->a),
                    arena_printf(e->a, "%s + %s", var0(e, k->x), c), var0(e, k->n), blk, dst);
@@ -660,7 +660,7 @@ void emit_simd_group(EmitCtx *e, EmitBuf *out) {
   OUT("  dlanei d_start, d_sidx, d_k = d_splati(0), d_fin = d_splati(DRT_EXIT_CONTINUE);\n"
       "  for (int d_l = 0; d_l < D_SIMD_W; d_l++) {\n"
       "    const int64_t d_i = (int64_t)i0 + d_l;\n"
-      "    d_sidx[d_l] = (dint)(%s);\n"
+      "    d_sidx[d_l] = (dlint)(%s);\n"
       "    d_start[d_l] = status[i0 + d_l] == DRT_ACTIVE ? -1 : 0;\n  }\n  (void)d_sidx;\n"
       "  dlanei d_live = d_start;\n",
       emit_simd_state_dep(e));
@@ -736,8 +736,8 @@ void emit_simd_group(EmitCtx *e, EmitBuf *out) {
 void emit_simd_chunk_loop(EmitCtx *e, EmitBuf *out) {
   (void)e;
   /* a group with few active strands runs scalar: its lanes would idle */
-  /* (the state offsets of a group are dint lanes: the store must fit) */
-  OUT("  if (lo %% D_SIMD_W == 0 && d_N * D_STATE_WORDS < ((int64_t)1 << (8 * sizeof(dint) - 1)))\n"
+  /* (the state offsets of a group are dlint lanes: the store must fit) */
+  OUT("  if (lo %% D_SIMD_W == 0 && d_N * D_STATE_WORDS < ((int64_t)1 << (8 * sizeof(dlint) - 1)))\n"
       "    for (; i + D_SIMD_W <= hi; i += D_SIMD_W) {\n"
       "      int na_ = 0;\n"
       "      for (int l = 0; l < D_SIMD_W; l++) na_ += status[i + l] == DRT_ACTIVE;\n"

@@ -330,7 +330,7 @@ bool emit_sphere_query_lanes(EmitCtx *e, EmitBuf *out, IrInstr *in, const char *
   for (int i = 0; i < dim; i++) OUT("%s%s", i ? ", " : "", at ? center[i] : pos_comp(e, pos->ty, "p_", i));
   OUT("};\n    (void)p_;\n    uint32_t n_;\n"
       "    %s.v[d_l] = d_sphere_query_group(wrld, i0, id, c_, %s, %s, &n_);\n"
-      "    %s.len[d_l] = (dint)n_;\n  }\n",
+      "    %s.len[d_l] = (dlint)n_;\n  }\n",
       d, r, query_with_pos(e, in) ? "true" : "false", d);
   return true;
 }
