@@ -316,11 +316,17 @@ static bool write_fd(DrtErrors *e, const char *what, const char *file, int fd,
     close(fd);
     return true;
   }
+  /* our buffer: stdio would fstat the file for its block size (a system
+   * call per snapshot) and then write in pieces of 4 KB */
+  enum { WRITE_BUFFER = 1 << 16 };
+  char *buf = malloc(WRITE_BUFFER);
+  if (buf) setvbuf(f, buf, _IOFBF, WRITE_BUFFER);
   bool err = write_stream(e, what, file, f, src, nio);
   if (fclose(f) != 0 && !err) {
     drt_error_at(e, what, file, "cannot write the output: %s", strerror(errno));
     err = true;
   }
+  free(buf);
   return err;
 }
 
@@ -533,9 +539,15 @@ static bool save_source(DrtErrors *e, const char *what, const char *file,
     drt_error(e, "%s: out of memory writing '%s'", what, file);
     return true;
   }
+  /* lstat first: a name that is no link (a snapshot, most outputs) needs
+   * neither stat nor the walk of follow_links */
   struct stat st;
   errno = 0;
-  bool exists = !dash && stat(file, &st) == 0;
+  bool link = false, exists = false;
+  if (!dash && lstat(file, &st) == 0) {
+    link = S_ISLNK(st.st_mode);
+    exists = !link || stat(file, &st) == 0;
+  }
   bool err = false;
   if (dash) {
     err = write_stream(e, what, file, stdout, src, nio);
@@ -552,8 +564,8 @@ static bool save_source(DrtErrors *e, const char *what, const char *file,
   } else {
     /* a regular file, a new one, or a dangling link: replace the file at
      * the end of the links, so that a link stays a link */
-    bool magic;
-    char *target = follow_links(file, &magic);
+    bool magic = false;
+    char *target = link ? follow_links(file, &magic) : strdup(file);
     if (!target) {
       drt_error_at(e, what, file, "cannot write the output: %s", strerror(errno));
       err = true;
