@@ -21,6 +21,9 @@
  *
  * Storage: the points counting-sorted by bucket (stable, so each cell
  * lists its strands in ascending order) in pos, bucket offsets in start[].
+ * A build reads each strand's position once, into records in input order
+ * (the scratch array, swapped with pos afterwards: both keep their memory
+ * from step to step); its later passes read the records.
  * A point is a record of dim reals followed by its strand index (in the
  * bytes of one more real), so a hit costs no extra cache miss: queries are
  * bound by memory latency, about one miss per row of cells. A bucket is a
@@ -30,9 +33,10 @@
  * 2^⌈log2 n⌉ buckets: k0 plus a hash of the other coordinates, so rows
  * stay contiguous (modulo the table size). In hash mode the packed cell
  * coordinates are kept per point (keys) to skip the points of colliding
- * rows, which would otherwise be found twice. Queries gather candidates,
- * test them exactly, and sort the (small) result (sort_ids: a bitmap of
- * the index range, or a radix sort).
+ * rows, which would otherwise be found twice. Queries gather candidates
+ * (the runs of a query's rows scanned in one batch), test them exactly,
+ * and sort the (small) result (sort_ids: an insertion sort, a bitmap of
+ * the index range, dense or sparse, or a radix sort).
  */
 #include <float.h>
 #include <math.h>
