@@ -296,6 +296,22 @@ typedef size_t (*DrtOutFill)(void *ctx, void *buf, size_t cap);
 bool drt_output_save_parts(DrtErrors *e, const char *what, const char *file,
                            Nrrd *head, size_t item_bytes, DrtOutFill fill, void *ctx);
 
+/* Snapshots saved by a writer thread while the program computes on
+ * (rt_writer.c). drt_writer_new starts one (NULL when it cannot: then
+ * the calls below save in place). drt_output_save_parts_behind is
+ * drt_output_save_parts with the file's bytes copied now and saved by the
+ * writer, in the order given; a link, a special file or our stdout is
+ * saved in place, after what is queued. It returns true (errors in e) when
+ * this save or an earlier one failed. drt_writer_finish waits for the
+ * writer, moves its errors and warnings into e and frees it; true when a
+ * save failed. */
+typedef struct DrtWriter DrtWriter;
+DrtWriter *drt_writer_new(void);
+bool drt_output_save_parts_behind(DrtWriter *w, DrtErrors *e, const char *what,
+                                  const char *file, Nrrd *head, size_t item_bytes,
+                                  DrtOutFill fill, void *ctx);
+bool drt_writer_finish(DrtWriter *w, DrtErrors *e);
+
 /* Save a dynamic-sequence output as PREFIX-len.nrrd and PREFIX-data.nrrd
  * (or PREFIX-len-NNNN.nrrd / PREFIX-data-NNNN.nrrd for a snapshot when
  * step >= 0). When ndata is empty (no elements at all) the data file is

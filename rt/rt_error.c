@@ -148,6 +148,25 @@ void drt_error_biff(DrtErrors *e, const char *what, const char *file,
   free(msg);
 }
 
+static void text_append(DrtText *to, const DrtText *from, bool *oom) {
+  if (!from->len) return;
+  if (!text_reserve(to, from->len)) {
+    *oom = true;
+    return;
+  }
+  memcpy(to->s + to->len, from->s, from->len + 1);
+  to->len += from->len;
+}
+
+void drt_errors_move(DrtErrors *to, DrtErrors *from) {
+  text_append(&to->errors, &from->errors, &to->oom);
+  text_append(&to->warnings, &from->warnings, &to->oom);
+  to->nerrors += from->nerrors;
+  to->nwarnings += from->nwarnings;
+  to->oom |= from->oom;
+  drt_errors_free(from);
+}
+
 bool drt_any_errors(const DrtErrors *e) { return e->nerrors > 0 || e->oom; }
 
 const char *drt_errors_text(const DrtErrors *e) {

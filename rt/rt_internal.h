@@ -5,6 +5,25 @@
 
 #include "diderot_rt.h"
 
+/* Append from's errors and warnings to to's, in order, and free from
+ * (the writer thread's messages joining the program's). */
+void drt_errors_move(DrtErrors *to, DrtErrors *from);
+
+/* Whole output files in memory, for the snapshot writer (rt_writer.c):
+ * drt_output_plain says whether FILE would be saved as one NRRD stream
+ * through a temporary file (a new name or a regular file that is not our
+ * stdout or stderr; not "-", a link, a special file, another format or
+ * a detached header); drt_output_to_memory writes what
+ * drt_output_save_parts would write to such a file into *bytes
+ * (malloc'd); drt_output_save_bytes saves those bytes under the rules of
+ * drt_output_save. */
+bool drt_output_plain(const char *file);
+bool drt_output_to_memory(DrtErrors *e, const char *what, const char *file, Nrrd *head,
+                          size_t item_bytes, DrtOutFill fill, void *ctx, char **bytes,
+                          size_t *nbytes);
+bool drt_output_save_bytes(DrtErrors *e, const char *what, const char *file,
+                           const char *bytes, size_t nbytes);
+
 /* A numeric scalar Teem type (not block, not unknown). */
 bool drt_type_ok(int type);
 /* Teem's name for a type, or "unknown". */

@@ -8,7 +8,8 @@
  * to allocate, fault in and copy. Saving goes through a temporary file in
  * the target's directory and rename(2), so a failure (disk full, bad
  * directory, a Teem error) never leaves a truncated output behind and
- * never destroys a previous good file.
+ * never destroys a previous good file. The executable's snapshots are
+ * written into memory here and saved by a writer thread (rt_writer.c).
  */
 #define _GNU_SOURCE /* renameat2, RENAME_EXCHANGE (Linux) */
 #include <errno.h>
@@ -86,12 +87,15 @@ static unsigned domain_axes(DrtErrors *e, const char *what,
  * pass over a large output costs as much as the copy. */
 /* What an output's bytes come from: nrrd->data, or (fill set) the
  * header nrrd and fill, which copies the next items, at most cap of them,
- * into buf and returns how many it copied. */
+ * into buf and returns how many it copied, or (bytes set) a whole file
+ * already written in memory. */
 typedef struct {
   const Nrrd *nrrd;
   DrtOutFill fill;
   void *ctx;
   size_t item_bytes;
+  const char *bytes;
+  size_t nbytes;
 } OutSource;
 
 static bool alloc(DrtErrors *e, const char *what, Nrrd *n, int type,
@@ -284,6 +288,13 @@ static bool write_parts(DrtErrors *e, const char *what, const char *file,
 static bool write_stream(DrtErrors *e, const char *what, const char *file,
                          FILE *f, const OutSource *src, NrrdIoState *nio) {
   bool err = false;
+  if (src->bytes) {
+    if (fwrite(src->bytes, 1, src->nbytes, f) != src->nbytes || fflush(f) != 0) {
+      drt_error_at(e, what, file, "cannot write the output: %s", strerror(errno));
+      err = true;
+    }
+    return err;
+  }
   /* with skipData Teem writes the header (its blank line included) and
    * nothing else, but it still wants a data pointer to accept the Nrrd */
   static char placeholder;
@@ -610,8 +621,29 @@ bool drt_output_save(DrtErrors *e, const char *what, const char *file,
                      const Nrrd *nrrd) {
   const NrrdFormat *fmt = save_format(e, &what, file, nrrd, true);
   if (!fmt) return true;
-  OutSource src = {nrrd, NULL, NULL, 0};
+  OutSource src = {.nrrd = nrrd};
   return save_source(e, what, file, fmt, &src);
+}
+
+/* Fill's items, exactly `bytes` bytes of them, into data. */
+static bool fill_all(DrtErrors *e, const char *what, size_t item_bytes, DrtOutFill fill,
+                     void *ctx, void *data, size_t bytes) {
+  size_t isz = item_bytes ? item_bytes : 1, got = 0, n;
+  while (got < bytes / isz && (n = fill(ctx, (char *)data + got * isz, bytes / isz - got)) > 0)
+    got += n;
+  if (got * isz != bytes) {
+    drt_error(e, "%s: %zu of %zu bytes produced (internal error)", what, got * isz, bytes);
+    return true;
+  }
+  /* a producer with items left over past the end is wrong too */
+  char *probe = malloc(isz);
+  bool over = probe && fill(ctx, probe, 1) > 0;
+  free(probe);
+  if (over) {
+    drt_error(e, "%s: more values than its %zu bytes (internal error)", what, bytes);
+    return true;
+  }
+  return false;
 }
 
 bool drt_output_save_parts(DrtErrors *e, const char *what, const char *file,
@@ -619,7 +651,7 @@ bool drt_output_save_parts(DrtErrors *e, const char *what, const char *file,
   const NrrdFormat *fmt = save_format(e, &what, file, head, false);
   if (!fmt) return true;
   if (fmt == nrrdFormatNRRD && !ends_with(file, ".nhdr")) {
-    OutSource src = {head, fill, ctx, item_bytes};
+    OutSource src = {.nrrd = head, .fill = fill, .ctx = ctx, .item_bytes = item_bytes};
     return save_source(e, what, file, fmt, &src);
   }
   /* other formats (and a detached header) go through Teem whole: the
@@ -630,20 +662,84 @@ bool drt_output_save_parts(DrtErrors *e, const char *what, const char *file,
     drt_error(e, "%s: out of memory for the output (%zu bytes)", what, bytes);
     return true;
   }
-  size_t isz = item_bytes ? item_bytes : 1, got = 0, n;
-  while (got < bytes / isz && (n = fill(ctx, (char *)data + got * isz, bytes / isz - got)) > 0)
-    got += n;
-  if (got * isz != bytes) {
-    drt_error(e, "%s: %zu of %zu bytes produced (internal error)", what, got * isz, bytes);
+  if (fill_all(e, what, item_bytes, fill, ctx, data, bytes)) {
     free(data);
     return true;
   }
   head->data = data;
-  OutSource whole = {head, NULL, NULL, 0};
+  OutSource whole = {.nrrd = head};
   bool err = save_source(e, what, file, fmt, &whole);
   head->data = NULL;
   free(data);
   return err;
+}
+
+/* ------------------------------------------- whole files in memory */
+
+bool drt_output_plain(const char *file) {
+  if (!file || !*file || strcmp(file, "-") == 0 || ends_with(file, ".nhdr") ||
+      format_for(file) != nrrdFormatNRRD)
+    return false;
+  struct stat st;
+  if (lstat(file, &st) != 0) return errno == ENOENT;
+  return S_ISREG(st.st_mode) && !same_file(&st, STDOUT_FILENO) &&
+         !same_file(&st, STDERR_FILENO);
+}
+
+bool drt_output_to_memory(DrtErrors *e, const char *what, const char *file, Nrrd *head,
+                          size_t item_bytes, DrtOutFill fill, void *ctx, char **bytes,
+                          size_t *nbytes) {
+  if (!what) what = "output";
+  /* the header through Teem into a memory stream, then the data straight
+   * from fill into one buffer of the file's exact size */
+  char *hdr = NULL;
+  size_t hlen = 0;
+  NrrdIoState *nio = io_state(nrrdFormatNRRD);
+  FILE *f = nio ? open_memstream(&hdr, &hlen) : NULL;
+  if (!f) {
+    if (nio) nrrdIoStateNix(nio);
+    drt_error_at(e, what, file, "cannot write the output: out of memory");
+    return true;
+  }
+  static char placeholder;
+  nio->skipData = AIR_TRUE;
+  head->data = &placeholder;
+  int bad = nrrdWrite(f, head, nio);
+  head->data = NULL;
+  nrrdIoStateNix(nio);
+  if (fclose(f) != 0 && !bad) {
+    free(hdr);
+    drt_error_at(e, what, file, "cannot write the output: out of memory");
+    return true;
+  }
+  if (bad) {
+    free(hdr);
+    drt_error_biff(e, what, file, "cannot write the output", NRRD);
+    return true;
+  }
+  size_t want = nrrdElementNumber(head) * nrrdElementSize(head);
+  char *buf = malloc(hlen + want + 1);
+  if (!buf) {
+    free(hdr);
+    drt_error_at(e, what, file, "cannot write the output: out of memory (%zu bytes)", hlen + want);
+    return true;
+  }
+  memcpy(buf, hdr, hlen);
+  free(hdr);
+  if (fill_all(e, what, item_bytes, fill, ctx, buf + hlen, want)) {
+    free(buf);
+    return true;
+  }
+  *bytes = buf;
+  *nbytes = hlen + want;
+  return false;
+}
+
+bool drt_output_save_bytes(DrtErrors *e, const char *what, const char *file,
+                           const char *bytes, size_t nbytes) {
+  if (!what) what = "output";
+  OutSource src = {.bytes = bytes, .nbytes = nbytes};
+  return save_source(e, what, file, nrrdFormatNRRD, &src);
 }
 
 char *drt_output_filename(const char *prefix, const char *part,

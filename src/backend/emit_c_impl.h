@@ -253,7 +253,7 @@ void emit_loop_lanes_decls(EmitCtx *e, EmitBuf *out, IrCFG *cfg);
 const char *emit_snapshot_cli_features(EmitCtx *e);
 /* `spf[]` and the -sp / -sp-NAME entries (opts, nopts in scope). */
 void emit_snapshot_options(EmitCtx *e, EmitBuf *out);
-/* d_snapshot(wrld, spf, step), before main (after the outputs). */
+/* d_snapshot(wrld, spf, writer, step), before main (after the outputs). */
 void emit_snapshot_fn(EmitCtx *e, EmitBuf *out);
 /* The statement running the world: run_limit (up to so.limit steps) or,
  * with --snapshot, the snapshot loop around run_chunk (chunk_ steps). */

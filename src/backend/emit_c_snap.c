@@ -15,7 +15,9 @@
  * no strand is alive is the error "no alive strands, so no snapshot at
  * step N" (exit status 1), as in the reference. The library's
  * NS_snapshot_NAME functions are emitted with the outputs
- * (emit_c_program.c). */
+ * (emit_c_program.c). The executable's snapshots are saved by a writer
+ * thread while the strands go on (rt/rt_writer.c); a failed save stops
+ * the run at the next snapshot. */
 #include "backend/emit_c_impl.h"
 
 #define OUT(...) emit_buf_printf(out, __VA_ARGS__)
@@ -55,8 +57,8 @@ void emit_snapshot_fn(EmitCtx *e, EmitBuf *out) {
   if (!e->opt->snapshot || !e->opt->exec) return;
   IrModule *m = e->m;
   OUT("/* one snapshot of every output after `step` steps (§7.2) */\n"
-      "static bool d_snapshot(d_world *wrld, const char *const *spf, uint32_t step) {\n"
-      "  DrtErrors *err = drt_world_errors(wrld->rt);\n  bool bad_ = false;\n  (void)spf;\n");
+      "static bool d_snapshot(d_world *wrld, const char *const *spf, DrtWriter *wr, uint32_t step) {\n"
+      "  DrtErrors *err = drt_world_errors(wrld->rt);\n  bool bad_ = false;\n  (void)spf;\n  (void)wr;\n");
   int k = 0;
   for (int i = 0; i < m->nstate; i++) {
     IrStateVar *s = m->state[i];
@@ -74,7 +76,7 @@ void emit_snapshot_fn(EmitCtx *e, EmitBuf *out) {
           "    char *fn_ = drt_output_filename(spf[%d], NULL, step);\n"
           "    if (!fn_) { drt_error(err, \"out of memory\"); bad_ = true; }\n"
           "    else bad_ |= d_output_shape_%s(wrld, nd_, true, false) ||\n"
-          "                 drt_output_save_parts(err, %s, fn_, nd_, %s, d_output_part_%s, &c_);\n"
+          "                 drt_output_save_parts_behind(wr, err, %s, fn_, nd_, %s, d_output_part_%s, &c_);\n"
           "    free(fn_); nrrdNuke(nd_); }\n",
           k, f, what, emit_output_item_bytes(e, s), f);
     k++;
@@ -88,7 +90,8 @@ const char *emit_snapshot_run(EmitCtx *e, const char *run_limit, const char *run
       e->a,
       "if (so.snapshot == 0) {\n    %s;\n  } else {\n"
       "    /* §7.2: -0000 before the global start block, then every so.snapshot steps */\n"
-      "    bool sbad_ = d_snapshot(wrld, spf, drt_world_total_steps(wrld->rt));\n"
+      "    DrtWriter *wr_ = drt_writer_new(); /* files saved while the strands go on */\n"
+      "    bool sbad_ = d_snapshot(wrld, spf, wr_, drt_world_total_steps(wrld->rt));\n"
       "    uint32_t done_ = 0;\n"
       "    while (!sbad_ && !drt_any_errors(err)) {\n"
       "      uint32_t chunk_ = so.snapshot;\n"
@@ -100,8 +103,9 @@ const char *emit_snapshot_run(EmitCtx *e, const char *run_limit, const char *run
       "      if (drt_world_nstrands(wrld->rt) == 0) {\n"
       "        drt_error(err, \"no alive strands, so no snapshot at step %%u\", (unsigned)at_);\n"
       "        break;\n      }\n"
-      "      sbad_ = d_snapshot(wrld, spf, at_);\n"
+      "      sbad_ = d_snapshot(wrld, spf, wr_, at_);\n"
       "      if (so.limit && done_ >= so.limit) break;\n"
-      "    }\n  }",
+      "    }\n"
+      "    (void)drt_writer_finish(wr_, err);\n  }",
       run_limit, run_chunk);
 }

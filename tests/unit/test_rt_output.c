@@ -806,6 +806,114 @@ static void test_parts(void) {
   nrrdNuke(head);
 }
 
+/* ---- snapshots saved by the writer thread (drt_output_save_parts_behind) ----------- */
+
+/* stop: how many items the producer gives (the header's number: right) */
+static bool save_behind(DrtWriter *w, DrtErrors *e, const char *path, Nrrd *head, size_t stop) {
+  Parts p = {0, stop, 0};
+  return drt_output_save_parts_behind(w, e, "snapshot of 'x'", path, head, 12, parts_fill, &p);
+}
+
+/* The writer saves the bytes drt_output_save_parts saves, new files and
+ * files replaced, in order with the targets it leaves to the caller (a
+ * link, a FIFO); a producer's error is the caller's at once; a save that
+ * fails behind is reported by the next call or by drt_writer_finish, which
+ * name the file, and what was queued after it is not written. */
+static void test_behind(void) {
+  enum { N = 24 };
+  char want[N][256], path[256], link_[256], fifo[256], got[256];
+  Nrrd *heads[N];
+  for (int k = 0; k < N; k++) {
+    size_t items = 100 + 997 * (size_t)k; /* up to 23 * 12 KB */
+    Nrrd *whole = nrrdNew();
+    heads[k] = nrrdNew();
+    parts_outputs(items, whole, heads[k]);
+    char name[32];
+    snprintf(name, sizeof name, "behind-want-%02d.nrrd", k);
+    tmp_path(want[k], sizeof want[k], name);
+    save_ok(want[k], whole);
+    nrrdNuke(whole);
+  }
+  tmp_path(link_, sizeof link_, "behind-link.nrrd");
+  tmp_path(path, sizeof path, "behind-07.nrrd");
+  CHECK(symlink(path, link_) == 0);
+  tmp_path(fifo, sizeof fifo, "behind-fifo.nrrd");
+  tmp_path(got, sizeof got, "behind-fifo-got");
+  for (int round = 0; round < 2; round++) { /* new files, then replaced */
+    DrtWriter *w = drt_writer_new();
+    CHECK(w != NULL);
+    DrtErrors e;
+    drt_errors_init(&e);
+    pid_t pid = round ? fifo_reader(fifo, got) : -1;
+    for (int k = 0; k < N; k++) {
+      size_t items = heads[k]->axis[1].size;
+      tmp_path(path, sizeof path, "");
+      snprintf(path + strlen(path), sizeof path - strlen(path), "behind-%02d.nrrd", k);
+      CHECK_MSG(!save_behind(w, &e, path, heads[k], items), "%s", drt_errors_text(&e));
+      if (k == 10 && pid > 0) /* a FIFO among them: written in place, in order */
+        CHECK(!save_behind(w, &e, fifo, heads[3], heads[3]->axis[1].size));
+      if (k == 7) /* a link to the file just queued: written after it */
+        CHECK(!save_behind(w, &e, link_, heads[2], heads[2]->axis[1].size));
+    }
+    /* too few items: the producer's error, now, and no file */
+    tmp_path(path, sizeof path, "behind-short.nrrd");
+    CHECK(save_behind(w, &e, path, heads[1], heads[1]->axis[1].size - 1));
+    CHECK_MSG(strstr(drt_errors_text(&e), "internal error"), "%s", drt_errors_text(&e));
+    drt_errors_free(&e);
+    CHECK(!drt_writer_finish(w, &e));
+    CHECK_MSG(!drt_any_errors(&e), "%s", drt_errors_text(&e));
+    drt_errors_free(&e);
+    CHECK(!exists(path));
+    if (pid > 0) {
+      reap(pid, "behind fifo");
+      CHECK_MSG(same_bytes(got, want[3]), "FIFO: not the bytes of the output");
+      CHECK(type_of(fifo) == S_IFIFO);
+      unlink(fifo);
+      unlink(got);
+    }
+    for (int k = 0; k < N; k++) {
+      tmp_path(path, sizeof path, "");
+      snprintf(path + strlen(path), sizeof path - strlen(path), "behind-%02d.nrrd", k);
+      /* behind-07 was last written through the link, with output 2 */
+      CHECK_MSG(same_bytes(path, want[k == 7 ? 2 : k]), "round %d: behind-%02d.nrrd", round, k);
+    }
+    CHECK(type_of(link_) == S_IFLNK);
+  }
+  /* a directory that does not exist: the save fails behind; the file after
+   * it is not written; the error names the first */
+  DrtWriter *w = drt_writer_new();
+  DrtErrors e;
+  drt_errors_init(&e);
+  char bad[256], after[256];
+  tmp_path(bad, sizeof bad, "no-such-dir/behind.nrrd");
+  tmp_path(after, sizeof after, "behind-after.nrrd");
+  size_t items = heads[0]->axis[1].size;
+  bool failed = save_behind(w, &e, bad, heads[0], items);
+  failed |= save_behind(w, &e, after, heads[0], items);
+  failed |= drt_writer_finish(w, &e);
+  CHECK(failed);
+  CHECK_MSG(strstr(drt_errors_text(&e), "snapshot of 'x'") && strstr(drt_errors_text(&e), bad) &&
+                strstr(drt_errors_text(&e), strerror(ENOENT)),
+            "%s", drt_errors_text(&e));
+  CHECK_MSG(e.nerrors == 1, "%u errors: %s", e.nerrors, drt_errors_text(&e));
+  CHECK(!exists(after));
+  drt_errors_free(&e);
+  /* no writer (drt_writer_new failed): saved in place */
+  drt_errors_init(&e);
+  CHECK(!save_behind(NULL, &e, after, heads[0], items));
+  CHECK(same_bytes(after, want[0]));
+  drt_errors_free(&e);
+  unlink(after);
+  unlink(link_);
+  for (int k = 0; k < N; k++) {
+    tmp_path(path, sizeof path, "");
+    snprintf(path + strlen(path), sizeof path - strlen(path), "behind-%02d.nrrd", k);
+    unlink(path);
+    unlink(want[k]);
+    nrrdNuke(heads[k]);
+  }
+}
+
 static void test_special_targets(void) {
   test_devices();
   test_fifo();
@@ -828,6 +936,7 @@ int main(void) {
   test_save_errors();
   test_special_targets();
   test_parts();
+  test_behind();
   check_no_tmp_files();
   /* clean up everything written */
   DIR *d = opendir(tmpdir);

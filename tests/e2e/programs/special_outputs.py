@@ -15,7 +15,10 @@ and afterwards the special file must still be what it was:
     through a link of our own to /proc/self/fd/1 (what /dev/stdout is), and
     the machine's /dev/stdout only when that link came through intact;
   * snapshots (`-s 1 -sp snap`): snap-0001.nrrd a dangling link,
-    snap-0002.nrrd the null copy, snap-0003.nrrd a FIFO.
+    snap-0002.nrrd the null copy, snap-0003.nrrd a FIFO;
+  * snapshots that fail: into a missing directory (saved by the writer
+    thread), and fs-0002.nrrd a link to the full copy (saved in place):
+    exit status 1, one error naming the file, nothing written after it.
 Without mknod (not root) the device checks cannot run: the test then
 SKIPs with that reason when everything else passed.
 
@@ -199,13 +202,47 @@ def check_snapshots(t, have_null):
         check_file(t, "snapshot %d" % s, t.path("snap-%04d.nrrd" % s), s)
 
 
+def check_snapshot_errors(t, have_full):
+    """Snapshots are saved by a writer thread (rt/rt_writer.c): a save that
+    fails there (a missing directory) still fails the run with exit status 1
+    and one error naming the file, and nothing is written after it; a save
+    the main thread makes in place (snapshot 2 a link to the full device)
+    fails the same way, after the earlier snapshots were written."""
+    for f in ("x.nrrd",):
+        if os.path.exists(t.path(f)):
+            os.remove(t.path(f))
+    rc, err = check_run(t, "-s 1 -sp nodir/s", ["-s", 1, "-sp", "nodir/s", "-o", "x.nrrd"],
+                        expect_ok=False)
+    name = "nodir/s-0000.nrrd"
+    if rc != 1 or err.count("error:") != 1 or name not in err or os.strerror(2) not in err:
+        t.fail("-s 1 -sp nodir/s: exit status %d, expected 1 with one error naming %r and "
+               "saying %r; stderr: %s" % (rc, name, os.strerror(2), err.strip()))
+    if os.path.exists(t.path("x.nrrd")):
+        t.fail("-s 1 -sp nodir/s: the output was written after a failed snapshot")
+    if not have_full:
+        return
+    os.symlink("full", t.path("fs-0002.nrrd"))
+    rc, err = check_run(t, "-s 1 -sp fs", ["-s", 1, "-sp", "fs", "-o", "x.nrrd"], expect_ok=False)
+    if rc != 1 or err.count("error:") != 1 or "fs-0002.nrrd" not in err or \
+            os.strerror(28) not in err:
+        t.fail("-s 1 -sp fs (fs-0002.nrrd -> full): exit status %d, expected 1 with one error "
+               "naming it and saying %r; stderr: %s" % (rc, os.strerror(28), err.strip()))
+    for s in (0, 1):
+        check_file(t, "snapshot %d before the failed one" % s, t.path("fs-%04d.nrrd" % s), s)
+    for s in (3, 4):
+        if os.path.exists(t.path("fs-%04d.nrrd" % s)):
+            t.fail("-s 1 -sp fs: snapshot %d written after the failed one" % s)
+    if kind(t.path("full")) != stat.S_IFCHR or kind(t.path("fs-0002.nrrd")) != stat.S_IFLNK:
+        t.fail("-s 1 -sp fs: the link fs-0002.nrrd -> full or the device was replaced")
+
+
 def cleanup(t):
     """Leave regular output files only (the cuda mode compares them)."""
     for f in os.listdir(t.dir):
         p = t.path(f)
         if os.path.isdir(p) and not os.path.islink(p):
             shutil.rmtree(p, ignore_errors=True)
-        elif kind(p) != stat.S_IFREG or f.startswith("snap-"):
+        elif kind(p) != stat.S_IFREG or f.startswith("snap-") or f.startswith("fs-"):
             os.remove(p)
 
 
@@ -224,6 +261,7 @@ def run(t):
         check_links(t)
         check_stdout(t)
         check_snapshots(t, not skipped)
+        check_snapshot_errors(t, not skipped)
     finally:
         cleanup(t)
     if skipped and not t.failures:
