@@ -14,13 +14,14 @@ void drt_errors_move(DrtErrors *to, DrtErrors *from);
  * through a temporary file (a new name or a regular file that is not our
  * stdout or stderr; not "-", a link, a special file, another format or
  * a detached header); drt_output_to_memory writes what
- * drt_output_save_parts would write to such a file into *bytes
- * (malloc'd); drt_output_save_bytes saves those bytes under the rules of
+ * drt_output_save_parts would write to such a file into *bytes (malloc'd;
+ * the file's nbytes start *skip bytes in, so that the values are
+ * aligned); drt_output_save_bytes saves bytes under the rules of
  * drt_output_save. */
 bool drt_output_plain(const char *file);
 bool drt_output_to_memory(DrtErrors *e, const char *what, const char *file, Nrrd *head,
                           size_t item_bytes, DrtOutFill fill, void *ctx, char **bytes,
-                          size_t *nbytes);
+                          size_t *skip, size_t *nbytes);
 bool drt_output_save_bytes(DrtErrors *e, const char *what, const char *file,
                            const char *bytes, size_t nbytes);
 

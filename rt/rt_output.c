@@ -688,7 +688,7 @@ bool drt_output_plain(const char *file) {
 
 bool drt_output_to_memory(DrtErrors *e, const char *what, const char *file, Nrrd *head,
                           size_t item_bytes, DrtOutFill fill, void *ctx, char **bytes,
-                          size_t *nbytes) {
+                          size_t *skip, size_t *nbytes) {
   if (!what) what = "output";
   /* the header through Teem into a memory stream, then the data straight
    * from fill into one buffer of the file's exact size */
@@ -718,19 +718,24 @@ bool drt_output_to_memory(DrtErrors *e, const char *what, const char *file, Nrrd
     return true;
   }
   size_t want = nrrdElementNumber(head) * nrrdElementSize(head);
-  char *buf = malloc(hlen + want + 1);
+  /* fill stores typed values: the data start as aligned as malloc's
+   * memory, the header just before them */
+  enum { DATA_ALIGN = 16 };
+  size_t at = (hlen + DATA_ALIGN - 1) / DATA_ALIGN * DATA_ALIGN;
+  char *buf = malloc(at + want + 1);
   if (!buf) {
     free(hdr);
     drt_error_at(e, what, file, "cannot write the output: out of memory (%zu bytes)", hlen + want);
     return true;
   }
-  memcpy(buf, hdr, hlen);
+  memcpy(buf + at - hlen, hdr, hlen);
   free(hdr);
-  if (fill_all(e, what, item_bytes, fill, ctx, buf + hlen, want)) {
+  if (fill_all(e, what, item_bytes, fill, ctx, buf + at, want)) {
     free(buf);
     return true;
   }
   *bytes = buf;
+  *skip = at - hlen;
   *nbytes = hlen + want;
   return false;
 }

@@ -60,13 +60,14 @@ void drt_spatial_free(DrtSpatial *sp) {
   free(sp->pos);
   free(sp->keys);
   free(sp->start);
+  free(sp->bucket);
   free(sp->scratch);
   free(sp->rank);
   memset(sp, 0, sizeof *sp);
 }
 
 size_t drt_spatial_bytes(const DrtSpatial *sp) {
-  return sp->cap_pos + sp->cap_keys + sp->cap_start +
+  return sp->cap_pos + sp->cap_keys + sp->cap_start + sp->cap_bucket +
          sp->cap_scratch + sp->cap_rank;
 }
 

@@ -28,8 +28,8 @@ enum { WRITER_MAX_BYTES = 256 << 20 };
 
 typedef struct WriterJob {
   struct WriterJob *next;
-  char *what, *file, *bytes;
-  size_t nbytes;
+  char *what, *file, *bytes; /* the file: nbytes from bytes + skip */
+  size_t skip, nbytes;
 } WriterJob;
 
 struct DrtWriter {
@@ -64,7 +64,7 @@ static void *writer_main(void *arg) {
     pthread_mutex_unlock(&w->mu);
     DrtErrors je;
     drt_errors_init(&je);
-    bool err = !skip && drt_output_save_bytes(&je, j->what, j->file, j->bytes, j->nbytes);
+    bool err = !skip && drt_output_save_bytes(&je, j->what, j->file, j->bytes + j->skip, j->nbytes);
     pthread_mutex_lock(&w->mu);
     drt_errors_move(&w->errs, &je);
     w->failed |= err;
@@ -117,8 +117,8 @@ bool drt_output_save_parts_behind(DrtWriter *w, DrtErrors *e, const char *what,
     return writer_wait(w, e, 0) || drt_output_save_parts(e, what, file, head, item_bytes, fill, ctx);
   }
   char *bytes = NULL;
-  size_t nbytes = 0;
-  if (drt_output_to_memory(e, what, file, head, item_bytes, fill, ctx, &bytes, &nbytes))
+  size_t skip = 0, nbytes = 0;
+  if (drt_output_to_memory(e, what, file, head, item_bytes, fill, ctx, &bytes, &skip, &nbytes))
     return true;
   WriterJob *j = calloc(1, sizeof *j);
   if (j) {
@@ -132,6 +132,7 @@ bool drt_output_save_parts_behind(DrtWriter *w, DrtErrors *e, const char *what,
     return true;
   }
   j->bytes = bytes;
+  j->skip = skip;
   j->nbytes = nbytes;
   /* room for it: at most WRITER_MAX_BYTES queued, or the writer idle */
   size_t limit = nbytes >= WRITER_MAX_BYTES ? 0 : WRITER_MAX_BYTES - nbytes;
