@@ -13,34 +13,49 @@
  * caught up. Memory is bounded: while WRITER_MAX_BYTES are waiting, the
  * next snapshot waits for room.
  *
- * A failed save stops the run at the next snapshot (the writer drops
- * what was queued after it, which a synchronous run would never have
- * written); drt_writer_finish waits for the writer and moves its errors
- * and warnings into the program's.
+ * Small files are saved in batches: waking a thread that sleeps on an
+ * idle core costs more than saving a small file (an interprocessor
+ * interrupt; in a VM a trip through the hypervisor), so the writer starts
+ * once WRITER_BATCH_JOBS files or WRITER_BATCH_BYTES wait, or the oldest
+ * has waited WRITER_DELAY_MS, and then saves all that is queued.
+ *
+ * A failed save stops the run at a later snapshot, the first one after
+ * the writer met it (the writer drops what was queued after it, which a
+ * synchronous run would never have written); drt_writer_finish waits for
+ * the writer and moves its errors and warnings into the program's.
  */
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "rt_internal.h"
 
-enum { WRITER_MAX_BYTES = 256 << 20 };
+enum {
+  WRITER_MAX_BYTES = 256 << 20,
+  WRITER_BATCH_JOBS = 16,
+  WRITER_BATCH_BYTES = 4 << 20,
+  WRITER_DELAY_MS = 20
+};
 
 typedef struct WriterJob {
   struct WriterJob *next;
   char *what, *file, *bytes; /* the file: nbytes from bytes + skip */
   size_t skip, nbytes;
+  struct timespec due; /* queued + WRITER_DELAY_MS (CLOCK_MONOTONIC) */
 } WriterJob;
 
 struct DrtWriter {
   pthread_t thread;
   pthread_mutex_t mu;
-  pthread_cond_t work; /* a job was queued, or stop */
+  pthread_cond_t work; /* a job was queued, a batch is due, or stop */
   pthread_cond_t room; /* a job was done */
   WriterJob *head, *tail;
   size_t pending_bytes; /* queued or being saved */
   unsigned pending_jobs;
   bool stop, failed;
+  bool sleeping; /* the writer waits on work */
+  bool urgent;   /* the main thread waits for the queue: save it now */
   DrtErrors errs; /* the writer's messages, under mu */
 };
 
@@ -51,27 +66,50 @@ static void job_free(WriterJob *j) {
   free(j);
 }
 
+static bool batch_full(const DrtWriter *w) {
+  return w->pending_jobs >= WRITER_BATCH_JOBS || w->pending_bytes >= WRITER_BATCH_BYTES;
+}
+
+static bool past(const struct timespec *t) {
+  struct timespec now;
+  clock_gettime(CLOCK_MONOTONIC, &now);
+  return now.tv_sec > t->tv_sec || (now.tv_sec == t->tv_sec && now.tv_nsec >= t->tv_nsec);
+}
+
+/* Under mu: sleep until a batch is due; false when stopped with nothing
+ * queued. */
+static bool await_batch(DrtWriter *w) {
+  for (;;) {
+    if (w->head && (w->stop || w->urgent || batch_full(w) || past(&w->head->due))) return true;
+    if (!w->head && w->stop) return false;
+    w->sleeping = true;
+    if (w->head) pthread_cond_timedwait(&w->work, &w->mu, &w->head->due);
+    else pthread_cond_wait(&w->work, &w->mu);
+    w->sleeping = false;
+  }
+}
+
 static void *writer_main(void *arg) {
   DrtWriter *w = arg;
   pthread_mutex_lock(&w->mu);
-  for (;;) {
-    while (!w->head && !w->stop) pthread_cond_wait(&w->work, &w->mu);
-    WriterJob *j = w->head;
-    if (!j) break;
-    w->head = j->next;
-    if (!w->head) w->tail = NULL;
-    bool skip = w->failed;
-    pthread_mutex_unlock(&w->mu);
-    DrtErrors je;
-    drt_errors_init(&je);
-    bool err = !skip && drt_output_save_bytes(&je, j->what, j->file, j->bytes + j->skip, j->nbytes);
-    pthread_mutex_lock(&w->mu);
-    drt_errors_move(&w->errs, &je);
-    w->failed |= err;
-    w->pending_bytes -= j->nbytes;
-    w->pending_jobs--;
-    pthread_cond_broadcast(&w->room);
-    job_free(j);
+  while (await_batch(w)) {
+    for (WriterJob *j; (j = w->head);) { /* everything queued, new files too */
+      w->head = j->next;
+      if (!w->head) w->tail = NULL;
+      bool skip = w->failed;
+      pthread_mutex_unlock(&w->mu);
+      DrtErrors je;
+      drt_errors_init(&je);
+      bool err = !skip && drt_output_save_bytes(&je, j->what, j->file, j->bytes + j->skip, j->nbytes);
+      pthread_mutex_lock(&w->mu);
+      drt_errors_move(&w->errs, &je);
+      w->failed |= err;
+      w->pending_bytes -= j->nbytes;
+      w->pending_jobs--;
+      pthread_cond_broadcast(&w->room);
+      job_free(j);
+    }
+    w->urgent = false;
   }
   pthread_mutex_unlock(&w->mu);
   return NULL;
@@ -81,7 +119,13 @@ DrtWriter *drt_writer_new(void) {
   DrtWriter *w = calloc(1, sizeof *w);
   if (!w) return NULL;
   if (pthread_mutex_init(&w->mu, NULL) != 0) goto no_mutex;
-  if (pthread_cond_init(&w->work, NULL) != 0) goto no_work;
+  /* timed waits on the monotonic clock (the deadlines are) */
+  pthread_condattr_t ca;
+  if (pthread_condattr_init(&ca) != 0) goto no_work;
+  bool work_ok = pthread_condattr_setclock(&ca, CLOCK_MONOTONIC) == 0 &&
+                 pthread_cond_init(&w->work, &ca) == 0;
+  pthread_condattr_destroy(&ca);
+  if (!work_ok) goto no_work;
   if (pthread_cond_init(&w->room, NULL) != 0) goto no_room;
   if (pthread_create(&w->thread, NULL, writer_main, w) != 0) goto no_thread;
   return w;
@@ -100,6 +144,10 @@ no_mutex:
  * true when a save has failed, its messages moved into e. */
 static bool writer_wait(DrtWriter *w, DrtErrors *e, size_t limit) {
   pthread_mutex_lock(&w->mu);
+  if (w->pending_jobs && (limit == 0 || w->pending_bytes > limit)) {
+    w->urgent = true; /* no waiting for a full batch */
+    if (w->sleeping) pthread_cond_signal(&w->work);
+  }
   while (!w->failed && w->pending_jobs && (limit == 0 || w->pending_bytes > limit))
     pthread_cond_wait(&w->room, &w->mu);
   bool failed = w->failed;
@@ -134,6 +182,12 @@ bool drt_output_save_parts_behind(DrtWriter *w, DrtErrors *e, const char *what,
   j->bytes = bytes;
   j->skip = skip;
   j->nbytes = nbytes;
+  clock_gettime(CLOCK_MONOTONIC, &j->due);
+  j->due.tv_nsec += WRITER_DELAY_MS * 1000000L;
+  if (j->due.tv_nsec >= 1000000000L) {
+    j->due.tv_sec++;
+    j->due.tv_nsec -= 1000000000L;
+  }
   /* room for it: at most WRITER_MAX_BYTES queued, or the writer idle */
   size_t limit = nbytes >= WRITER_MAX_BYTES ? 0 : WRITER_MAX_BYTES - nbytes;
   if (writer_wait(w, e, limit)) {
@@ -146,7 +200,9 @@ bool drt_output_save_parts_behind(DrtWriter *w, DrtErrors *e, const char *what,
   w->tail = j;
   w->pending_bytes += nbytes;
   w->pending_jobs++;
-  pthread_cond_signal(&w->work);
+  /* a sleeping writer wakes for the first file (to time the batch) and
+   * for a full batch */
+  if (w->sleeping && (w->head == j || batch_full(w))) pthread_cond_signal(&w->work);
   pthread_mutex_unlock(&w->mu);
   return false;
 }

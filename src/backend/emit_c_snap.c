@@ -17,7 +17,7 @@
  * NS_snapshot_NAME functions are emitted with the outputs
  * (emit_c_program.c). The executable's snapshots are saved by a writer
  * thread while the strands go on (rt/rt_writer.c); a failed save stops
- * the run at the next snapshot. */
+ * the run at a later snapshot. */
 #include "backend/emit_c_impl.h"
 
 #define OUT(...) emit_buf_printf(out, __VA_ARGS__)

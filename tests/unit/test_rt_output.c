@@ -898,6 +898,17 @@ static void test_behind(void) {
   CHECK_MSG(e.nerrors == 1, "%u errors: %s", e.nerrors, drt_errors_text(&e));
   CHECK(!exists(after));
   drt_errors_free(&e);
+  /* a lone small file (no batch fills up) is saved within the batch
+   * delay, before drt_writer_finish */
+  w = drt_writer_new();
+  drt_errors_init(&e);
+  CHECK(!save_behind(w, &e, after, heads[0], items));
+  bool seen = false;
+  for (int i = 0; i < 200 && !(seen = same_bytes(after, want[0])); i++) usleep(10000);
+  CHECK_MSG(seen, "a lone snapshot was not saved within 2 s");
+  CHECK(!drt_writer_finish(w, &e));
+  drt_errors_free(&e);
+  unlink(after);
   /* no writer (drt_writer_new failed): saved in place */
   drt_errors_init(&e);
   CHECK(!save_behind(NULL, &e, after, heads[0], items));
