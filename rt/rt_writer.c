@@ -19,12 +19,15 @@
  * once WRITER_BATCH_JOBS files or WRITER_BATCH_BYTES wait, or the oldest
  * has waited WRITER_DELAY_MS, and then saves all that is queued.
  *
- * A failed save stops the run at a later snapshot, the first one after
+ * With one CPU to run on there is no writer: snapshots are saved in
+ * place. A failed save stops the run at a later snapshot, the first one after
  * the writer met it (the writer drops what was queued after it, which a
  * synchronous run would never have written); drt_writer_finish waits for
  * the writer and moves its errors and warnings into the program's.
  */
+#define _GNU_SOURCE /* sched_getaffinity, CPU_COUNT */
 #include <pthread.h>
+#include <sched.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -116,6 +119,9 @@ static void *writer_main(void *arg) {
 }
 
 DrtWriter *drt_writer_new(void) {
+  /* on one CPU the writer would only take turns with the strands */
+  cpu_set_t cpus;
+  if (sched_getaffinity(0, sizeof cpus, &cpus) == 0 && CPU_COUNT(&cpus) < 2) return NULL;
   DrtWriter *w = calloc(1, sizeof *w);
   if (!w) return NULL;
   if (pthread_mutex_init(&w->mu, NULL) != 0) goto no_mutex;
