@@ -284,33 +284,32 @@ static bool write_parts(DrtErrors *e, const char *what, const char *file,
   return true;
 }
 
-/* Write src to the stream f and flush it; errors name FILE. */
-static bool write_stream(DrtErrors *e, const char *what, const char *file,
-                         FILE *f, const OutSource *src, NrrdIoState *nio) {
-  bool err = false;
-  if (src->bytes) {
-    if (fwrite(src->bytes, 1, src->nbytes, f) != src->nbytes || fflush(f) != 0) {
-      drt_error_at(e, what, file, "cannot write the output: %s", strerror(errno));
-      err = true;
-    }
-    return err;
-  }
+/* Write head's NRRD header alone (with data: the whole file) to f
+ * through Teem; errors name FILE. */
+static bool write_nrrd(DrtErrors *e, const char *what, const char *file, FILE *f,
+                       Nrrd *head, bool header_only, NrrdIoState *nio) {
   /* with skipData Teem writes the header (its blank line included) and
    * nothing else, but it still wants a data pointer to accept the Nrrd */
   static char placeholder;
-  Nrrd *head = (Nrrd *)src->nrrd;
-  if (src->fill) {
+  if (header_only) {
     nio->skipData = AIR_TRUE;
     head->data = &placeholder;
   }
   int bad = nrrdWrite(f, head, nio);
-  if (src->fill) head->data = NULL;
-  if (bad) {
-    drt_error_biff(e, what, file, "cannot write the output", NRRD);
-    err = true;
-  } else if (src->fill) {
-    err = write_parts(e, what, file, f, src);
-  }
+  if (header_only) head->data = NULL;
+  if (bad) drt_error_biff(e, what, file, "cannot write the output", NRRD);
+  return bad != 0;
+}
+
+/* Write src to the stream f and flush it; errors name FILE. */
+static bool write_stream(DrtErrors *e, const char *what, const char *file,
+                         FILE *f, const OutSource *src, NrrdIoState *nio) {
+  bool err = false;
+  if (src->bytes) /* a short write sets ferror, reported below */
+    (void)fwrite(src->bytes, 1, src->nbytes, f);
+  else
+    err = write_nrrd(e, what, file, f, (Nrrd *)src->nrrd, src->fill != NULL, nio) ||
+          (src->fill && write_parts(e, what, file, f, src));
   if ((fflush(f) != 0 || ferror(f)) && !err) {
     drt_error_at(e, what, file, "cannot write the output: %s", strerror(errno));
     err = true;
@@ -701,20 +700,14 @@ bool drt_output_to_memory(DrtErrors *e, const char *what, const char *file, Nrrd
     drt_error_at(e, what, file, "cannot write the output: out of memory");
     return true;
   }
-  static char placeholder;
-  nio->skipData = AIR_TRUE;
-  head->data = &placeholder;
-  int bad = nrrdWrite(f, head, nio);
-  head->data = NULL;
+  bool bad = write_nrrd(e, what, file, f, head, true, nio);
   nrrdIoStateNix(nio);
   if (fclose(f) != 0 && !bad) {
-    free(hdr);
     drt_error_at(e, what, file, "cannot write the output: out of memory");
-    return true;
+    bad = true;
   }
   if (bad) {
     free(hdr);
-    drt_error_biff(e, what, file, "cannot write the output", NRRD);
     return true;
   }
   size_t want = nrrdElementNumber(head) * nrrdElementSize(head);

@@ -529,7 +529,7 @@ enum { RUN_BATCH = 64 };   /* runs scanned per call (a 3-D query: 9) */
       size_t len = out->len;                                                   \
       for (size_t k = 0; k < nrun; k++)                                        \
         for (size_t i = runs[k].a, b = runs[k].b; i < b; i++) {                \
-          SCAN_TEST(REAL, DIM, KEYS);                                              \
+          SCAN_TEST(REAL, DIM, KEYS);                                          \
           ids[len] = id;                                                       \
           len += hit;                                                          \
         }                                                                      \
@@ -537,7 +537,7 @@ enum { RUN_BATCH = 64 };   /* runs scanned per call (a 3-D query: 9) */
     } else {                                                                   \
       for (size_t k = 0; k < nrun; k++)                                        \
         for (size_t i = runs[k].a, b = runs[k].b; i < b; i++) {                \
-          SCAN_TEST(REAL, DIM, KEYS);                                              \
+          SCAN_TEST(REAL, DIM, KEYS);                                          \
           if (!hit) continue;                                                  \
           if (out->len == out->cap && !list_grow(out)) {                       \
             q->oom = true;                                                     \
@@ -551,7 +551,7 @@ enum { RUN_BATCH = 64 };   /* runs scanned per call (a 3-D query: 9) */
 /* Candidate i of SCAN_BODY: `continue` when outside the row, else its
  * strand `id` and whether it is a `hit`. */
 #define SCAN_TEST(REAL, DIM, KEYS)                                             \
-  if ((KEYS) && ((keys[i] >> kb) != row || (keys[i] & kmask) - klo > kspan))     \
+  if ((KEYS) && ((keys[i] >> kb) != row || (keys[i] & kmask) - klo > kspan))   \
     continue;                                                                  \
   const REAL *p = P + i * ((DIM) + 1);                                         \
   REAL t = p[0] - c0, d2 = t * t;                                              \

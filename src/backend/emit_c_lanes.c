@@ -422,6 +422,12 @@ static void tensor_call(EmitCtx *e, EmitBuf *out, int blk, const char *fn, const
                          na, nd, na, a, fn, nd, d));
 }
 
+/* An int result x as the lanes hold it: wrapped to 32 bits when lane
+ * ints are wider than the program's (emit_lanes_wide_ints). */
+static const char *wrap32(EmitCtx *e, const char *x) {
+  return emit_lanes_wide_ints(e) ? arena_printf(e->a, "d_w32(%s)", x) : x;
+}
+
 static bool lanes_op(EmitCtx *e, EmitBuf *out, IrInstr *in, int blk) {
   const char *d = in->dst ? V(e, in->dst) : NULL;
   const IrType *dt = in->dst ? in->dst->ty : NULL;
@@ -429,7 +435,6 @@ static bool lanes_op(EmitCtx *e, EmitBuf *out, IrInstr *in, int blk) {
   const char *a = in->nargs > 0 ? V(e, in->args[0]) : NULL;
   const char *b = in->nargs > 1 ? V(e, in->args[1]) : NULL;
   const char *binop = NULL, *fn1 = emit_math_fn1(in->op), *fn2 = NULL;
-  const bool wide = emit_lanes_wide_ints(e); /* int results wrapped to 32 bits */
   if (in->op == IR_OP_PRINT || in->op == IR_OP_NEW || in->op == IR_LOP_PROBE_FAIL ||
       in->op == IR_OP_INDEX_FAIL) {
     OUT("  goto d_effect; /* the scalar update runs the rest of this update */\n");
@@ -474,11 +479,11 @@ static bool lanes_op(EmitCtx *e, EmitBuf *out, IrInstr *in, int blk) {
     lane_calc(e, out, d, false, blk, true,
               arena_printf(e->a, "      r_[d_l] = %s[d_l] %s %s[d_l];\n", a,
                            in->op == IR_OP_IDIV ? "/" : "%", b));
-    if (wide) OUT("  %s = d_w32(%s);\n", d, d);
+    if (emit_lanes_wide_ints(e)) OUT("  %s = %s;\n", d, wrap32(e, d));
     return true;
-  case IR_OP_INEG: OUT("  %s = %s-%s%s;\n", d, wide ? "d_w32(" : "", a, wide ? ")" : ""); return true;
+  case IR_OP_INEG: OUT("  %s = %s;\n", d, wrap32(e, arena_printf(e->a, "-%s", a))); return true;
   case IR_OP_IABS:
-    OUT("  %s = %sd_seli(%s < d_splati(0), -%s, %s)%s;\n", d, wide ? "d_w32(" : "", a, a, a, wide ? ")" : "");
+    OUT("  %s = %s;\n", d, wrap32(e, arena_printf(e->a, "d_seli(%s < d_splati(0), -%s, %s)", a, a, a)));
     return true;
   case IR_OP_LT: binop = "<"; break;
   case IR_OP_LE: binop = "<="; break;
@@ -579,12 +584,10 @@ static bool lanes_op(EmitCtx *e, EmitBuf *out, IrInstr *in, int blk) {
     return true;
   default: break;
   }
-  if (binop && wide && (in->op == IR_OP_IADD || in->op == IR_OP_ISUB || in->op == IR_OP_IMUL)) {
-    OUT("  %s = d_w32(%s %s %s);\n", d, a, binop, b);
-    return true;
-  }
   if (binop) {
-    OUT("  %s = %s %s %s;\n", d, a, binop, b);
+    const char *x = arena_printf(e->a, "%s %s %s", a, binop, b);
+    bool iarith = in->op == IR_OP_IADD || in->op == IR_OP_ISUB || in->op == IR_OP_IMUL;
+    OUT("  %s = %s;\n", d, iarith ? wrap32(e, x) : x);
     return true;
   }
   if (fn1) {
