@@ -17,9 +17,7 @@
 #include "frontend/ast_print.h"
 #include "frontend/parser.h"
 #include "frontend/typecheck.h"
-#include "backend/emit_c_layout.h"
-#include "backend/emit_target.h"
-#include "backend/emit_cuda.h"
+#include "backend/backend.h"
 #include "opt/mid_opt.h"
 #include "opt/high_opt.h"
 #include "translate/ast_to_high.h"
@@ -341,7 +339,7 @@ static int driver_codegen(Arena *arena, DiagCtx *diag, Program *prog, const Driv
   if (!low) return lstatus;
   /* the CUDA target: refuse what the device cannot run, with positions */
   if (o->target == TARGET_CUDA) {
-    bool ok = cuda_check_module(low, diag, prog);
+    bool ok = target_check_module(EMIT_TARGET_CUDA, low, diag, prog);
     diag_flush(diag);
     if (!ok) return EXIT_PROGRAM_ERROR;
   }

@@ -8,7 +8,8 @@
 #include <unistd.h>
 
 #include "backend/cc.h"
-#include "backend/emit_c.h"
+#include "backend/cpu/cpu.h"
+#include "backend/program/program.h"
 #include "ir/ir.h"
 #include "unit.h"
 

@@ -3,7 +3,7 @@
  * and inspected, against hand-derived formulas (LAYOUTS.md §4.3). */
 #include <stdlib.h>
 
-#include "backend/emit_c_layout.h"
+#include "backend/core/emit_c_layout.h"
 #include "translate/mid_to_low_impl.h"
 #include "unit.h"
 

@@ -12,12 +12,12 @@
  * part is computed once per method and every field access is a constant
  * (AoS) or a constant multiple of the capacity (SoA, AoSoA: W·w).
  */
-#include "backend/emit_c_layout.h"
+#include "backend/core/emit_c_layout.h"
 
 #include <stdlib.h>
 #include <string.h>
 
-#include "backend/emit_c_impl.h"
+#include "backend/core/core.h"
 #include "translate/mid_to_low_impl.h"
 
 #define OUT(...) emit_buf_printf(out, __VA_ARGS__)
@@ -325,7 +325,6 @@ void emit_state_access(EmitCtx *e, EmitBuf *out, const IrInstr *in) {
     emit_fail(e, "a state access without a state variable");
     return;
   }
-  if (get && in->nargs == 1 && emit_sphere_pos_get(e, out, in)) return; /* emit_c_sphere.c */
   if (get && in->nargs == 1) { /* another strand's start-of-step state */
     OUT("  { const int64_t d_j = %s;\n", emit_var(e, in->args[0]));
     xfer(e, out, sv, "d_in", 'o', emit_var(e, in->dst), true, "    ");

@@ -5,12 +5,13 @@
  * adds what differs on the device: signatures, the state prologue over the
  * device store, `new`, kernels and the calls that replace strand access in
  * host global blocks. */
-#include "backend/emit_cuda.h"
+#include "backend/cuda/emit_cuda.h"
 
 #include <string.h>
 
-#include "backend/emit_c_impl.h"
-#include "backend/emit_c_layout.h"
+#include "backend/core/core.h"
+#include "backend/program/program.h"
+#include "backend/core/emit_c_layout.h"
 
 #define OUT(...) emit_buf_printf(out, __VA_ARGS__)
 
@@ -48,9 +49,6 @@ static const char *red_params(EmitCtx *e, const IrInstr *in, const char *first, 
 
 /* ---- the host half ----------------------------------------------------------------- */
 
-const char *emit_cuda_world_field(void) {
-  return "  void *cuda; /* the device world (rt/cuda/dc_run.h) */\n";
-}
 
 /* ---- strings ------------------------------------------------------------------------ */
 
@@ -189,7 +187,7 @@ static void emit_dglobals(EmitCtx *e, EmitBuf *out) {
   OUT("} d_dglobals;\n\n");
 }
 
-void emit_cuda_host_glue(EmitCtx *e, EmitBuf *out) {
+static void cuda_host_glue(EmitCtx *e, EmitBuf *out) {
   emit_dglobals(e, out);
   OUT("static void d_cuda_globals(const void *w_, void *g_) {\n"
       "  const d_world *w = (const d_world *)w_;\n  d_dglobals *g = (d_dglobals *)g_;\n"
@@ -209,16 +207,14 @@ void emit_cuda_host_glue(EmitCtx *e, EmitBuf *out) {
       "FILE *d_cuda_print_file(void *w_) { return ((d_world *)w_)->print; }\n\n");
 }
 
-const char *emit_cuda_run_call(EmitCtx *e, const char *wrld, const char *limit) {
-  if (e->opt->target != EMIT_TARGET_CUDA)
-    return arena_printf(e->a, "drt_world_run(%s->rt, %s)", wrld, limit);
+static const char *cuda_run_call(EmitCtx *e, const char *wrld, const char *limit) {
   return arena_printf(e->a,
                       "d_cuda_run(%s, &%s->cuda, %s->rt, &d_program, d_cuda_globals, "
                       "sizeof(d_dglobals), %s)",
                       wrld, wrld, wrld, limit);
 }
 
-bool emit_cuda_host_instr(EmitCtx *e, EmitBuf *out, IrInstr *in) {
+static bool cuda_host_instr(EmitCtx *e, EmitBuf *out, IrInstr *in) {
   if (!is_global_block(e->cfg) || in->kind != IR_I_OP) return false;
   const char *d = in->dst ? emit_var(e, in->dst) : NULL;
   switch (in->op) {
@@ -367,9 +363,9 @@ static bool cuda_dev_instr(EmitCtx *e, EmitBuf *out, IrInstr *in) {
   if (cuda_seq_builds(in)) {
     /* the C printing, with the device's d_seq_alloc/d_seq_join (D_SEQ_RT
      * is nc_); a full arena stops the method: the step runs again */
-    e->instr_hook = NULL;
+    e->hooks.instr = NULL;
     emit_instr(e, out, in);
-    e->instr_hook = cuda_dev_instr;
+    e->hooks.instr = cuda_dev_instr;
     emit_seq_fail_check(e, out);
     return true;
   }
@@ -749,7 +745,8 @@ bool emit_cuda_program(Arena *a, IrModule *m, const EmitOptions *opt, const char
   o.scalar = true; /* no vector extensions in device code */
   EmitCtx ctx, *e = &ctx;
   emit_ctx_init(e, a, m, &o);
-  e->instr_hook = cuda_dev_instr;
+  e->hooks.instr = cuda_dev_instr;
+  e->hooks.cplusplus = true; /* the device half is C++ */
   CudaEmit c;
   memset(&c, 0, sizeof c);
   e->hook_data = &c;
@@ -832,5 +829,31 @@ bool emit_cuda_program(Arena *a, IrModule *m, const EmitOptions *opt, const char
   OUT("#define D_HAS_PRINT %d\n%s\n", c.prints.n > 0, c.prints.n ? "#include \"cuda/dc_print.h\"\n" : "");
   OUT("%s", emit_buf_str(&body));
   *out_text = emit_buf_str(&pre);
+  return true;
+}
+
+/* ---- the host half --------------------------------------------------------------------- */
+
+/* The C targets' program glue, with the device world in d_world, runs
+ * through the device half, and global blocks reaching the strands there. */
+static const EmitGlueHooks cuda_glue = {
+    .world_field = "  void *cuda; /* the device world (rt/cuda/dc_run.h) */\n",
+    .after_structs = cuda_host_glue,
+    .run_call = cuda_run_call,
+};
+
+bool emit_cuda_host_program(Arena *a, IrModule *m, const EmitOptions *opt, const char **out,
+                            char *err, size_t errlen) {
+  EmitCtx e;
+  emit_ctx_init(&e, a, m, opt);
+  e.hooks.instr = cuda_host_instr;
+  e.glue = &cuda_glue;
+  EmitBuf body;
+  emit_buf_init(&body, a);
+  if (!emit_program_glue(&e, &body) || e.failed) {
+    if (err && errlen) snprintf(err, errlen, "%s", e.failed ? e.err : "code generation failed");
+    return false;
+  }
+  *out = emit_buf_str(&body);
   return true;
 }

@@ -19,7 +19,7 @@
  */
 #include <string.h>
 
-#include "backend/emit_cuda.h"
+#include "backend/cuda/emit_cuda.h"
 #include "frontend/ast.h"
 #include "frontend/env.h"
 #include "frontend/types.h"

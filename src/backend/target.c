@@ -1,12 +1,14 @@
-/* emit_target.c -- writing the generated files and running the C compiler
- * (see emit_target.h). */
-#include "backend/emit_target.h"
+/* target.c -- the back end's top: the printers of the target asked for,
+ * the generated files written, the C compiler run (see backend.h). */
+#include "backend/backend.h"
 
 #include <stdio.h>
 #include <string.h>
 
 #include "backend/cc.h"
-#include "backend/emit_cuda.h"
+#include "backend/cpu/cpu.h"
+#include "backend/cuda/emit_cuda.h"
+#include "backend/program/program.h"
 
 #include <errno.h>
 
@@ -81,7 +83,10 @@ int target_build(Arena *a, IrModule *low, const TargetOptions *o) {
     }
   }
   EmitInfo info = {0};
-  if (!emit_c_program(a, low, &eo, &text, &info, err, sizeof err)) {
+  bool printed = eo.target == EMIT_TARGET_CUDA
+                     ? emit_cuda_host_program(a, low, &eo, &text, err, sizeof err)
+                     : emit_c_program(a, low, &eo, &text, &info, err, sizeof err);
+  if (!printed) {
     fprintf(stderr, "%s: error: code generation: %s\n", o->source, err);
     return 1;
   }
@@ -132,4 +137,8 @@ int target_build(Arena *a, IrModule *low, const TargetOptions *o) {
   if (!o->keep_c) remove(cfile);
   if (!o->keep_c && cufile) remove(cufile);
   return 0;
+}
+
+bool target_check_module(EmitTarget t, IrModule *m, DiagCtx *diag, const struct Program *prog) {
+  return t != EMIT_TARGET_CUDA || cuda_check_module(m, diag, prog);
 }

@@ -28,7 +28,7 @@
  * A loop is taken only when its independent work pays for the lane
  * bookkeeping (LOOP_MIN_COST) and every independent instruction has a lane
  * form; the last few iterations run in the scalar body (doc/backend.md §5). */
-#include "backend/emit_c_impl.h"
+#include "backend/lanes/lanes.h"
 
 #include <string.h>
 
@@ -258,22 +258,23 @@ static LoopPlan *plan_loop(EmitCtx *e, IrCFG *cfg, IrBlock *h) {
 
 static LoopPlan *plan_of(EmitCtx *e, IrCFG *cfg, IrBlock *h) {
   if (h->nphis < 2 || h->term.kind != IR_T_BRANCH) return NULL; /* not a counted loop's header */
-  LoopEntry *t = e->loop_plans;
-  for (int i = 0; i < e->nloop_plans; i++)
+  EmitLanesState *ls = emit_lanes_state(e);
+  LoopEntry *t = ls->loop_plans;
+  for (int i = 0; i < ls->nloop_plans; i++)
     if (t[i].header == h) return t[i].plan;
-  if (e->nloop_plans == e->caploop_plans) {
-    int cap = e->caploop_plans ? 2 * e->caploop_plans : 16;
+  if (ls->nloop_plans == ls->caploop_plans) {
+    int cap = ls->caploop_plans ? 2 * ls->caploop_plans : 16;
     LoopEntry *n = arena_alloc(e->a, (size_t)cap * sizeof *n);
-    if (e->nloop_plans) memcpy(n, t, (size_t)e->nloop_plans * sizeof *n);
-    e->loop_plans = t = n;
-    e->caploop_plans = cap;
+    if (ls->nloop_plans) memcpy(n, t, (size_t)ls->nloop_plans * sizeof *n);
+    ls->loop_plans = t = n;
+    ls->caploop_plans = cap;
   }
   LoopPlan *p = NULL;
   /* lanes need the vector types, one mask width for reals and ints (ints
    * as wide as doubles under --double: emit_lanes_wide_ints; floats with
    * 64-bit ints have no such type), and the C printer (the CUDA halves
    * print their own loops) */
-  if (!e->opt->scalar && e->opt->target != EMIT_TARGET_CUDA && !e->instr_hook &&
+  if (!e->opt->scalar && e->opt->target != EMIT_TARGET_CUDA && !e->hooks.instr &&
       (e->opt->double_real || !e->opt->long_int)) {
     ir_cfg_compute_dominators(cfg);
     IrCFG *was = e->cfg;
@@ -281,7 +282,7 @@ static LoopPlan *plan_of(EmitCtx *e, IrCFG *cfg, IrBlock *h) {
     p = plan_loop(e, cfg, h);
     e->cfg = was;
   }
-  t[e->nloop_plans++] = (LoopEntry){h, p};
+  t[ls->nloop_plans++] = (LoopEntry){h, p};
   return p;
 }
 
@@ -291,9 +292,11 @@ int emit_loops_planned(EmitCtx *e) {
     IrCFG *cfg = e->m->cfgs[c];
     for (int b = 0; b < cfg->nblocks; b++) any += plan_of(e, cfg, cfg->blocks[b]) != NULL;
   }
-  e->loop_lanes_found = any > 0;
+  emit_lanes_state(e)->loops_found = any > 0;
   return any;
 }
+
+bool emit_loops_found(EmitCtx *e) { return emit_lanes_state(e)->loops_found; }
 
 /* ---- printing ------------------------------------------------------------------------ */
 

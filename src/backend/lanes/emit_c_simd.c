@@ -21,7 +21,7 @@
  * other strands' state but sphere() neighbours' pos, dynamic sequences but
  * sphere() results, reductions, ...) keeps the scalar path alone;
  * emit_simd_report() says why. */
-#include "backend/emit_c_impl.h"
+#include "backend/lanes/lanes.h"
 
 #include <inttypes.h>
 #include <string.h>
@@ -88,7 +88,7 @@ static IrBlock *succ_of(const IrBlock *b, int s) {
 enum { SIMD_MAX_BLOCKS = 400 };
 
 static SimdPlan *refuse(EmitCtx *e, const char *why) {
-  e->simd_why = why;
+  emit_lanes_state(e)->simd_why = why;
   return NULL;
 }
 
@@ -312,14 +312,15 @@ static SimdPlan *plan_build(EmitCtx *e) {
 
 /* Decided once per context. */
 static SimdPlan *plan_of(EmitCtx *e) {
-  if (!e->simd_planned) {
-    e->simd_planned = true;
+  EmitLanesState *ls = emit_lanes_state(e);
+  if (!ls->simd_planned) {
+    ls->simd_planned = true;
     IrCFG *cfg = e->cfg; /* the lane forms look at the update (sphere results) */
     e->cfg = ir_module_find_cfg(e->m, IR_CFG_UPDATE);
-    e->simd_plan = plan_build(e);
+    ls->simd_plan = plan_build(e);
     e->cfg = cfg;
   }
-  return e->simd_plan;
+  return ls->simd_plan;
 }
 
 /* Whether groups pay for the update (--simd=auto): it reads image
@@ -348,18 +349,18 @@ static bool plan_pays(const SimdPlan *p) {
 bool emit_simd_used(EmitCtx *e) {
   if (!(e->opt->simd_strands || e->opt->simd_auto) || !emit_step_chunked(e) || !plan_of(e))
     return false;
-  return e->opt->simd_strands || plan_pays(e->simd_plan);
+  return e->opt->simd_strands || plan_pays(emit_lanes_state(e)->simd_plan);
 }
 
 const char *emit_simd_report(EmitCtx *e) {
   if (!e->opt->simd_strands && !e->opt->simd_auto) return NULL;
   if (!emit_step_chunked(e)) return "the update stays scalar: no update, or not a C target";
-  if (!plan_of(e)) return arena_printf(e->a, "the update stays scalar: %s", e->simd_why);
+  if (!plan_of(e)) return arena_printf(e->a, "the update stays scalar: %s", emit_lanes_state(e)->simd_why);
   if (!emit_simd_used(e))
     return "the update stays scalar: it reads no image, never runs twice, or queries sphere() "
            "(--simd=strands forces groups)";
   return arena_printf(e->a, "the update also runs in groups of D_SIMD_W strands (%d blocks)",
-                      ((SimdPlan *)e->simd_plan)->n);
+                      emit_lanes_state(e)->simd_plan->n);
 }
 
 /* ---- printing ---------------------------------------------------------------------------- */
@@ -638,7 +639,7 @@ void emit_simd_group(EmitCtx *e, EmitBuf *out) {
   emit_lanes_helpers(e, out);
   bool stab = ir_module_find_cfg(e->m, IR_CFG_STABILIZE) != NULL;
   unsigned char *use = state_use(e, p);
-  /* the build compiles this file without FP contraction (EmitInfo, emit_target.c):
+  /* the build compiles this file without FP contraction (EmitInfo, target.c):
    * a strand's update gives the same bits in a group and in the scalar
    * code, whatever thread count, layout or neighbours decide where it runs */
   OUT("#define D_SIMD_GROUPS 1\n\n");

@@ -1,8 +1,9 @@
 /* emit_cuda.h -- the CUDA back end (--target=cuda, ARCHITECTURE.md §3-§4).
  *
  * A program becomes two translation units:
- *  - NAME.c, the host half: the C target's program glue (emit_c_program.c)
- *    unchanged except for a few hooks: the world keeps a pointer to the
+ *  - NAME.c, the host half: the C target's program glue
+ *    (program/emit_c_program.c) unchanged except for its hooks
+ *    (EmitGlueHooks, emit_cuda_host_program): the world keeps a pointer to the
  *    device world, runs call d_cuda_run() instead of the CPU scheduler,
  *    and global blocks reach the strands (counts, reductions over strand
  *    sets, global stabilize/die) through the device half. Inputs, global
@@ -42,13 +43,13 @@
  * Constructs the device half cannot run are refused before code
  * generation by cuda_check_module (emit_cuda_check.c) with ERR_NOT_YET.
  */
-#ifndef DIDEROT_BACKEND_EMIT_CUDA_H
-#define DIDEROT_BACKEND_EMIT_CUDA_H
+#ifndef DIDEROT_BACKEND_CUDA_EMIT_CUDA_H
+#define DIDEROT_BACKEND_CUDA_EMIT_CUDA_H
 
 #include <stdbool.h>
 #include <stddef.h>
 
-#include "backend/emit_c.h"
+#include "backend/core/emit_options.h"
 #include "ir/ir.h"
 #include "util/arena.h"
 #include "util/diag.h"
@@ -58,6 +59,10 @@ struct Program;
 /* Threads per block of the strand kernels. */
 enum { CUDA_BLOCK = 128 };
 
+/* The host half NAME.c as text into *out. False (message in err) on LowIR
+ * it cannot print. */
+bool emit_cuda_host_program(Arena *a, IrModule *m, const EmitOptions *opt, const char **out,
+                            char *err, size_t errlen);
 /* The device half NAME.cu as text into *out. False (message in err) on
  * LowIR it cannot print. */
 bool emit_cuda_program(Arena *a, IrModule *m, const EmitOptions *opt, const char **out,

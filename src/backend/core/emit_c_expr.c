@@ -1,8 +1,8 @@
 /* emit_c_expr.c -- LowIR instructions as C statements (the value
- * representation is described in emit_c.h). Every instruction becomes one
+ * representation is described in emit_options.h). Every instruction becomes one
  * or a few statements assigning its destination; horizontal vector
  * operations read lanes < w only, so padding lanes never matter. */
-#include "backend/emit_c_impl.h"
+#include "backend/core/core.h"
 
 #include <inttypes.h>
 #include <string.h>
@@ -19,33 +19,6 @@ static const char *A(EmitCtx *e, const IrInstr *in, int i) {
 
 static bool is_real_ty(const IrType *t) { return t && t->kind == IR_TY_TENSOR && t->order == 0; }
 static bool is_vec_ty(const IrType *t) { return t && t->kind == IR_TY_VEC; }
-
-const char *emit_state_field(EmitCtx *e, const IrStateVar *s) {
-  return emit_mangle(e, "sv_", s->name);
-}
-const char *emit_global_field(EmitCtx *e, const IrGlobal *g) {
-  return emit_mangle(e, "gv_", g->name);
-}
-
-const char *emit_cfg_name(EmitCtx *e, const IrCFG *cfg) {
-  switch (cfg->kind) {
-  case IR_CFG_FUNC: {
-    int k = 0;
-    for (int i = 0; i < e->m->ncfgs; i++)
-      if (e->m->cfgs[i] == cfg) k = i;
-    return arena_printf(e->a, "%s_%d", emit_mangle(e, "fn_", cfg->name ? cfg->name : "f"), k);
-  }
-  case IR_CFG_GLOBAL_INIT: return "d_global_init";
-  case IR_CFG_STRAND_INIT: return "d_strand_init";
-  case IR_CFG_START: return "d_strand_start";
-  case IR_CFG_UPDATE: return "d_strand_update";
-  case IR_CFG_STABILIZE: return "d_strand_stabilize";
-  case IR_CFG_GLOBAL_START: return "d_global_start";
-  case IR_CFG_GLOBAL_UPDATE: return "d_global_update";
-  case IR_CFG_CREATE: return "d_create";
-  }
-  return "d_unknown";
-}
 
 /* An element-wise operation over a value of type t: reals, tensors (all
  * components) and vectors (lanes < w; whole vectors in vector mode). fmt
@@ -642,7 +615,7 @@ static void emit_op(EmitCtx *e, EmitBuf *out, IrInstr *in) {
 }
 
 void emit_instr(EmitCtx *e, EmitBuf *out, IrInstr *in) {
-  if (e->instr_hook && e->instr_hook(e, out, in)) return; /* a target's own printing */
+  if (e->hooks.instr && e->hooks.instr(e, out, in)) return; /* a target's own printing */
   const char *d = in->dst ? emit_var(e, in->dst) : NULL;
   switch (in->kind) {
   case IR_I_OP: emit_op(e, out, in); return;
@@ -663,6 +636,11 @@ void emit_instr(EmitCtx *e, EmitBuf *out, IrInstr *in) {
   case IR_I_GLOBAL_GET: OUT("  %s = wrld->%s;\n", d, emit_global_field(e, in->global)); return;
   case IR_I_GLOBAL_SET: OUT("  wrld->%s = %s;\n", emit_global_field(e, in->global), A(e, in, 0)); return;
   case IR_I_STATE_GET:
+    /* `pos` of a sphere result's element: from the positions the query
+     * returned (emit_c_sphere.c) */
+    if (in->state && e->lay && in->nargs == 1 && emit_sphere_pos_get(e, out, in)) return;
+    emit_state_access(e, out, in); /* emit_c_layout.c */
+    return;
   case IR_I_STATE_SET: emit_state_access(e, out, in); return; /* emit_c_layout.c */
   }
   emit_fail(e, "unknown instruction kind %d", (int)in->kind);

@@ -14,7 +14,7 @@
  * indexing, integer division) run under the block's mask; library calls
  * run lane by lane. emit_lanes_instr with out == NULL says whether an
  * instruction has a lane form. */
-#include "backend/emit_c_impl.h"
+#include "backend/lanes/lanes.h"
 
 #include <inttypes.h>
 #include <string.h>
@@ -60,7 +60,7 @@ static bool uniform(const IrType *t) { return t->kind == IR_TY_IMAGE || t->kind 
 static bool is_struct(const IrType *t) { return lane_ncomp(t) > 0 && !is_real(t) && t->kind != IR_TY_INT && t->kind != IR_TY_BOOL; }
 
 static void lane_types_once(EmitCtx *e) {
-  if (strstr(emit_buf_str(&e->types), "D_SIMD_W")) return;
+  if (!emit_once(e, "D_SIMD_W")) return;
   int aw = emit_simd_aosoa_width(e);
   /* the width of the target the C compiler builds for; within an AoSoA
    * block, so that a group's state words are consecutive */
@@ -95,6 +95,14 @@ static void lane_types_once(EmitCtx *e) {
                       : "typedef dint dlint; /* a lane's int */\n");
 }
 
+EmitLanesState *emit_lanes_state(EmitCtx *e) {
+  if (!e->lanes) {
+    e->lanes = arena_alloc(e->a, sizeof *e->lanes);
+    memset(e->lanes, 0, sizeof *e->lanes);
+  }
+  return e->lanes;
+}
+
 /* Whether lane ints are wider than the program's ints: --double without
  * --long-int (only loops in lanes take such programs; groups refuse them). */
 bool emit_lanes_wide_ints(const EmitCtx *e) { return e->opt->double_real && !e->opt->long_int; }
@@ -103,7 +111,7 @@ const char *emit_lanes_type(EmitCtx *e, const IrType *t) {
   if (uniform(t)) return emit_type(e, t);
   if (is_strand_seq(t)) {
     lane_types_once(e);
-    if (!strstr(emit_buf_str(&e->types), "} dlsph;\n"))
+    if (emit_once(e, "dlsph"))
       emit_buf_printf(&e->types, "typedef struct { const uint32_t *v[D_SIMD_W]; dlanei len; } dlsph;\n");
     return "dlsph";
   }
@@ -112,7 +120,7 @@ const char *emit_lanes_type(EmitCtx *e, const IrType *t) {
   lane_types_once(e);
   if (!is_struct(t)) return is_real(t) ? "dlane" : "dlanei";
   const char *name = arena_printf(e->a, "dlt%s%d", lane_is_real(t) ? "" : "i", n);
-  if (!strstr(emit_buf_str(&e->types), arena_printf(e->a, "} %s;\n", name)))
+  if (emit_once(e, name))
     emit_buf_printf(&e->types, "typedef struct { %s v[%d]; } %s;\n",
                     lane_is_real(t) ? "dlane" : "dlanei", n, name);
   return name;
@@ -120,8 +128,7 @@ const char *emit_lanes_type(EmitCtx *e, const IrType *t) {
 
 void emit_lanes_helpers(EmitCtx *e, EmitBuf *out) {
   lane_types_once(e); /* an update may hold no value at all */
-  if (e->lane_helpers_done) return; /* groups and loops share them */
-  e->lane_helpers_done = true;
+  if (!emit_once(e, "lane helpers")) return; /* groups and loops share them */
   /* the intrinsics only where group code is emitted: immintrin.h is 55,000
    * lines with AVX-512 (0.3 s of every build), and the checks that decide
    * whether an update has a lane form also declare the lane types */

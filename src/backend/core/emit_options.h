@@ -1,4 +1,6 @@
-/* emit_c.h -- the C back end: LowIR → C source (ARCHITECTURE.md §2).
+/* emit_options.h -- what the back end is asked to print (EmitOptions), its
+ * text buffers, and what it reports (EmitInfo); the C back end's contract
+ * with the LowIR it prints (doc/ARCHITECTURE.md §2).
  *
  * Input contract (what this stage expects of the LowIR module, beyond the
  * operator tables and ir_check):
@@ -31,8 +33,8 @@
  * { T v[n]; }; T[] → struct { uint32_t len; T *v; } (immutable, heap);
  * image → const DrtImage *; strand → uint32_t (its storage index).
  */
-#ifndef DIDEROT_BACKEND_EMIT_C_H
-#define DIDEROT_BACKEND_EMIT_C_H
+#ifndef DIDEROT_BACKEND_CORE_EMIT_OPTIONS_H
+#define DIDEROT_BACKEND_CORE_EMIT_OPTIONS_H
 
 #include <stdbool.h>
 #include <stdio.h>
@@ -97,21 +99,5 @@ typedef struct EmitInfo {
    * unless --no-loop-lanes): the same */
   bool loop_lanes;
 } EmitInfo;
-
-/* The whole program as C text into *out (arena memory), and what its
- * compilation needs into *info (may be NULL). Returns false (with a
- * message in err) on LowIR this back end cannot print. */
-bool emit_c_program(Arena *a, IrModule *m, const EmitOptions *opt, const char **out, EmitInfo *info,
-                    char *err, size_t errlen);
-/* The library header NAME.h (§7.3). */
-bool emit_c_header(Arena *a, IrModule *m, const EmitOptions *opt, const char **out);
-/* NAME.json describing the library API (§7.3). */
-bool emit_c_json(Arena *a, IrModule *m, const EmitOptions *opt, const char **out);
-
-/* For tests: the prelude (types, helpers) followed by each function CFG of
- * cfgs as `static RESULT NAME(params...)` (FUNC CFGs only, no globals or
- * state). */
-bool emit_c_functions(Arena *a, IrModule *m, IrCFG *const *cfgs, int ncfgs,
-                      const EmitOptions *opt, const char **out, char *err, size_t errlen);
 
 #endif

@@ -3,7 +3,8 @@
  * strand creation, outputs (LANGUAGE.md §8.8), the DrtProgram descriptor
  * for the runtime scheduler (rt/diderot_world.h), and either main() with
  * the executable's command line (§7.2) or the library API (§7.3). */
-#include "backend/emit_c_impl.h"
+#include "backend/program/program.h"
+#include "backend/lanes/lanes.h"
 
 #include <inttypes.h>
 #include <string.h>
@@ -19,55 +20,6 @@ static bool is_dynseq(const IrType *t) { return t->kind == IR_TY_SEQ && t->len =
 
 /* The NS_ prefix of library symbols. */
 static const char *ns(EmitCtx *e) { return e->opt->ns ? e->opt->ns : "Diderot"; }
-
-/* Element description of a value type for outputs, inputs and sequences:
- * the sample type, the number of components, whether bool, and the shape
- * of one tensor element (rank, shape) inside `seqlen` fixed elements. */
-typedef struct ElemInfo {
-  const char *nrrd;  /* C text of the nrrdType */
-  const char *ctype; /* C type of one sample */
-  unsigned ncomp;
-  bool is_bool, is_int, is_real, is_string;
-  unsigned seqlen, rank;
-  int shape[IR_MAX_ORDER];
-  bool ok;
-} ElemInfo;
-
-static ElemInfo elem_info(const IrType *t) {
-  ElemInfo i;
-  memset(&i, 0, sizeof i);
-  i.ok = true;
-  i.ncomp = 1;
-  if (t->kind == IR_TY_SEQ && t->len != IR_SEQ_DYNAMIC) {
-    i.seqlen = (unsigned)t->len;
-    t = t->elem;
-    if (t->kind == IR_TY_SEQ) i.ok = false;
-  }
-  switch (t->kind) {
-  case IR_TY_BOOL: i.nrrd = "nrrdTypeUChar"; i.ctype = "bool"; i.is_bool = true; break;
-  case IR_TY_INT: i.nrrd = "D_INT_NRRD"; i.ctype = "dint"; i.is_int = true; break;
-  case IR_TY_TENSOR:
-    i.nrrd = "D_REAL_NRRD";
-    i.ctype = "dreal";
-    i.is_real = true;
-    i.rank = (unsigned)t->order;
-    for (int k = 0; k < t->order; k++) {
-      i.shape[k] = t->dims[k];
-      i.ncomp *= (unsigned)t->dims[k];
-    }
-    break;
-  case IR_TY_STRING: i.is_string = true; i.ok = false; break;
-  default: i.ok = false; break;
-  }
-  if (i.seqlen) i.ncomp *= i.seqlen;
-  return i;
-}
-
-/* C text of the bytes one strand adds to output s (fixed-size outputs) */
-const char *emit_output_item_bytes(EmitCtx *e, const IrStateVar *s) {
-  ElemInfo ei = elem_info(s->ty);
-  return arena_printf(e->a, "%u * sizeof(%s)", ei.ncomp, ei.ctype ? ei.ctype : "char");
-}
 
 /* ---- the state and world structs ----------------------------------------------- */
 
@@ -95,7 +47,7 @@ static void emit_structs(EmitCtx *e, EmitBuf *out, const char *wtag) {
     }
   }
   if (emit_sphere_used(e)) emit_buf_puts(&st, "  struct DrtSphere *sphere; /* emit_c_sphere.c */\n");
-  if (e->opt->target == EMIT_TARGET_CUDA) emit_buf_puts(&st, emit_cuda_world_field());
+  if (e->glue && e->glue->world_field) emit_buf_puts(&st, e->glue->world_field);
   emit_buf_printf(&st, "} d_world;\n\n");
   OUT("%s", emit_buf_str(&st));
 }
@@ -261,51 +213,6 @@ static void emit_defaults(EmitCtx *e, EmitBuf *out) {
   OUT("}\n\n");
 }
 
-/* The spec of an image global: the proxy's sample type, or any type;
- * never sizes (one build serves images of any size, §8.2). */
-static const char *image_spec_args(EmitCtx *e, const IrGlobal *g) {
-  const IrType *t = g->ty;
-  int C = emit_tensor_size(t);
-  const IrProxy *p = g->proxy;
-  return p ? arena_printf(e->a, "%d, %d, %d", t->dim, C, p->nrrd_type)
-           : arena_printf(e->a, "%d, %d, nrrdTypeDefault", t->dim, C);
-}
-
-/* The image global that receives a LOAD_IMAGE result, for its proxy. */
-static IrGlobal *global_of_load(EmitCtx *e, const IrVar *v) {
-  IrCFG *cfg = ir_module_find_cfg(e->m, IR_CFG_GLOBAL_INIT);
-  if (!cfg) return NULL;
-  for (int bi = 0; bi < cfg->nblocks; bi++)
-    for (int i = 0; i < cfg->blocks[bi]->ninstrs; i++) {
-      IrInstr *in = cfg->blocks[bi]->instrs[i];
-      if (in->kind == IR_I_GLOBAL_SET && in->nargs == 1 && in->args[0] == v) return in->global;
-    }
-  return NULL;
-}
-
-/* Loader calls for LOAD_IMAGE and LOAD_SEQ (used by emit_c_expr.c). */
-const char *emit_load_image_call(EmitCtx *e, const IrVar *dst, const char *file) {
-  IrGlobal *g = global_of_load(e, dst);
-  if (g && g->ty->kind == IR_TY_IMAGE)
-    return arena_printf(e->a, "d_load_image(wrld, %s, %s, NULL, %s)",
-                        emit_string_lit(e, arena_printf(e->a, "image '%s'", g->name)), file,
-                        image_spec_args(e, g));
-  const IrType *t = dst->ty;
-  return arena_printf(e->a, "d_load_image(wrld, \"image\", %s, NULL, %d, %d, nrrdTypeDefault)",
-                      file, t->dim, emit_tensor_size(t));
-}
-
-const char *emit_load_seq_call(EmitCtx *e, const IrType *t, const char *what, const char *file,
-                               const char *nin, const char *dst) {
-  ElemInfo ei = elem_info(t->elem);
-  if (!ei.ok) {
-    emit_fail(e, "sequences of this element type cannot be loaded");
-    return "";
-  }
-  return arena_printf(e->a, "d_load_dseq(wrld, %s, %s, %s, %s, %u, %s, &%s.len, (void **)&%s.v)",
-                      what, file, nin, ei.nrrd, ei.ncomp, ei.is_bool ? "true" : "false", dst, dst);
-}
-
 /* ---- create_strands ---------------------------------------------------------------------- */
 
 static void emit_create(EmitCtx *e, EmitBuf *out) {
@@ -323,7 +230,7 @@ static void emit_create(EmitCtx *e, EmitBuf *out) {
           "    wrld->%s = d_load_image(wrld, %s, wrld->path_%s, NULL, %s);\n"
           "    wrld->def_%s = true;\n  }\n",
           f, f, f, emit_string_lit(e, arena_printf(e->a, "input '%s'", g->name)), f,
-          image_spec_args(e, g), f);
+          emit_image_spec_args(e, g), f);
     } else if (is_dynseq(g->ty)) {
       OUT("  if (!wrld->def_%s && wrld->path_%s) {\n    %s;\n    wrld->def_%s = true;\n  }\n", f, f,
           emit_load_seq_call(e, g->ty, emit_string_lit(e, arena_printf(e->a, "input '%s'", g->name)),
@@ -360,7 +267,7 @@ static void emit_outputs(EmitCtx *e, EmitBuf *out) {
     if (!s->output) continue;
     const char *f = emit_state_field(e, s);
     bool dyn = is_dynseq(s->ty);
-    ElemInfo ei = elem_info(dyn ? s->ty->elem : s->ty);
+    EmitElemInfo ei = emit_elem_info(dyn ? s->ty->elem : s->ty);
     if (!ei.ok) {
       emit_fail(e, "output '%s' has a type that cannot be written", s->name);
       return;
@@ -419,9 +326,6 @@ static void emit_outputs(EmitCtx *e, EmitBuf *out) {
 
 /* ---- dynamic sequences: the roots of the sequence heap ---------------------------------------- */
 
-bool emit_type_has_dseq(const IrType *t) {
-  return t->kind == IR_TY_SEQ && (t->len == IR_SEQ_DYNAMIC || emit_type_has_dseq(t->elem));
-}
 
 /* drt_seq_mark every buffer of the value x (C lvalue text) of type t; the
  * elements of a sequence of sequences only when it is marked first. */
@@ -567,7 +471,7 @@ static void emit_main(EmitCtx *e, EmitBuf *out) {
           oname, desc, g->path ? emit_string_lit(e, g->path) : "NULL", g->path ? "false" : "true", f);
       continue;
     }
-    ElemInfo ei = elem_info(g->ty);
+    EmitElemInfo ei = emit_elem_info(g->ty);
     const char *type = NULL, *dest = arena_printf(e->a, "&wrld->%s", f);
     unsigned count = ei.ncomp;
     if (g->ty->kind == IR_TY_STRING) type = "DRT_OPT_STRING", count = 1;
@@ -632,7 +536,7 @@ static void emit_main(EmitCtx *e, EmitBuf *out) {
     const char *what = emit_string_lit(e, arena_printf(e->a, "input '%s'", g->name));
     if (g->ty->kind == IR_TY_IMAGE) {
       OUT("  if (wrld->path_%s) { wrld->%s = d_load_image(wrld, %s, wrld->path_%s, NULL, %s); wrld->def_%s = true; }\n",
-          f, f, what, f, image_spec_args(e, g), f);
+          f, f, what, f, emit_image_spec_args(e, g), f);
     } else if (is_dynseq(g->ty)) {
       OUT("  if (wrld->path_%s) { %s; wrld->def_%s = true; }\n", f,
           emit_load_seq_call(e, g->ty, what, arena_printf(e->a, "wrld->path_%s", f), "NULL",
@@ -675,8 +579,7 @@ static void emit_main(EmitCtx *e, EmitBuf *out) {
       "    d_world_free(wrld);\n    drt_cli_free(&cli);\n    return 1;\n  }\n"
       "  bool bad_ = false;\n",
       module_prints(m) ? "wrld->print" : "NULL",
-      emit_snapshot_run(e, emit_cuda_run_call(e, "wrld", "so.limit"),
-                        emit_cuda_run_call(e, "wrld", "chunk_")));
+      emit_snapshot_run(e, emit_run_call(e, "wrld", "so.limit"), emit_run_call(e, "wrld", "chunk_")));
   k = 0;
   for (int i = 0; i < m->nstate; i++) {
     IrStateVar *s = m->state[i];
@@ -701,284 +604,6 @@ static void emit_main(EmitCtx *e, EmitBuf *out) {
       "  d_world_free(wrld);\n  drt_cli_free(&cli);\n  return bad_ ? 1 : 0;\n}\n");
 }
 
-/* ---- the library API (§7.3) ---------------------------------------------------------------------- */
-
-static const char *api_scalar_type(EmitCtx *e, const IrType *t) {
-  switch (t->kind) {
-  case IR_TY_BOOL: return "bool";
-  case IR_TY_INT: return e->opt->long_int ? "int64_t" : "int32_t";
-  case IR_TY_STRING: return "const char *";
-  default: return e->opt->double_real ? "double" : "float";
-  }
-}
-
-/* A header comment; "*" "/" in user text (an input's description) must not
- * end it early. */
-static void emit_doc_comment(EmitBuf *out, const char *text) {
-  emit_buf_puts(out, "\n/* ");
-  for (const char *p = text; *p; p++) {
-    emit_buf_printf(out, "%c", *p);
-    if (p[0] == '*' && p[1] == '/') emit_buf_puts(out, " ");
-  }
-  emit_buf_puts(out, " */\n");
-}
-
-/* One declaration line per API function, shared by the header and the
- * definitions (`def` adds the body-opening brace). */
-
-static void emit_api(EmitCtx *e, EmitBuf *out, bool header) {
-  IrModule *m = e->m;
-  const char *N = ns(e);
-  bool omp = e->opt->target == EMIT_TARGET_OMP;
-  const char *W = arena_printf(e->a, "%s_world_t", N);
-#define DECL(...) \
-  do { OUT(__VA_ARGS__); OUT(header ? ";\n" : " {\n"); } while (0)
-  /* the header says what each call does; functions returning bool return
-   * true on ERROR (the messages then come from NS_get_errors) */
-#define DOC(...) \
-  do { if (header) emit_doc_comment(out, arena_printf(e->a, __VA_ARGS__)); } while (0)
-  DOC("Call order: %s_new_world, %s_init_world, the %s_input_set_* calls (inputs without a "
-      "default must be set), %s_create_strands, %s_run (as often as wanted), the "
-      "%s_output_get_* calls, %s_shutdown. Every function returning bool returns true on "
-      "ERROR and false on success; %s_get_errors then says what went wrong.",
-      N, N, N, N, N, N, N, N);
-  DOC("A new world, or NULL when out of memory.");
-  DECL("%s *%s_new_world(void)", W, N);
-  if (!header) OUT("  d_world *w = d_world_new();\n  return (%s *)w;\n}\n", W);
-  DOC("Initialise the world and set every input to its default. true on error.");
-  DECL("bool %s_init_world(%s *w)", N, W);
-  if (!header) OUT("  d_world *wrld = (d_world *)w;\n  if (drt_world_init(wrld->rt)) return true;\n  d_set_defaults(wrld);\n  return false;\n}\n");
-  DOC("Compute the globals from the inputs and create the initial strands. true on error.");
-  DECL("bool %s_create_strands(%s *w)", N, W);
-  if (!header) OUT("  return d_create_strands((d_world *)w);\n}\n");
-  DOC("Run at most max_nsteps super-steps (0: until every strand is stable or dead); returns "
-      "the number of steps taken. Check %s_any_errors afterwards.", N);
-  DECL("uint32_t %s_run(%s *w, uint32_t max_nsteps)", N, W);
-  if (!header) OUT("  return %s;\n}\n", emit_cuda_run_call(e, "((d_world *)w)", "max_nsteps"));
-  DOC("Free the world and everything it holds.");
-  DECL("void %s_shutdown(%s *w)", N, W);
-  if (!header) OUT("  d_world_free((d_world *)w);\n}\n");
-  static const char *counts[3][2] = {{"num_strands", "nstrands"}, {"num_active_strands", "nactive"},
-                                     {"num_stable_strands", "nstable"}};
-  DOC("Strand counts: alive, active, stable.");
-  for (int i = 0; i < 3; i++) {
-    DECL("uint32_t %s_%s(%s *w)", N, counts[i][0], W);
-    if (!header) OUT("  return drt_world_%s(((d_world *)w)->rt);\n}\n", counts[i][1]);
-  }
-  DOC("true when errors are recorded (not an error code: a question).");
-  DECL("bool %s_any_errors(%s *w)", N, W);
-  if (!header) OUT("  return drt_any_errors(drt_world_errors(((d_world *)w)->rt));\n}\n");
-  DOC("The recorded error messages, one per line, or NULL when there are none; the caller "
-      "frees the string, and the record is cleared.");
-  DECL("char *%s_get_errors(%s *w)", N, W);
-  if (!header) OUT("  return drt_errors_take(drt_world_errors(((d_world *)w)->rt));\n}\n");
-  DOC("Progress of %s_run: cb(data, step, nactive, nstable, elapsed) is called after a "
-      "super-step when at least interval seconds have passed since its last call (0: after "
-      "every step), and once more as %s_run returns (unless the last call already reported "
-      "that step); step is the number of super-steps so far (it never decreases), elapsed "
-      "the seconds since this %s_run began. A true return stops the run after that step "
-      "(a later %s_run continues). cb NULL: no calls.", N, N, N, N);
-  OUT("typedef bool (*%s_progress_cb_t)(void *data, uint32_t step, uint32_t nactive, "
-        "uint32_t nstable, double elapsed);\n", N);
-  DECL("void %s_set_progress_cb(%s *w, %s_progress_cb_t cb, void *data, double interval)", N, W, N);
-  if (!header)
-    OUT("  drt_world_set_progress(((d_world *)w)->rt, cb, data, interval);\n}\n");
-  DOC("Progress messages on stderr while running.");
-  DECL("void %s_set_verbose(%s *w, bool v)", N, W);
-  if (!header) OUT("  drt_world_set_verbose(((d_world *)w)->rt, v);\n}\n");
-  DECL("bool %s_get_verbose(%s *w)", N, W);
-  if (!header) OUT("  return drt_world_verbose(((d_world *)w)->rt);\n}\n");
-  DOC("Not implemented: print output always goes to stdout. Returns true.");
-  DECL("bool %s_set_printer_cb(%s *w, bool (*pr)(void *, char *), void *data)", N, W);
-  if (!header) OUT("  (void)w; (void)pr; (void)data;\n  return true; /* not implemented (§10 Q12) */\n}\n");
-  if (omp) {
-    DOC("OpenMP: the processors available, and the worker threads to use (0: all; set "
-        "after %s_init_world, before %s_create_strands; true on error).", N, N);
-    DECL("uint32_t %s_get_num_cores(%s *w)", N, W);
-    if (!header) OUT("  (void)w;\n  return (uint32_t)omp_get_num_procs();\n}\n");
-    DECL("bool %s_set_num_workers(%s *w, uint32_t n)", N, W);
-    if (!header)
-      OUT("  d_world *wrld = (d_world *)w;\n"
-          "  if (drt_world_stage(wrld->rt) != DRT_STAGE_POST_INIT) return true;\n"
-          "  drt_world_set_parallel(wrld->rt, d_pfor, n ? n : (uint32_t)omp_get_num_procs(), 0);\n"
-          "  return false;\n}\n");
-    DECL("uint32_t %s_get_num_workers(%s *w)", N, W);
-    if (!header) OUT("  return drt_world_nworkers(((d_world *)w)->rt);\n}\n");
-  }
-  for (int i = 0; i < m->nglobals; i++) {
-    IrGlobal *g = m->globals[i];
-    if (g->kind != IR_GLOBAL_INPUT) continue;
-    const char *f = emit_global_field(e, g);
-    const char *gn = emit_mangle(e, "", g->name);
-    {
-      char ty[128];
-      ir_type_snprint(ty, sizeof ty, g->ty);
-      bool file_input = g->ty->kind == IR_TY_IMAGE || is_dynseq(g->ty);
-      DOC("input %s %s%s%s%s: %s", ty, g->name, g->desc ? " (\"" : "", g->desc ? g->desc : "",
-          g->desc ? "\")" : "",
-          file_input ? arena_printf(e->a, "set from a NRRD file by name, or from a Nrrd (copied); "
-                                          "true on error (a missing file, or the wrong sample "
-                                          "type, shape or dimension)%s",
-                                    g->has_default ? "; optional, it has a default" : "")
-          : g->has_default ? "optional (it has a default): get the current value, set it "
-                             "(returns false)"
-                           : arena_printf(e->a, "must be set before %s_create_strands (returns false)", N));
-    }
-    if (g->desc) {
-      if (header) OUT("extern const char *%s_input_desc_%s;\n", N, gn);
-      else OUT("const char *%s_input_desc_%s = %s;\n", N, gn, emit_string_lit(e, g->desc));
-    }
-    const char *what = emit_string_lit(e, arena_printf(e->a, "input '%s'", g->name));
-    if (g->ty->kind == IR_TY_IMAGE || is_dynseq(g->ty)) {
-      bool img = g->ty->kind == IR_TY_IMAGE;
-      for (int by_name = 1; by_name >= 0; by_name--) {
-        DECL("bool %s_input_set%s_%s(%s *w, %s)", N, by_name ? "_by_name" : "", gn, W,
-             by_name ? "const char *file" : "Nrrd *nin");
-        if (header) continue;
-        OUT("  d_world *wrld = (d_world *)w;\n  DrtErrors *err = drt_world_errors(wrld->rt);\n"
-            "  unsigned before = err->nerrors;\n");
-        const char *file = by_name ? "file" : "NULL", *nin = by_name ? "NULL" : "nin";
-        if (img)
-          OUT("  wrld->%s = d_load_image(wrld, %s, %s, %s, %s);\n", f, what, file, nin, image_spec_args(e, g));
-        else
-          OUT("  %s;\n", emit_load_seq_call(e, g->ty, what, file, nin, arena_printf(e->a, "wrld->%s", f)));
-        /* a failed set leaves the input unset (create_strands says so),
-         * never half-set with no image, nor quietly back at its default */
-        OUT("  if (err->nerrors != before) {\n    wrld->def_%s = false;\n    wrld->path_%s = NULL;\n"
-            "    return true;\n  }\n  wrld->def_%s = true;\n  return false;\n}\n",
-            f, f, f);
-      }
-      continue;
-    }
-    ElemInfo ei = elem_info(g->ty);
-    /* a fixed sequence (int[3], vec2[4]) is passed as its elements' values
-     * (ncomp counts them all) */
-    unsigned nval = ei.ncomp;
-    bool arr = nval > 1 || ei.seqlen;
-    const IrType *et = g->ty->kind == IR_TY_SEQ ? g->ty->elem : g->ty;
-    const char *st = api_scalar_type(e, et->kind == IR_TY_TENSOR ? ir_type_real(m) : et);
-    if (g->has_default) {
-      DECL("void %s_input_get_%s(%s *w, %s%s *v)", N, gn, W, st, "");
-      if (!header) {
-        if (arr) OUT("  memcpy(v, &((d_world *)w)->%s, %u * sizeof *v);\n}\n", f, nval);
-        else OUT("  *v = ((d_world *)w)->%s;\n}\n", f);
-      }
-    }
-    if (arr) DECL("bool %s_input_set_%s(%s *w, const %s *v)", N, gn, W, st);
-    else DECL("bool %s_input_set_%s(%s *w, %s v)", N, gn, W, st);
-    if (!header) {
-      if (arr) OUT("  d_world *wrld = (d_world *)w;\n  memcpy(&wrld->%s, v, %u * sizeof *v);\n", f, nval);
-      else if (ei.is_string) OUT("  d_world *wrld = (d_world *)w;\n  wrld->%s = v; /* the caller keeps v alive */\n", f);
-      else OUT("  d_world *wrld = (d_world *)w;\n  wrld->%s = v;\n", f);
-      OUT("  wrld->def_%s = true;\n  return false;\n}\n", f);
-    }
-  }
-  for (int i = 0; i < m->nstate; i++) {
-    IrStateVar *s = m->state[i];
-    if (!s->output) continue;
-    const char *sn = emit_mangle(e, "", s->name);
-    bool dyn = is_dynseq(s->ty);
-    {
-      char ty[128];
-      ir_type_snprint(ty, sizeof ty, s->ty);
-      DOC("output %s %s: fill data (a Nrrd the caller allocated with nrrdNew) with its values "
-          "for the stable strands (%s axes as in diderot-api(3))%s; true on error%s",
-          ty, s->name, dyn ? "lengths + data" : "grid or collection",
-          dyn ? " and lengths with the number of values per strand" : "",
-          e->opt->snapshot ? ". The snapshot form gives every alive strand's current value" : "");
-    }
-    for (int snap = 0; snap <= (e->opt->snapshot ? 1 : 0); snap++) {
-      if (dyn) DECL("bool %s_%s_%s(%s *w, Nrrd *lengths, Nrrd *data)", N, snap ? "snapshot" : "output_get", sn, W);
-      else DECL("bool %s_%s_%s(%s *w, Nrrd *data)", N, snap ? "snapshot" : "output_get", sn, W);
-      if (!header)
-        OUT("  return d_output_%s((d_world *)w, %s, data, %s);\n}\n", emit_state_field(e, s),
-            dyn ? "lengths" : "NULL", snap ? "true" : "false");
-    }
-  }
-#undef DOC
-#undef DECL
-}
-
-bool emit_c_header(Arena *a, IrModule *m, const EmitOptions *opt, const char **out_text) {
-  EmitCtx e;
-  emit_ctx_init(&e, a, m, opt); /* declarations only */
-  EmitBuf b;
-  emit_buf_init(&b, a);
-  EmitBuf *out = &b;
-  const char *N = ns(&e);
-  OUT("/* %s.h -- generated by diderotc from %s: the library API (man 3 diderot-api). */\n"
-      "#ifndef %s_H_\n#define %s_H_\n\n#include <stdbool.h>\n#include <stdint.h>\n"
-      "#include <teem/nrrd.h>\n\n#ifdef __cplusplus\nextern \"C\" {\n#endif\n\n"
-      "typedef struct %s_world_s %s_world_t;\n\n",
-      opt->name ? opt->name : "program", opt->source ? opt->source : "a Diderot program",
-      emit_mangle(&e, "", opt->name ? opt->name : "DIDEROT"), emit_mangle(&e, "", opt->name ? opt->name : "DIDEROT"),
-      N, N);
-  emit_api(&e, out, true);
-  OUT("\n#ifdef __cplusplus\n}\n#endif\n\n#endif\n");
-  *out_text = emit_buf_str(&b);
-  return !e.failed;
-}
-
-bool emit_c_json(Arena *a, IrModule *m, const EmitOptions *opt, const char **out_text) {
-  EmitCtx e;
-  emit_ctx_init(&e, a, m, opt); /* declarations only */
-  EmitBuf b;
-  emit_buf_init(&b, a);
-  EmitBuf *out = &b;
-  const char *N = ns(&e);
-  OUT("{\n  \"program\": %s,\n  \"source-file\": %s,\n  \"version\": \"%s\",\n"
-      "  \"real-type\": \"%s\",\n  \"int-type\": \"%s\",\n  \"target\": \"%s\",\n"
-      "  \"namespace\": %s,\n  \"inputs\": [",
-      emit_string_lit(&e, opt->name ? opt->name : "program"),
-      emit_string_lit(&e, opt->source ? opt->source : ""), "1", opt->double_real ? "double" : "float",
-      opt->long_int ? "int64_t" : "int32_t", opt->target == EMIT_TARGET_OMP ? "parallel" : opt->target == EMIT_TARGET_CUDA ? "cuda" : "sequential",
-      emit_string_lit(&e, N));
-  int k = 0;
-  for (int i = 0; i < m->nglobals; i++) {
-    IrGlobal *g = m->globals[i];
-    if (g->kind != IR_GLOBAL_INPUT) continue;
-    char ty[128];
-    ir_type_snprint(ty, sizeof ty, g->ty);
-    const char *gn = emit_mangle(&e, "", g->name);
-    OUT("%s\n    {\"name\": %s, \"type\": %s, \"description\": %s, \"has-default\": %s,\n"
-        "     \"setter\": \"%s_input_set_%s\"%s}",
-        k++ ? "," : "", emit_string_lit(&e, g->name), emit_string_lit(&e, ty),
-        g->desc ? emit_string_lit(&e, g->desc) : "null", g->has_default ? "true" : "false", N, gn,
-        g->has_default && g->ty->kind != IR_TY_IMAGE && !is_dynseq(g->ty)
-            ? arena_printf(a, ", \"getter\": \"%s_input_get_%s\"", N, gn)
-            : "");
-  }
-  OUT("\n  ],\n  \"outputs\": [");
-  k = 0;
-  for (int i = 0; i < m->nstate; i++) {
-    IrStateVar *s = m->state[i];
-    if (!s->output) continue;
-    char ty[128];
-    ir_type_snprint(ty, sizeof ty, s->ty);
-    OUT("%s\n    {\"name\": %s, \"type\": %s, \"getter\": \"%s_output_get_%s\"}", k++ ? "," : "",
-        emit_string_lit(&e, s->name), emit_string_lit(&e, ty), N, emit_mangle(&e, "", s->name));
-  }
-  OUT("\n  ],\n  \"runtime\": [\n");
-  EmitBuf api;
-  emit_buf_init(&api, a);
-  emit_api(&e, &api, true);
-  /* one JSON string per declaration line */
-  const char *p = emit_buf_str(&api);
-  bool first = true;
-  while (p && *p) {
-    const char *nl = strchr(p, '\n');
-    size_t len = nl ? (size_t)(nl - p) : strlen(p);
-    if (len && strncmp(p, "/*", 2) != 0) { /* declarations only, not the header's comments */
-      OUT("%s    %s", first ? "" : ",\n", emit_string_lit(&e, arena_strndup(a, p, len)));
-      first = false;
-    }
-    p = nl ? nl + 1 : NULL;
-  }
-  OUT("\n  ]\n}\n");
-  *out_text = emit_buf_str(&b);
-  return !e.failed;
-}
-
 /* ---- the whole program ------------------------------------------------------------------------- */
 
 bool emit_program_glue(EmitCtx *e, EmitBuf *result) {
@@ -998,7 +623,7 @@ bool emit_program_glue(EmitCtx *e, EmitBuf *result) {
   emit_buf_puts(&pre, "#include <time.h>\n\n");
   const char *wtag = e->opt->exec ? "d_world_s" : arena_printf(e->a, "%s_world_s", ns(e));
   emit_structs(e, &structs, wtag);
-  if (e->opt->target == EMIT_TARGET_CUDA) emit_cuda_host_glue(e, &structs); /* emit_cuda.c */
+  if (e->glue && e->glue->after_structs) e->glue->after_structs(e, &structs); /* the CUDA host half */
   emit_sphere_glue(e, &structs); /* emit_c_sphere.c: needs the structs, used by the methods */
   /* the lane helpers before the functions when a loop runs in lanes
    * (emit_c_loops.c); else the group update prints them (emit_c_simd.c) */
@@ -1014,7 +639,7 @@ bool emit_program_glue(EmitCtx *e, EmitBuf *result) {
     emit_main(e, &glue);
   } else {
     emit_buf_printf(&glue, "typedef d_world %s_world_t;\n", ns(e));
-    emit_api(e, &glue, false);
+    emit_api_glue(e, &glue, false);
   }
   if (e->failed) return false;
   EmitBuf *out = result;

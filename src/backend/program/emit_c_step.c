@@ -7,13 +7,10 @@
  * emit_c_simd.c first. With a limit above 1 the loop runs each strand (or
  * group) up to that many updates on its own, where the program allows it
  * (DrtProgram.strandwise). */
-#include "backend/emit_c_impl.h"
+#include "backend/program/program.h"
+#include "backend/lanes/lanes.h"
 
 #define OUT(...) emit_buf_printf(out, __VA_ARGS__)
-
-bool emit_step_chunked(const EmitCtx *e) {
-  return e->opt->target != EMIT_TARGET_CUDA && ir_module_find_cfg(e->m, IR_CFG_UPDATE) != NULL;
-}
 
 /* Strand by strand (DrtProgram.strandwise, LANGUAGE.md §6.3 "no-BSP" mode) is the same
  * as super-steps when no strand can tell the difference: no strand reads

@@ -18,7 +18,8 @@
  * (emit_c_program.c). The executable's snapshots are saved by a writer
  * thread while the strands go on (rt/rt_writer.c); a failed save stops
  * the run at a later snapshot. */
-#include "backend/emit_c_impl.h"
+#include "backend/program/program.h"
+#include "backend/lanes/lanes.h"
 
 #define OUT(...) emit_buf_printf(out, __VA_ARGS__)
 

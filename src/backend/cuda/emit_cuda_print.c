@@ -4,9 +4,9 @@
  * formats the records in the sequential target's order with a generated
  * decoder, one case per print statement ("site"), using the C targets'
  * printing code (emit_print_value), so both targets print the same text. */
-#include "backend/emit_cuda.h"
+#include "backend/cuda/emit_cuda.h"
 
-#include "backend/emit_c_impl.h"
+#include "backend/core/core.h"
 
 #define OUT(...) emit_buf_printf(out, __VA_ARGS__)
 

@@ -25,7 +25,7 @@
  *    copy, the same values) instead of the strand array: C targets only.
  * If the storage layout of strand states changes, d_sphere_build's
  * gather is the one place here that reads states. */
-#include "backend/emit_c_impl.h"
+#include "backend/core/core.h"
 
 #include <string.h>
 

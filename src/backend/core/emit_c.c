@@ -1,8 +1,8 @@
-/* emit_c.c -- the C back end: text buffers, C names of types and
- * variables, the prelude, and CFGs as C functions (goto-based: a label per
- * block, phis as assignments on the incoming edges). The contract is in
- * emit_c.h. */
-#include "backend/emit_c_impl.h"
+/* emit_c.c -- the base of the C back end: text buffers, C names of types,
+ * variables, state, globals and functions, definitions printed once, and
+ * the prelude of every generated file. The contract is in emit_options.h;
+ * CFGs are printed by emit_c_cfg.c. */
+#include "backend/core/core.h"
 
 #include <math.h>
 #include <stdarg.h>
@@ -105,6 +105,34 @@ const char *emit_var(EmitCtx *e, const IrVar *v) {
     e->vnames[v->id] = n;
   }
   return n;
+}
+
+/* C names of state variables, globals and CFG functions */
+const char *emit_state_field(EmitCtx *e, const IrStateVar *s) {
+  return emit_mangle(e, "sv_", s->name);
+}
+const char *emit_global_field(EmitCtx *e, const IrGlobal *g) {
+  return emit_mangle(e, "gv_", g->name);
+}
+
+const char *emit_cfg_name(EmitCtx *e, const IrCFG *cfg) {
+  switch (cfg->kind) {
+  case IR_CFG_FUNC: {
+    int k = 0;
+    for (int i = 0; i < e->m->ncfgs; i++)
+      if (e->m->cfgs[i] == cfg) k = i;
+    return arena_printf(e->a, "%s_%d", emit_mangle(e, "fn_", cfg->name ? cfg->name : "f"), k);
+  }
+  case IR_CFG_GLOBAL_INIT: return "d_global_init";
+  case IR_CFG_STRAND_INIT: return "d_strand_init";
+  case IR_CFG_START: return "d_strand_start";
+  case IR_CFG_UPDATE: return "d_strand_update";
+  case IR_CFG_STABILIZE: return "d_strand_stabilize";
+  case IR_CFG_GLOBAL_START: return "d_global_start";
+  case IR_CFG_GLOBAL_UPDATE: return "d_global_update";
+  case IR_CFG_CREATE: return "d_create";
+  }
+  return "d_unknown";
 }
 
 int emit_vec_pad(int w) {
@@ -250,6 +278,15 @@ const char *emit_type(EmitCtx *e, const IrType *t) {
   return name;
 }
 
+/* Whether values of t hold dynamic sequences. */
+bool emit_type_has_dseq(const IrType *t) {
+  return t->kind == IR_TY_SEQ && (t->len == IR_SEQ_DYNAMIC || emit_type_has_dseq(t->elem));
+}
+
+bool emit_step_chunked(const EmitCtx *e) {
+  return e->opt->target != EMIT_TARGET_CUDA && ir_module_find_cfg(e->m, IR_CFG_UPDATE) != NULL;
+}
+
 /* ---- the prelude --------------------------------------------------------------------- */
 
 void emit_prelude(EmitCtx *e, EmitBuf *out) {
@@ -310,31 +347,6 @@ void emit_prelude(EmitCtx *e, EmitBuf *out) {
                 "  return p;\n}\n\n");
 }
 
-/* ---- CFGs ------------------------------------------------------------------------------ */
-
-static void emit_phi_edge(EmitCtx *e, EmitBuf *out, IrBlock *from, IrBlock *to, int slot_of_pred,
-                          const char *indent) {
-  (void)slot_of_pred;
-  /* the first predecessor slot that is `from` (a branch with both arms to
-   * one block is one edge for phis: ir_phi_set sets every slot alike) */
-  int k = ir_block_pred_index(to, from);
-  if (k < 0) return;
-  for (int i = 0; i < to->nphis; i++) {
-    IrInstr *phi = to->phis[i];
-    if (!phi->dst || k >= phi->nargs) continue;
-    emit_buf_printf(out, "%s%s_in = %s;\n", indent, emit_var(e, phi->dst),
-                    emit_var(e, phi->args[k]));
-  }
-}
-
-static const char *exit_code(IrTermKind k) {
-  switch (k) {
-  case IR_T_STABILIZE: return "DRT_EXIT_STABILIZE";
-  case IR_T_DIE: return "DRT_EXIT_DIE";
-  default: return "DRT_EXIT_CONTINUE";
-  }
-}
-
 /* Leave the unit being printed after a recorded run-time error. */
 void emit_leave_on_error(EmitCtx *e, EmitBuf *out, const char *indent) {
   bool method = e->cfg->kind == IR_CFG_START || e->cfg->kind == IR_CFG_UPDATE;
@@ -345,127 +357,19 @@ void emit_leave_on_error(EmitCtx *e, EmitBuf *out, const char *indent) {
   else emit_buf_printf(out, "%sreturn;\n", indent);
 }
 
-static void emit_term(EmitCtx *e, EmitBuf *out, IrBlock *b) {
-  IrTerm *t = &b->term;
-  bool method = e->cfg->kind == IR_CFG_START || e->cfg->kind == IR_CFG_UPDATE;
-  switch (t->kind) {
-  case IR_T_JUMP:
-    emit_phi_edge(e, out, b, t->succ[0], 0, "  ");
-    emit_buf_printf(out, "  goto L%d;\n", t->succ[0]->id);
-    return;
-  case IR_T_BRANCH:
-    emit_buf_printf(out, "  if (%s) {\n", emit_var(e, t->value));
-    emit_phi_edge(e, out, b, t->succ[0], 0, "    ");
-    emit_buf_printf(out, "    goto L%d;\n  } else {\n", t->succ[0]->id);
-    emit_phi_edge(e, out, b, t->succ[1], 1, "    ");
-    emit_buf_printf(out, "    goto L%d;\n  }\n", t->succ[1]->id);
-    return;
-  case IR_T_RETURN:
-    if (t->value) emit_buf_printf(out, "  return %s;\n", emit_var(e, t->value));
-    else if (method) emit_buf_puts(out, "  return DRT_EXIT_CONTINUE;\n");
-    else emit_buf_puts(out, "  return;\n");
-    return;
-  case IR_T_STABILIZE:
-  case IR_T_DIE:
-  case IR_T_CONTINUE:
-    if (!method) {
-      emit_fail(e, "a strand exit outside a strand method");
-      return;
-    }
-    emit_buf_printf(out, "  return %s;\n", exit_code(t->kind));
-    return;
-  case IR_T_ERROR:
-    /* the error is recorded (probe_fail): leave the unit; the runtime
-     * stops the program when the unit returns */
-    emit_leave_on_error(e, out, "  ");
-    return;
-  case IR_T_NONE: break;
+bool emit_once(EmitCtx *e, const char *key) {
+  /* a handful of keys per program (lane types, helper groups): a list */
+  for (int i = 0; i < e->nonce; i++)
+    if (!strcmp(e->once[i], key)) return false;
+  if (e->nonce == e->caponce) {
+    int cap = e->caponce ? 2 * e->caponce : 16;
+    const char **n = arena_alloc(e->a, (size_t)cap * sizeof *n);
+    if (e->nonce) memcpy(n, e->once, (size_t)e->nonce * sizeof *n);
+    e->once = n;
+    e->caponce = cap;
   }
-  emit_fail(e, "a block without a terminator");
-}
-
-/* A C comment "line N: TEXT" for the source line an instruction came from, so
- * that generated code maps back to the program (TEXT trimmed, shortened,
- * without comment delimiters); the line number alone when the source
- * cannot be read. */
-static void emit_line_comment(EmitCtx *e, EmitBuf *out, int line) {
-  if (!e->src_tried) {
-    e->src_tried = true;
-    if (e->opt->source) e->src = source_load(e->a, e->opt->source);
-  }
-  size_t len = 0;
-  const char *text = e->src && line <= e->src->nlines ? source_line(e->src, line, &len) : NULL;
-  while (text && len && (*text == ' ' || *text == '\t')) text++, len--;
-  while (text && len && (text[len - 1] == ' ' || text[len - 1] == '\t' || text[len - 1] == '\r'))
-    len--;
-  if (!text || !len) {
-    emit_buf_printf(out, "  /* line %d */\n", line);
-    return;
-  }
-  char buf[72];
-  size_t n = 0;
-  for (size_t i = 0; i < len && n + 4 < sizeof buf; i++) {
-    char c = text[i];
-    if (c == '\t') c = ' ';
-    /* no comment delimiters inside the comment */
-    if ((c == '/' && i + 1 < len && text[i + 1] == '*') || (c == '*' && i + 1 < len && text[i + 1] == '/'))
-      c = '.';
-    buf[n++] = c;
-  }
-  if (n < len) {
-    /* cut at a character boundary (UTF-8 continuation bytes are 10xxxxxx) */
-    while (n && ((unsigned char)buf[n - 1] & 0xC0) == 0x80) n--;
-    if (n && ((unsigned char)buf[n - 1] & 0xC0) == 0xC0) n--;
-    buf[n++] = '.', buf[n++] = '.', buf[n++] = '.';
-  }
-  buf[n] = '\0';
-  emit_buf_printf(out, "  /* line %d: %s */\n", line, buf);
-}
-
-void emit_cfg_body(EmitCtx *e, EmitBuf *out, IrCFG *cfg) {
-  e->cfg = cfg;
-  /* declarations: every instruction result and phi (with its edge copy) */
-  for (int bi = 0; bi < cfg->nblocks; bi++) {
-    IrBlock *b = cfg->blocks[bi];
-    for (int i = 0; i < b->nphis; i++) {
-      IrVar *d = b->phis[i]->dst;
-      if (!d) continue;
-      const char *ty = emit_type(e, d->ty);
-      emit_buf_printf(out, "  %s %s;\n  %s %s_in;\n", ty, emit_var(e, d), ty, emit_var(e, d));
-    }
-    for (int i = 0; i < b->ninstrs; i++) {
-      IrVar *d = b->instrs[i]->dst;
-      /* a dynamic sequence's padding (after len) is copied bytewise into
-       * strand state: zero it, or the copy reads an indeterminate value */
-      bool pad = d && d->ty && d->ty->kind == IR_TY_SEQ && d->ty->len == IR_SEQ_DYNAMIC;
-      /* C++ (the device half, NAME.cu) warns of {0} (-Wmissing-field-initializers);
-       * {} zero-initializes there, padding included */
-      bool cxx = e->opt->target == EMIT_TARGET_CUDA && e->instr_hook != emit_cuda_host_instr;
-      if (d) emit_buf_printf(out, "  %s %s%s;\n", emit_type(e, d->ty), emit_var(e, d),
-                             pad ? (cxx ? " = {}" : " = {0}") : "");
-    }
-  }
-  emit_loop_lanes_decls(e, out, cfg); /* emit_c_loops.c */
-  for (int bi = 0; bi < cfg->nblocks; bi++) {
-    IrBlock *b = cfg->blocks[bi];
-    if (b != cfg->entry || bi != 0) emit_buf_printf(out, " L%d:;%s%s\n", b->id,
-                                                    b->label ? " /* " : "",
-                                                    b->label ? arena_printf(e->a, "%s */",
-                                                                            b->label) : "");
-    for (int i = 0; i < b->nphis; i++)
-      if (b->phis[i]->dst)
-        emit_buf_printf(out, "  %s = %s_in;\n", emit_var(e, b->phis[i]->dst),
-                        emit_var(e, b->phis[i]->dst));
-    int line = 0;
-    for (int i = 0; i < b->ninstrs; i++) {
-      IrInstr *in = b->instrs[i];
-      if (in->line > 0 && in->line != line) emit_line_comment(e, out, line = in->line);
-      emit_instr(e, out, in);
-    }
-    emit_loop_lanes(e, out, b); /* emit_c_loops.c: a loop header's chunks in lanes */
-    emit_term(e, out, b);
-  }
-  if (cfg->entry != cfg->blocks[0]) emit_fail(e, "the entry block is not the first block");
+  e->once[e->nonce++] = arena_strdup(e->a, key);
+  return true;
 }
 
 void emit_ctx_init(EmitCtx *e, Arena *a, IrModule *m, const EmitOptions *opt) {
@@ -476,55 +380,3 @@ void emit_ctx_init(EmitCtx *e, Arena *a, IrModule *m, const EmitOptions *opt) {
   emit_buf_init(&e->types, a);
 }
 
-/* ---- functions for tests ------------------------------------------------------------------ */
-
-bool emit_c_functions(Arena *a, IrModule *m, IrCFG *const *cfgs, int ncfgs,
-                      const EmitOptions *opt, const char **out, char *err, size_t errlen) {
-  EmitCtx e;
-  emit_ctx_init(&e, a, m, opt);
-  EmitBuf pre, fns;
-  emit_buf_init(&pre, a);
-  emit_buf_init(&fns, a);
-  emit_buf_puts(&pre, "#define D_SEQ_RT NULL /* no world: drt_seq_alloc mallocs */\n");
-  emit_prelude(&e, &pre);
-  for (int i = 0; i < ncfgs; i++) {
-    IrCFG *cfg = cfgs[i];
-    if (cfg->kind != IR_CFG_FUNC || !cfg->result) {
-      emit_fail(&e, "emit_c_functions: CFG %d is not a function", i);
-      break;
-    }
-    emit_buf_printf(&fns, "static %s %s(", emit_type(&e, cfg->result), emit_cfg_name(&e, cfg));
-    for (int p = 0; p < cfg->nparams; p++)
-      emit_buf_printf(&fns, "%s%s %s", p ? ", " : "", emit_type(&e, cfg->params[p]->ty),
-                      emit_var(&e, cfg->params[p]));
-    emit_buf_printf(&fns, "%s) {\n", cfg->nparams ? "" : "void");
-    emit_cfg_body(&e, &fns, cfg);
-    emit_buf_puts(&fns, "}\n\n");
-  }
-  if (e.failed) {
-    if (err && errlen) snprintf(err, errlen, "%s", e.err);
-    return false;
-  }
-  emit_buf_puts(&pre, emit_buf_str(&e.types));
-  emit_buf_puts(&pre, "\n");
-  emit_buf_puts(&pre, emit_buf_str(&fns));
-  *out = emit_buf_str(&pre);
-  return true;
-}
-
-bool emit_c_program(Arena *a, IrModule *m, const EmitOptions *opt, const char **out, EmitInfo *info,
-                    char *err, size_t errlen) {
-  EmitCtx e;
-  emit_ctx_init(&e, a, m, opt);
-  if (opt->target == EMIT_TARGET_CUDA) e.instr_hook = emit_cuda_host_instr; /* the host half */
-  EmitBuf body;
-  emit_buf_init(&body, a);
-  bool ok = emit_program_glue(&e, &body) && !e.failed;
-  if (!ok) {
-    if (err && errlen) snprintf(err, errlen, "%s", e.failed ? e.err : "code generation failed");
-    return false;
-  }
-  *out = emit_buf_str(&body);
-  if (info) info->simd_groups = emit_simd_used(&e), info->loop_lanes = e.loop_lanes_found;
-  return true;
-}

@@ -1,0 +1,22 @@
+/* cpu.h -- the C targets (--target=seq and --target=omp): the program as
+ * one C translation unit, with the lanes printers for across-strand groups
+ * and loops in lanes. A sibling of the CUDA target (cuda/emit_cuda.h):
+ * both print the program glue (program/) on the core (core/). */
+#ifndef DIDEROT_BACKEND_CPU_H
+#define DIDEROT_BACKEND_CPU_H
+
+#include "backend/core/emit_options.h"
+
+/* The whole program as C text into *out (arena memory), and what its
+ * compilation needs into *info (may be NULL). Returns false (with a
+ * message in err) on LowIR this back end cannot print. */
+bool emit_c_program(Arena *a, IrModule *m, const EmitOptions *opt, const char **out, EmitInfo *info,
+                    char *err, size_t errlen);
+
+/* For tests: the prelude (types, helpers) followed by each function CFG of
+ * cfgs as `static RESULT NAME(params...)` (FUNC CFGs only, no globals or
+ * state). */
+bool emit_c_functions(Arena *a, IrModule *m, IrCFG *const *cfgs, int ncfgs,
+                      const EmitOptions *opt, const char **out, char *err, size_t errlen);
+
+#endif
