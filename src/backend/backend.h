@@ -15,6 +15,7 @@
 
 #include <stdbool.h>
 
+#include "backend/cc.h"
 #include "backend/core/emit_c_layout.h"
 #include "backend/core/emit_options.h"
 #include "ir/ir.h"
@@ -33,6 +34,7 @@ typedef struct TargetOptions {
   bool verbose;          /* print phases and commands */
   bool keep_c;           /* keep NAME.c after a successful build */
   FILE *log;             /* --log: NAME.log (files written, C compiler commands), or NULL */
+  CcEnv env;             /* the environment of the C compiler runs (cc.h) */
 } TargetOptions;
 
 /* The output stem: -o (an executable's name, or a library stem with a .o

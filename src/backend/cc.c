@@ -1,6 +1,9 @@
 /* cc.c -- running the system C compiler on generated code (see cc.h). */
 #include "backend/cc.h"
 
+/* A variable of the environment the driver read (CcEnv); NULL: unset. */
+#define CC_ENV(ev, field) ((ev) ? (ev)->field : NULL)
+
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -114,8 +117,8 @@ static bool cc_try(Arena *a, const char *libdir, const char *incdir, const char 
  *      elsewhere as a whole);
  *   4. another program inside the build tree (a unit test): that tree;
  *   5. the configured LIBDIR and INCLUDEDIR/diderot. */
-bool cc_find_runtime(Arena *a, const char **incdir, const char **libdir) {
-  const char *env = getenv("DIDEROT_RT_DIR");
+bool cc_find_runtime(Arena *a, const CcEnv *ev, const char **incdir, const char **libdir) {
+  const char *env = CC_ENV(ev, rt_dir);
   const char *lib = NULL, *inc = NULL;
 #ifdef DIDEROT_SOURCE_DIR
   const char *src_rt = DIDEROT_SOURCE_DIR "/rt";
@@ -166,13 +169,13 @@ found:
 
 /* Whether the first word of `cmd` names a program that can be run: a path,
  * or a name found on $PATH. */
-static bool cc_tool_exists(Arena *a, const char *cmd) {
+static bool cc_tool_exists(Arena *a, const CcEnv *ev, const char *cmd) {
   while (*cmd == ' ' || *cmd == '\t') cmd++;
   size_t n = strcspn(cmd, " \t");
   if (n == 0) return false;
   const char *prog = arena_strndup(a, cmd, n);
   if (strchr(prog, '/')) return access(prog, X_OK) == 0;
-  const char *path = getenv("PATH");
+  const char *path = CC_ENV(ev, path);
   if (!path || !*path) path = "/usr/bin:/bin";
   for (const char *p = path;;) {
     size_t k = strcspn(p, ":");
@@ -185,22 +188,22 @@ static bool cc_tool_exists(Arena *a, const char *cmd) {
   }
 }
 
-static const char *cc_nvcc(void) {
-  const char *nvcc = getenv("DIDEROT_NVCC");
+static const char *cc_nvcc(const CcEnv *ev) {
+  const char *nvcc = CC_ENV(ev, nvcc);
 #ifdef DIDEROT_NVCC
   if (!nvcc || !*nvcc) nvcc = DIDEROT_NVCC;
 #endif
   return nvcc && *nvcc ? nvcc : "nvcc";
 }
 
-static const char *cc_c_compiler(void) {
-  const char *cc = getenv("CC");
+static const char *cc_c_compiler(const CcEnv *ev) {
+  const char *cc = CC_ENV(ev, cc);
   return cc && *cc ? cc : DIDEROT_CC;
 }
 
 bool cc_preflight(Arena *a, const CcRequest *req, const char **why) {
   const char *inc, *lib;
-  if (!cc_find_runtime(a, &inc, &lib)) {
+  if (!cc_find_runtime(a, req->env, &inc, &lib)) {
     const char *self = cc_self_dir(a);
     *why = arena_printf(a,
                         "cannot find the Diderot runtime (libdiderot-rt.a and its headers) beside "
@@ -209,26 +212,26 @@ bool cc_preflight(Arena *a, const CcRequest *req, const char **why) {
                         self ? self : "?", DIDEROT_LIBDIR);
     return false;
   }
-  const char *cc = cc_c_compiler();
-  if (!cc_tool_exists(a, cc)) {
+  const char *cc = cc_c_compiler(req->env);
+  if (!cc_tool_exists(a, req->env, cc)) {
     *why = arena_printf(a, "cannot find the C compiler '%s' (Debian package: gcc; or set CC)", cc);
     return false;
   }
   if (req->cu_file || req->cuda_target) {
     if (req->cuda_emulate) {
-      const char *cxx = getenv("CXX");
+      const char *cxx = CC_ENV(req->env, cxx);
       if (!cxx || !*cxx) cxx = "c++";
-      if (!cc_tool_exists(a, cxx)) {
+      if (!cc_tool_exists(a, req->env, cxx)) {
         *why = arena_printf(a, "cannot find the C++ compiler '%s' that --cuda-emulate uses "
                                "(Debian package: g++; or set CXX)", cxx);
         return false;
       }
-    } else if (!cc_tool_exists(a, cc_nvcc())) {
+    } else if (!cc_tool_exists(a, req->env, cc_nvcc(req->env))) {
       *why = arena_printf(a,
                           "cannot find the CUDA compiler '%s' that --target=cuda needs: install "
                           "NVIDIA's CUDA toolkit (it puts nvcc in /usr/local/cuda/bin) or set "
                           "DIDEROT_NVCC to nvcc's path",
-                          cc_nvcc());
+                          cc_nvcc(req->env));
       return false;
     }
   }
@@ -304,7 +307,7 @@ static bool cc_run(const Argv *av, const CcRequest *req, const char **why) {
  * symbols (Teem, libm, libc) stay as they are. */
 static bool cc_localize_runtime(Arena *a, const CcRequest *req, const char **why) {
   if (!req->export_prefix || !*req->export_prefix) return true;
-  const char *objcopy = getenv("OBJCOPY");
+  const char *objcopy = CC_ENV(req->env, objcopy);
   Argv oc = {a, NULL, 0, 0};
   argv_split(&oc, objcopy && *objcopy ? objcopy : "objcopy");
   argv_add(&oc, "--wildcard");
@@ -317,8 +320,8 @@ static bool cc_localize_runtime(Arena *a, const CcRequest *req, const char **why
  * nvcc or (emulation) the C++ compiler, then one link (see cc.h). */
 static bool cc_compile_cuda(Arena *a, const CcRequest *req, const char *inc, const char *lib,
                             const char **why) {
-  const char *cc = getenv("CC"), *flags = getenv("CFLAGS_DIDEROT");
-  const char *cxx = getenv("CXX"), *nvcc = cc_nvcc();
+  const char *cc = CC_ENV(req->env, cc), *flags = CC_ENV(req->env, cflags);
+  const char *cxx = CC_ENV(req->env, cxx), *nvcc = cc_nvcc(req->env);
   if (!cxx || !*cxx) cxx = "c++";
   bool pic = req->kind != CC_EXEC, emu = req->cuda_emulate;
   const char *host_o = arena_printf(a, "%s.host.o", req->out_file);
@@ -331,7 +334,7 @@ static bool cc_compile_cuda(Arena *a, const CcRequest *req, const char *inc, con
   if (req->no_contract) argv_add(&h, "-ffp-contract=off");
   if (req->debug) argv_add(&h, "-g"), argv_add(&h, "-O0");
   else argv_split(&h, flags ? flags : "-O3 -march=native");
-  argv_split(&h, getenv("CFLAGS_DIDEROT_EXTRA")); /* e.g. sanitizers (cc.h) */
+  argv_split(&h, CC_ENV(req->env, cflags_extra)); /* e.g. sanitizers (cc.h) */
   if (pic) argv_add(&h, "-fPIC");
   argv_add(&h, arena_printf(a, "-I%s", inc));
   for (int i = 0; i < req->ndefines; i++) argv_add(&h, arena_printf(a, "-D%s", req->defines[i]));
@@ -352,7 +355,7 @@ static bool cc_compile_cuda(Arena *a, const CcRequest *req, const char *inc, con
     /* the C target's flags: same contractions, so bitwise comparable */
     if (req->debug) argv_add(&d, "-g"), argv_add(&d, "-O0");
     else argv_split(&d, flags ? flags : "-O3 -march=native");
-    argv_split(&d, getenv("CFLAGS_DIDEROT_EXTRA"));
+    argv_split(&d, CC_ENV(req->env, cflags_extra));
     if (pic) argv_add(&d, "-fPIC");
   } else {
     argv_split(&d, nvcc);
@@ -361,7 +364,7 @@ static bool cc_compile_cuda(Arena *a, const CcRequest *req, const char *inc, con
     argv_add(&d, "-diag-suppress=177,550");
     argv_add(&d, req->debug ? "-G" : "-O3");
     if (req->debug) argv_add(&d, "-g");
-    const char *arch = getenv("DIDEROT_CUDA_ARCH");
+    const char *arch = CC_ENV(req->env, cuda_arch);
     if (!arch || !*arch) arch = "sm_90";
     /* sm_XX: SASS for XX and PTX for the newest one listed */
     const char *last = NULL;
@@ -401,7 +404,7 @@ static bool cc_compile_cuda(Arena *a, const CcRequest *req, const char *inc, con
       argv_add(&l, "-nostdlib");
     } else {
       argv_split(&l, emu ? cxx : nvcc);
-      const char *extra = getenv("CFLAGS_DIDEROT_EXTRA");
+      const char *extra = CC_ENV(req->env, cflags_extra);
       if (emu) argv_split(&l, extra);
       /* nvcc cannot hand -fsanitize to the host compiler when it links:
        * name the sanitizers' runtimes (the runtime library has them) */
@@ -436,13 +439,13 @@ static bool cc_compile_cuda(Arena *a, const CcRequest *req, const char *inc, con
 bool cc_compile(Arena *a, const CcRequest *req, const char **why) {
   const char *inc, *lib;
   if (why) *why = NULL;
-  if (!cc_find_runtime(a, &inc, &lib)) {
+  if (!cc_find_runtime(a, req->env, &inc, &lib)) {
     if (why) *why = "cannot find the Diderot runtime (set DIDEROT_RT_DIR)";
     return false;
   }
   if (req->cu_file) return cc_compile_cuda(a, req, inc, lib, why);
-  const char *cc = getenv("CC");
-  const char *flags = getenv("CFLAGS_DIDEROT");
+  const char *cc = CC_ENV(req->env, cc);
+  const char *flags = CC_ENV(req->env, cflags);
   Argv av = {a, NULL, 0, 0};
   argv_split(&av, cc && *cc ? cc : DIDEROT_CC);
   argv_add(&av, "-std=gnu11");
@@ -451,7 +454,7 @@ bool cc_compile(Arena *a, const CcRequest *req, const char **why) {
   if (req->debug) argv_add(&av, "-g"), argv_add(&av, "-O0");
   else argv_split(&av, flags ? flags : "-O3 -march=native");
   if (req->large && !req->debug) argv_split(&av, CC_LARGE_FLAGS);
-  argv_split(&av, getenv("CFLAGS_DIDEROT_EXTRA")); /* e.g. sanitizers (cc.h) */
+  argv_split(&av, CC_ENV(req->env, cflags_extra)); /* e.g. sanitizers (cc.h) */
   if (req->openmp) argv_add(&av, "-fopenmp");
   if (req->kind != CC_EXEC) argv_add(&av, "-fPIC");
   argv_add(&av, arena_printf(a, "-I%s", inc));

@@ -1,5 +1,7 @@
 /* cc.h -- running the system C compiler on generated code (LANGUAGE.md §7.1).
  *
+ * The environment variables below are those of the CcEnv record the
+ * driver reads once (src/driver/main.c); nothing here calls getenv.
  * The compiler is $CC (default: the one found at configure time), with
  * $CFLAGS_DIDEROT (default "-O3 -march=native") plus -std=gnu11 (vector
  * extensions) and -fwrapv (int overflow wraps, §6.6), then
@@ -29,6 +31,20 @@
 
 #include "util/arena.h"
 
+/* The environment variables the C compiler runs depend on, read once by
+ * the driver (NULL: unset). */
+typedef struct CcEnv {
+  const char *rt_dir;       /* DIDEROT_RT_DIR */
+  const char *path;         /* PATH: where tools are looked up */
+  const char *cc;           /* CC */
+  const char *cxx;          /* CXX (--cuda-emulate) */
+  const char *nvcc;         /* DIDEROT_NVCC */
+  const char *cuda_arch;    /* DIDEROT_CUDA_ARCH */
+  const char *objcopy;      /* OBJCOPY (library objects) */
+  const char *cflags;       /* CFLAGS_DIDEROT */
+  const char *cflags_extra; /* CFLAGS_DIDEROT_EXTRA */
+} CcEnv;
+
 typedef enum CcKind {
   CC_EXEC,   /* a standalone executable */
   CC_OBJECT, /* one relocatable object with the runtime linked in (ld -r) */
@@ -41,6 +57,7 @@ typedef enum CcKind {
 enum { CC_LARGE_FUNCTION = 1500 };
 
 typedef struct CcRequest {
+  const CcEnv *env;     /* the environment (NULL: every variable unset) */
   const char *c_file;   /* the generated source */
   const char *out_file; /* the result */
   CcKind kind;
@@ -87,6 +104,6 @@ bool cc_preflight(Arena *a, const CcRequest *req, const char **why);
 bool cc_compile(Arena *a, const CcRequest *req, const char **why);
 
 /* The directories found for the runtime (NULL when none was found). */
-bool cc_find_runtime(Arena *a, const char **incdir, const char **libdir);
+bool cc_find_runtime(Arena *a, const CcEnv *env, const char **incdir, const char **libdir);
 
 #endif

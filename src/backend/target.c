@@ -74,7 +74,7 @@ int target_build(Arena *a, IrModule *low, const TargetOptions *o) {
   const char *text = NULL;
   char err[256];
   {
-    CcRequest pre = {.cuda_target = eo.target == EMIT_TARGET_CUDA, .cuda_emulate = eo.cuda_emulate};
+    CcRequest pre = {.env = &o->env, .cuda_target = eo.target == EMIT_TARGET_CUDA, .cuda_emulate = eo.cuda_emulate};
     const char *missing = NULL;
     if (!cc_preflight(a, &pre, &missing)) {
       fprintf(stderr, "diderotc: error: %s\n", missing);
@@ -110,6 +110,7 @@ int target_build(Arena *a, IrModule *low, const TargetOptions *o) {
   }
   if (o->verbose) fprintf(stderr, "diderotc: compiling %s\n", cfile);
   CcRequest req = {
+      .env = &o->env,
       .c_file = cfile,
       .out_file = exec ? stem : arena_printf(a, "%s.%s", stem, o->shared_lib ? "so" : "o"),
       .kind = exec ? CC_EXEC : o->shared_lib ? CC_SHARED : CC_OBJECT,

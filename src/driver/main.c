@@ -325,8 +325,37 @@ static IrModule *driver_low(DiagCtx *diag, IrModule *mid, const DriverOptions *o
 
 /* The middle end and the C back end: typed AST → HighIR → MidIR → LowIR →
  * C → cc. Returns the exit status. */
+/* The environment, read once here: the back end gets what it needs in
+ * TargetOptions.env, nothing below the driver calls getenv. */
+typedef struct DriverEnv {
+  CcEnv cc;          /* the C compiler runs (backend/cc.h) */
+  bool cuda_emulate; /* DIDEROT_CUDA_EMULATE=1: as --cuda-emulate */
+  bool check_ir;     /* DIDEROT_CHECK_IR=1: as --check-ir */
+  bool no_color;     /* NO_COLOR set and not empty (no-color.org) */
+  bool dumb_term;    /* TERM=dumb */
+} DriverEnv;
+
+static bool driver_env_is(const char *name, const char *value) {
+  const char *v = getenv(name);
+  return v && !strcmp(v, value);
+}
+
+static DriverEnv driver_read_env(void) {
+  const char *no = getenv("NO_COLOR");
+  return (DriverEnv){
+      .cc = {.rt_dir = getenv("DIDEROT_RT_DIR"), .path = getenv("PATH"), .cc = getenv("CC"),
+             .cxx = getenv("CXX"), .nvcc = getenv("DIDEROT_NVCC"),
+             .cuda_arch = getenv("DIDEROT_CUDA_ARCH"), .objcopy = getenv("OBJCOPY"),
+             .cflags = getenv("CFLAGS_DIDEROT"), .cflags_extra = getenv("CFLAGS_DIDEROT_EXTRA")},
+      .cuda_emulate = driver_env_is("DIDEROT_CUDA_EMULATE", "1"),
+      .check_ir = driver_env_is("DIDEROT_CHECK_IR", "1"),
+      .no_color = no && no[0],
+      .dumb_term = driver_env_is("TERM", "dumb"),
+  };
+}
+
 static int driver_codegen(Arena *arena, DiagCtx *diag, Program *prog, const DriverOptions *o,
-                          DriverWatch *w) {
+                          const DriverEnv *env, DriverWatch *w) {
   EinContext *ec = ein_context_new(arena);
   int hstatus = 0;
   IrModule *high = driver_high(arena, diag, prog, o, ec, w, &hstatus);
@@ -343,8 +372,7 @@ static int driver_codegen(Arena *arena, DiagCtx *diag, Program *prog, const Driv
     diag_flush(diag);
     if (!ok) return EXIT_PROGRAM_ERROR;
   }
-  const char *emu_env = getenv("DIDEROT_CUDA_EMULATE");
-  bool cuda_emulate = o->cuda_emulate || (emu_env && !strcmp(emu_env, "1"));
+  bool cuda_emulate = o->cuda_emulate || env->cuda_emulate;
   /* SoA by default on the GPU: a warp's loads of one state word coalesce */
   EmitStrandLayout sk = o->target == TARGET_CUDA ? EMIT_STRAND_SOA : EMIT_STRAND_AOS;
   int width = 1, brick = 0;
@@ -372,23 +400,23 @@ static int driver_codegen(Arena *arena, DiagCtx *diag, Program *prog, const Driv
       .verbose = o->verbose,
       .keep_c = o->debug || o->log,
       .log = w->log,
+      .env = env->cc,
   };
   return target_build(arena, low, &to);
 }
 
 /* --color=auto: colour on a terminal unless NO_COLOR is set (no-color.org)
  * or the terminal cannot show it. */
-static bool driver_use_color(ColorMode m) {
+static bool driver_use_color(ColorMode m, const DriverEnv *env) {
   if (m != COLOR_AUTO) return m == COLOR_ALWAYS;
-  const char *no = getenv("NO_COLOR"), *term = getenv("TERM");
-  if (no && no[0]) return false;
-  if (term && strcmp(term, "dumb") == 0) return false;
+  if (env->no_color || env->dumb_term) return false;
   return isatty(fileno(stderr));
 }
 
 int main(int argc, char **argv) {
   double start = driver_now(CLOCK_MONOTONIC), start_cpu = driver_now(CLOCK_PROCESS_CPUTIME_ID);
   Arena *arena = arena_new();
+  DriverEnv env = driver_read_env();
   DriverOptions opts;
   int status = 0;
 
@@ -425,7 +453,7 @@ int main(int argc, char **argv) {
   }
   DiagCtx *diag = diag_new(arena, src);
   diag_set_warnings(diag, !opts.no_warnings, opts.warnings_as_errors);
-  diag_set_color(diag, driver_use_color(opts.color));
+  diag_set_color(diag, driver_use_color(opts.color, &env));
 
   /* 2. Lexing and parsing: one AST for both dialects. */
   Program *prog = parse_program(arena, diag, src);
@@ -452,10 +480,8 @@ int main(int argc, char **argv) {
   }
 
   /* 4. Middle end and back end. */
-  const char *check_env = getenv("DIDEROT_CHECK_IR");
   DriverWatch watch = {.stats = opts.stats,
-                       .check = driver_internal(&opts, "check-ir") ||
-                                (check_env && !strcmp(check_env, "1")),
+                       .check = driver_internal(&opts, "check-ir") || env.check_ir,
                        .start = start,
                        .start_cpu = start_cpu};
   if (opts.log && !unbuilt && !opts.check && !opts.dump)
@@ -465,7 +491,7 @@ int main(int argc, char **argv) {
     fprintf(stderr, "%s: error: %s is not supported by this diderotc\n", opts.file, unbuilt);
     status = EXIT_PROGRAM_ERROR;
   } else if (!opts.check && !opts.dump) {
-    status = driver_codegen(arena, diag, prog, &opts, &watch);
+    status = driver_codegen(arena, diag, prog, &opts, &env, &watch);
     if (watch.log) {
       fprintf(watch.log, "exit status %d\n", status);
       fclose(watch.log);

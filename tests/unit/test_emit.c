@@ -24,6 +24,16 @@ typedef struct T {
   const char *calls; /* main()'s body: printf of each result */
 } T;
 
+/* The C compiler's environment, as the driver reads it (src/driver/main.c):
+ * the sanitizer flags of scripts/check-asan.sh reach these builds too. */
+static const CcEnv *test_cc_env(void) {
+  static CcEnv env;
+  env = (CcEnv){.rt_dir = getenv("DIDEROT_RT_DIR"), .path = getenv("PATH"), .cc = getenv("CC"),
+                .cxx = getenv("CXX"), .objcopy = getenv("OBJCOPY"),
+                .cflags = getenv("CFLAGS_DIDEROT"), .cflags_extra = getenv("CFLAGS_DIDEROT_EXTRA")};
+  return &env;
+}
+
 static const IrType *tensor1(IrModule *m, int n) { return ir_type_tensor(m, 1, (int[]){n}); }
 
 static IrVar *op(IrBlock *b, int o, int n, IrVar *const *args) {
@@ -192,7 +202,7 @@ static char *build_and_run(T *t, const EmitOptions *opt, const char *tag) {
   fputs(text, f);
   fprintf(f, "int main(void) {\n%s  return 0;\n}\n", t->calls);
   fclose(f);
-  CcRequest req = {.c_file = cfile, .out_file = exe, .kind = CC_EXEC};
+  CcRequest req = {.env = test_cc_env(), .c_file = cfile, .out_file = exe, .kind = CC_EXEC};
   const char *why = NULL;
   bool ok = cc_compile(t->a, &req, &why);
   if (!ok) {
@@ -417,7 +427,7 @@ static void test_exec(bool grid, EmitTarget target) {
   FILE *f = fopen(cfile, "w");
   fputs(text, f);
   fclose(f);
-  CcRequest req = {.c_file = cfile, .out_file = exe, .kind = CC_EXEC,
+  CcRequest req = {.env = test_cc_env(), .c_file = cfile, .out_file = exe, .kind = CC_EXEC,
                    .openmp = target == EMIT_TARGET_OMP};
   ok = cc_compile(a, &req, NULL);
   CHECK_MSG(ok, "generated program kept in %s", cfile);
@@ -509,7 +519,7 @@ static void test_library(void) {
         "  for (int j = 0; j < 4; j++) if (x[j] != 2.0f * (2 * j) + 0.5f) return 20 + j;\n"
         "  nrrdNuke(nx);\n  Tst_shutdown(w);\n  return 0;\n}\n", f);
   fclose(f);
-  CcRequest req = {.c_file = arena_printf(a, "%s/lib.c", dir), .out_file = arena_printf(a, "%s/lib.o", dir),
+  CcRequest req = {.env = test_cc_env(), .c_file = arena_printf(a, "%s/lib.c", dir), .out_file = arena_printf(a, "%s/lib.o", dir),
                    .kind = CC_OBJECT};
   bool ok = cc_compile(a, &req, NULL);
   CHECK(ok);
