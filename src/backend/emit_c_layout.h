@@ -24,7 +24,7 @@
 
 #include <stdbool.h>
 
-#include "backend/layout.h"
+#include "layout/layout.h"
 
 typedef enum EmitStrandLayout {
   EMIT_STRAND_AOS = 0,

@@ -9,8 +9,8 @@
 #ifndef DIDEROT_TRANSLATE_MID_TO_LOW_IMPL_H
 #define DIDEROT_TRANSLATE_MID_TO_LOW_IMPL_H
 
-#include "backend/index_expr.h"
-#include "backend/layout.h"
+#include "layout/index_expr.h"
+#include "layout/layout.h"
 #include "translate/mid_to_low.h"
 
 typedef enum M2lKind {

@@ -7,7 +7,7 @@
  * lets one vector Horner evaluation at vsplat(f) compute all 2s taps.
  *
  * Voxels: every sample offset is the image layout's forward map
- * (m2l_image_layout, an index expression from src/backend/layout.h) at the
+ * (m2l_image_layout, an index expression from src/layout/layout.h) at the
  * coordinate (component, tap index per axis); the index expressions are
  * turned into int arithmetic with a memo, so shared terms (the per-axis
  * products of a tap index with the strides) are emitted once.

@@ -10,9 +10,9 @@
  */
 #include <stdlib.h>
 
-#include "backend/index_expr.h"
-#include "backend/layout.h"
-#include "backend/layout_lego.h"
+#include "layout/index_expr.h"
+#include "layout/layout.h"
+#include "layout/layout_lego.h"
 #include "unit.h"
 
 /* ------------------------------------------------------------------ helpers */

@@ -15,10 +15,10 @@
  * a status and a message allocated in the context's arena; they never return
  * a layout that might compute the wrong function. Strides must be >= 0.
  */
-#ifndef DIDEROT_BACKEND_LAYOUT_H
-#define DIDEROT_BACKEND_LAYOUT_H
+#ifndef DIDEROT_LAYOUT_LAYOUT_H
+#define DIDEROT_LAYOUT_LAYOUT_H
 
-#include "backend/index_expr.h"
+#include "layout/index_expr.h"
 
 typedef struct Layout Layout;
 struct Layout {

@@ -15,11 +15,11 @@
  *   GroupBy(n', O1..Ov) the logical view; Ov is applied first, O1 last.
  * Every piece has apply (coordinate -> flat) and inv (flat -> coordinate).
  */
-#ifndef DIDEROT_BACKEND_LAYOUT_LEGO_H
-#define DIDEROT_BACKEND_LAYOUT_LEGO_H
+#ifndef DIDEROT_LAYOUT_LAYOUT_LEGO_H
+#define DIDEROT_LAYOUT_LAYOUT_LEGO_H
 
-#include "backend/index_expr.h"
-#include "backend/layout.h"
+#include "layout/index_expr.h"
+#include "layout/layout.h"
 
 /* GenP generators: build the expressions, they are not integer functions. */
 typedef const IxExpr *(*LegoApplyFn)(IxCtx *c, const void *user, const IxExpr *const *crd);

@@ -9,7 +9,7 @@
  *                   large to distribute (then the sum stays an atom).
  * A "monomial" is a MUL with k == 1 or a single atom.
  */
-#include "backend/index_expr.h"
+#include "layout/index_expr.h"
 
 #include <stdio.h>
 #include <stdlib.h>

@@ -16,8 +16,8 @@
  * carry a symbolic exclusive bound (`x < N` with N itself a variable) and a
  * known divisor (`align`, e.g. a size padded to a multiple of 16).
  */
-#ifndef DIDEROT_BACKEND_INDEX_EXPR_H
-#define DIDEROT_BACKEND_INDEX_EXPR_H
+#ifndef DIDEROT_LAYOUT_INDEX_EXPR_H
+#define DIDEROT_LAYOUT_INDEX_EXPR_H
 
 #include <stdbool.h>
 #include <stdint.h>

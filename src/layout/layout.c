@@ -6,7 +6,7 @@
  * checks admissibility (LAYOUTS.md §2.3 caveat): B's modes must never carry
  * between the mixed-radix digits of the coalesced A.
  */
-#include "backend/layout.h"
+#include "layout/layout.h"
 
 #include <stdarg.h>
 #include <stdio.h>
