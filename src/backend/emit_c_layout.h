@@ -15,9 +15,10 @@
  *  - packed records (strand creation, `new`, moves by the runtime): F:1;
  *  - outputs: (C,K):(1,C), C samples per strand, K strands written;
  *  - strand → parallel chunk: logical_divide(M:1, c:1) = (c,M/c):(1,c);
- *  - image samples (--image-layout): translate/mid_to_low's
- *    m2l_image_layout (linear NRRD order or bricks); images are re-laid
- *    out once after loading by a generated loop over that layout.
+ *  - image samples (--image-layout, parsed by lyt_parse_image_layout):
+ *    lyt_image_layout of src/layout (linear NRRD order or bricks), which
+ *    the lowering's voxel offsets also come from; images are re-laid out
+ *    once after loading by a generated loop over that layout.
  */
 #ifndef DIDEROT_BACKEND_EMIT_C_LAYOUT_H
 #define DIDEROT_BACKEND_EMIT_C_LAYOUT_H
@@ -34,8 +35,6 @@ typedef enum EmitStrandLayout {
 
 /* "aos", "soa", "aosoa:W" (W a power of two, 2..1024); false when bad. */
 bool emit_parse_strand_layout(const char *text, EmitStrandLayout *kind, int *width);
-/* "linear" (brick 0) or "brick:B" (B a power of two, 2..64). */
-bool emit_parse_image_layout(const char *text, int *brick);
 
 /* The strand-state layout of F words over N strands, coordinate order
  * (strand, word). NULL with err set when the algebra refuses. */

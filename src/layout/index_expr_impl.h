@@ -8,7 +8,7 @@
 #ifndef DIDEROT_LAYOUT_INDEX_EXPR_IMPL_H
 #define DIDEROT_LAYOUT_INDEX_EXPR_IMPL_H
 
-#include "layout/index_expr.h"
+#include "layout/layout.h"
 
 typedef struct {
   const char *name;

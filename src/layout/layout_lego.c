@@ -1,7 +1,7 @@
 /* layout_lego.c -- LEGO pieces, their apply/inv maps as index expressions,
  * built-in GenPs (anti-diagonal, Morton) and the RegP -> CuTe conversion.
  */
-#include "layout/layout_lego.h"
+#include "layout/layout.h"
 
 #include <stdarg.h>
 #include <stdio.h>

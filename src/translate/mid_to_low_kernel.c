@@ -7,7 +7,7 @@
  * lets one vector Horner evaluation at vsplat(f) compute all 2s taps.
  *
  * Voxels: every sample offset is the image layout's forward map
- * (m2l_image_layout, an index expression from src/layout/layout.h) at the
+ * (lyt_image_layout, an index expression from src/layout/layout.h) at the
  * coordinate (component, tap index per axis); the index expressions are
  * turned into int arithmetic with a memo, so shared terms (the per-axis
  * products of a tap index with the strides) are emitted once.
@@ -102,31 +102,6 @@ M2lVal *m2l_kernel_eval(M2L *L, const IrInstr *in) {
     row = m2l_op(L, IR_LOP_HORNER, deg + 2, coef, 0, NULL);
   }
   return m2l_tensor(L, in->dst->ty, &row);
-}
-
-/* ---- the image layout ------------------------------------------------------------- */
-
-const Layout *m2l_image_layout(IxCtx *ix, int d, int ncomp, const IxExpr *const *sizes, int brick) {
-  const IxExpr *shape[1 + 3];
-  shape[0] = ix_const(ix, ncomp);
-  for (int a = 0; a < d && a < 3; a++)
-    shape[1 + a] = sizes[a];
-  if (brick <= 1)
-    return lyt_col_major(ix, shape, 1 + d);
-  /* Axis a is the mode (B, NB_a) : (C·B^a, C·B^d·NB_0···NB_{a-1}), NB_a =
-   * ceil(N_a / B): the coordinate x splits as (x mod B, x div B). */
-  const Layout *modes[1 + 3];
-  modes[0] = lyt_leafk(ix, ncomp, 1);
-  const IxExpr *inner = ix_const(ix, ncomp), *outer = ix_const(ix, ncomp);
-  for (int a = 0; a < d; a++)
-    outer = ix_mulk(ix, outer, brick);
-  for (int a = 0; a < d && a < 3; a++) {
-    const IxExpr *nb = ix_divk(ix, ix_addk(ix, sizes[a], brick - 1), brick);
-    modes[1 + a] = lyt_pair(ix, lyt_leaf(ix, ix_const(ix, brick), inner), lyt_leaf(ix, nb, outer));
-    inner = ix_mulk(ix, inner, brick);
-    outer = ix_mul(ix, outer, nb);
-  }
-  return lyt_tuple(ix, modes, 1 + d);
 }
 
 /* Whether consecutive values of the coordinate of top-level mode `mode` are
@@ -562,7 +537,7 @@ M2lVal *m2l_load_voxels(M2L *L, const IrInstr *in) {
     ix_bind(&E, Nx[a], N[a]);
   }
   int B = L->opts->brick;
-  const Layout *lay = m2l_image_layout(ix, d, ncomp, Nx, B);
+  const Layout *lay = lyt_image_layout(ix, d, ncomp, Nx, B);
 
   /* The probe position n (the index of tap s-1) per axis. */
   IrVar *na[3];

@@ -1,10 +1,9 @@
 /* test_emit_layout.c -- the layouts of generated code (emit_c_layout.h,
- * m2l_image_layout): the index expressions the back end prints, evaluated
+ * lyt_image_layout): the index expressions the back end prints, evaluated
  * and inspected, against hand-derived formulas (LAYOUTS.md §4.3). */
 #include <stdlib.h>
 
 #include "backend/emit_c_layout.h"
-#include "translate/mid_to_low_impl.h"
 #include "unit.h"
 
 static int64_t eval1(const IxExpr *e, int nv, const int64_t *env, bool *ok) {
@@ -25,11 +24,11 @@ static void test_parse(void) {
   CHECK(!emit_parse_strand_layout("aosoa:1", &k, &w));
   CHECK(!emit_parse_strand_layout("aosoa:8x", &k, &w));
   CHECK(!emit_parse_strand_layout("AoS", &k, &w));
-  CHECK(emit_parse_image_layout("linear", &b) && b == 0);
-  CHECK(emit_parse_image_layout("brick:4", &b) && b == 4);
-  CHECK(!emit_parse_image_layout("brick:3", &b));
-  CHECK(!emit_parse_image_layout("brick:128", &b));
-  CHECK(!emit_parse_image_layout("bricks:4", &b));
+  CHECK(lyt_parse_image_layout("linear", &b) && b == 0);
+  CHECK(lyt_parse_image_layout("brick:4", &b) && b == 4);
+  CHECK(!lyt_parse_image_layout("brick:3", &b));
+  CHECK(!lyt_parse_image_layout("brick:128", &b));
+  CHECK(!lyt_parse_image_layout("bricks:4", &b));
 }
 
 /* Word w of strand s for every layout, exhaustively for small N, against
@@ -113,8 +112,8 @@ static void test_image(int C, int B, const int *sz) {
   Arena *a = arena_new();
   IxCtx *ix = ix_ctx_new(a);
   const IxExpr *n[3] = {ix_const(ix, sz[0]), ix_const(ix, sz[1]), ix_const(ix, sz[2])};
-  const Layout *lin = m2l_image_layout(ix, 3, C, n, 0);
-  const Layout *brk = m2l_image_layout(ix, 3, C, n, B);
+  const Layout *lin = lyt_image_layout(ix, 3, C, n, 0);
+  const Layout *brk = lyt_image_layout(ix, 3, C, n, B);
   const IxExpr *v[4] = {ix_var(ix, "c", 0, C - 1), ix_var(ix, "x", 0, sz[0] - 1),
                         ix_var(ix, "y", 0, sz[1] - 1), ix_var(ix, "z", 0, sz[2] - 1)};
   LytError err;
@@ -157,7 +156,7 @@ static void test_image_vector(void) {
   Arena *a = arena_new();
   IxCtx *ix = ix_ctx_new(a);
   const IxExpr *n[3] = {ix_const(ix, 32), ix_const(ix, 32), ix_const(ix, 32)};
-  const Layout *brk = m2l_image_layout(ix, 3, 1, n, 8);
+  const Layout *brk = lyt_image_layout(ix, 3, 1, n, 8);
   const IxExpr *v[4] = {ix_const(ix, 0), ix_const(ix, 9), ix_const(ix, 17), ix_const(ix, 30)};
   LytError err;
   const IxExpr *e = lyt_emit_fwd(ix, brk, v, 4, &err);

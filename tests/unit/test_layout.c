@@ -10,9 +10,7 @@
  */
 #include <stdlib.h>
 
-#include "layout/index_expr.h"
 #include "layout/layout.h"
-#include "layout/layout_lego.h"
 #include "unit.h"
 
 /* ------------------------------------------------------------------ helpers */
