@@ -1,6 +1,6 @@
 /* emit_c_layout.h -- the data layouts of generated code (LAYOUTS.md §4.3):
  * which layout each array of a generated program uses, built with the
- * layout algebra (layout.h), and whose index expressions (index_expr.h)
+ * layout algebra (src/layout/layout.h), and whose index expressions
  * the C back end prints for every access.
  *
  *  - strand state (--strand-layout): a strand's state is F words of

@@ -38,7 +38,7 @@
  *   load_voxels     → load(img, off) / vload(img, off){w} (w consecutive
  *                     samples: the components of a voxel, or the taps of a
  *                     1-D scalar image) at int offsets derived from the
- *                     image layout (m2l_image_layout, LAYOUTS.md §4.3 (b);
+ *                     image layout (lyt_image_layout, LAYOUTS.md §4.3 (b);
  *                     linear NRRD order c + C·(i0 + N0·(i1 + N1·i2)) unless
  *                     MidToLowOptions.brick asks for bricks, which bring
  *                     idiv/imod by the brick size); without border control

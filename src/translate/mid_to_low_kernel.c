@@ -161,8 +161,9 @@ static IrVar **memo_slot(IxEmit *E, const IxExpr *e) {
 
 static IrVar *ix_emit(IxEmit *E, const IxExpr *e);
 
-/* Floor division and modulo (index_expr.h semantics) from C's truncating
- * ones; plain when the dividend is provably >= 0 and the divisor > 0. */
+/* Floor division and modulo (the semantics of layout.h's IX_DIV and
+ * IX_MOD) from C's truncating ones; plain when the dividend is provably
+ * >= 0 and the divisor > 0. */
 static IrVar *floor_divmod(IxEmit *E, const IxExpr *e, bool mod) {
   M2L *L = E->L;
   IrVar *a = ix_emit(E, e->arg[0]), *b = ix_emit(E, e->arg[1]);
