@@ -1,4 +1,4 @@
-/* emit_c_layout.h -- the data layouts of generated code (LAYOUTS.md §4.3):
+/* emit_c_layout.h -- the data layouts of generated code (doc/layouts.md §4):
  * which layout each array of a generated program uses, built with the
  * layout algebra (src/layout/layout.h), and whose index expressions
  * the C back end prints for every access.

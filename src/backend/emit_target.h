@@ -1,6 +1,6 @@
 /* emit_target.h -- the last step of diderotc: LowIR → NAME.c → the
  * executable (--exec) or the library (NAME.h + NAME.o, or NAME.so with
- * --shared; NAME.json with --json), LANGUAGE.md §7.1. */
+ * --shared; NAME.json with --json), doc/diderotc.1. */
 #ifndef DIDEROT_BACKEND_EMIT_TARGET_H
 #define DIDEROT_BACKEND_EMIT_TARGET_H
 

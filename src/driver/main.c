@@ -205,7 +205,7 @@ static void driver_time_line(const DriverWatch *w, const char *what) {
   }
 }
 
-/* --log: NAME.log beside the output (the compiler log of LANGUAGE.md §7.1):
+/* --log: NAME.log beside the output (the compiler log, doc/diderotc.1):
  * the version and command line, then the IR size after every pass, the
  * phase times, the files written and the C compiler's commands and exit
  * statuses, and the final status. NULL (with a warning) when it cannot be

@@ -170,7 +170,7 @@ extern const char IX_C_PRELUDE[];
 
 /* ==== layouts ===========================================================
  * CuTe-style hierarchical shape:stride layouts with symbolic extents,
- * and their algebra (LAYOUTS.md §2, §4).
+ * and their algebra (doc/layouts.md §2).
  *
  * Convention: COLEXICOGRAPHIC (the first mode is fastest, like NRRD's axis 0
  * and CuTe). A 1-D coordinate i of a tuple mode splits as
@@ -272,7 +272,7 @@ const Layout *lyt_raked_product(IxCtx *c, const Layout *a, const Layout *b, LytE
  * size(L) exactly when L is a bijection onto [0, size(L)). */
 const Layout *lyt_right_inverse(IxCtx *c, const Layout *l, LytError *err);
 
-/* CuTe's shape_div / shape_mod on a flat shape of n extents (LAYOUTS.md
+/* CuTe's shape_div / shape_mod on a flat shape of n extents (doc/layouts.md
  * §2.3), the steps inside composition; false (err set) when a step's
  * divisibility condition fails or is unproven. */
 bool lyt_shape_div(IxCtx *c, const IxExpr *const *s, int n, const IxExpr *d, const IxExpr **out,
@@ -298,7 +298,7 @@ bool lyt_emit_inv(IxCtx *c, const Layout *l, const IxExpr *off, const IxExpr **o
                   LytError *err);
 
 /* ==== LEGO pieces =======================================================
- * LEGO bijective layout pieces (LAYOUTS.md §1).
+ * LEGO bijective layout pieces (doc/layouts.md §3).
  *
  * Convention: LEGO's own ROW-MAJOR flattening (the LAST index is fastest),
  * kept so that the paper's definitions and vectors read the same here:
@@ -371,7 +371,7 @@ const LegoPiece *lego_col(IxCtx *c, const IxExpr *const *phys_dims, int d);
 /* TileBy_{q x d}: tiles[h*d + k] is n^h_k (level h, dimension k). */
 const LegoGroupBy *lego_tileby(IxCtx *c, const IxExpr *const *tiles, int q, int d,
                                LytError *err);
-/* Built-in GenPs: the anti-diagonal order of an n x n tile (LAYOUTS.md L2),
+/* Built-in GenPs: the anti-diagonal order of an n x n tile (doc/layouts.md §3.3),
  * and Morton/Z order of d dims of 2^bits each (last index in the lowest bit). */
 const LegoPiece *lego_antidiag(IxCtx *c, const IxExpr *n, LytError *err);
 const LegoPiece *lego_morton(IxCtx *c, int d, int bits, LytError *err);

@@ -110,7 +110,7 @@ void lego_piece_inv(IxCtx *c, const LegoPiece *p, const IxExpr *f, const IxExpr 
 
 enum { GENP_CHECK_MAX = 1 << 16 };
 
-/* Exhaustive check of a static GenP (LAYOUTS.md B3). */
+/* Exhaustive check of a static GenP (doc/layouts.md §3.4). */
 static bool genp_verify(IxCtx *c, const LegoPiece *p, LytError *err) {
   int64_t n = 1;
   for (int k = 0; k < p->d; k++) {

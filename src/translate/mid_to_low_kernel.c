@@ -1,5 +1,5 @@
 /* mid_to_low_kernel.c -- kernel taps by Horner's rule and voxel
- * neighbourhoods by image loads (LANGUAGE.md §5, §8.3, §8.4, §8.6).
+ * neighbourhoods by image loads (doc/language.md §6.1-§6.4).
  *
  * Kernel taps: for f in [0,1) and i = 1−s..s the argument f − i lies in
  * [−i, 1−i), so tap k (i = 1−s+k) always uses the piece whose lower end is
@@ -559,10 +559,9 @@ M2lVal *m2l_load_voxels(M2L *L, const IrInstr *in) {
   const IxExpr *X[3][2 * KERNEL_MAX_SUPPORT];
   int pv[3][2], npv[3];
 
-  /* Bricks (LAYOUTS.md §4.3 (b)): a fast path when the whole support lies
+  /* Bricks (doc/layouts.md §4.2): a fast path when the whole support lies
    * in one brick on every axis and inside the image: the taps are n_a + k,
-   * k = 1-s..s, so q_a = n_a mod B must lie in [s-1, B-1-s] (the bound
-   * 8-s in LAYOUTS.md counts taps from n-s+1), and with border control
+   * k = 1-s..s, so q_a = n_a mod B must lie in [s-1, B-1-s], and with border control
    * s-1 <= n_a <= N_a - 1 - s (every tap in 0..N_a-1, where the border
    * maps are the identity). With
    * n_a = B·b_a + q_a and that range of q_a declared, the simplifier proves
