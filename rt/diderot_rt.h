@@ -1,10 +1,12 @@
 /* diderot_rt.h -- libdiderot-rt: the runtime library of generated programs.
  *
- * Generated C code (executables and libraries, LANGUAGE.md §7.2/§7.3) calls
- * this library for everything that touches the outside world: loading
- * images (§8.3) and dynamic sequences (§8.7) from NRRD files or in-memory
- * Nrrds, writing outputs in the layouts of §8.8, formatting `print` (§6.6)
- * and parsing the executable's command line (§7.2). NRRD I/O goes through
+ * Generated C code (executables and libraries, doc/language.md §12, §14)
+ * calls this library for everything that touches the outside world:
+ * loading images (§6.1 there) and dynamic sequences (§10.6) from NRRD
+ * files or in-memory Nrrds, writing outputs in the layouts of §13,
+ * formatting `print` (§7.2) and parsing the executable's command line
+ * (§12). (The bare § numbers further down are those of the design notes,
+ * see doc/ARCHITECTURE.md.) NRRD I/O goes through
  * Teem (libteem-dev).
  *
  * Conventions:

@@ -1,4 +1,4 @@
-/* rt_sequence.c -- loading dynamic sequences (LANGUAGE.md §8.7).
+/* rt_sequence.c -- loading dynamic sequences (doc/language.md §10.6).
  *
  * Unlike the reference, which copies bytes when the sample size matches
  * the element size (a float file read into int[] was reinterpreted), the

@@ -125,7 +125,7 @@ typedef struct DcStep {
   unsigned long long acap;
 } DcStep;
 
-/* A probe without border control outside its image (LANGUAGE.md §8.5):
+/* A probe without border control outside its image (doc/language.md §6.4):
  * the first of the step is recorded for the host, which stops the run
  * after the kernel (dc_step); the method then leaves (DRT_EXIT_ERROR). */
 static DC_DEV inline void dc_probe_fail(const DcStep *a, long long strand, const char *name,
