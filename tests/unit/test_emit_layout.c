@@ -1,6 +1,6 @@
 /* test_emit_layout.c -- the layouts of generated code (emit_c_layout.h,
  * lyt_image_layout): the index expressions the back end prints, evaluated
- * and inspected, against hand-derived formulas (LAYOUTS.md §4.3). */
+ * and inspected, against hand-derived formulas (doc/layouts.md §4). */
 #include <stdlib.h>
 
 #include "backend/emit_c_layout.h"
@@ -32,7 +32,7 @@ static void test_parse(void) {
 }
 
 /* Word w of strand s for every layout, exhaustively for small N, against
- * the formulas of LAYOUTS.md §4.3 (a); every layout is a bijection onto
+ * the formulas of doc/layouts.md §4.1; every layout is a bijection onto
  * [0, N*F). */
 static void test_strand(EmitStrandLayout kind, int W, int F, int64_t N) {
   Arena *a = arena_new();
@@ -93,7 +93,7 @@ static void test_printed(void) {
   CHECK(aosoa && lyt_rank(aosoa) == 2);
   e = aosoa ? emit_strand_index(ix, aosoa, s, 2) : NULL;
   CHECK(e && ix_count_op(e, IX_AND) == 1 && ix_count_op(e, IX_SHR) == 1);
-  /* LAYOUTS.md §4.3 (a): W=8, F=7, N=1000: ((8,125),7):((1,56),8), (9,2) -> 73 */
+  /* doc/layouts.md §4.1: W=8, F=7, N=1000: ((8,125),7):((1,56),8), (9,2) -> 73 */
   int64_t env[2];
   env[n->k] = 1000;
   env[s->k] = 9;
@@ -107,7 +107,7 @@ static void test_printed(void) {
 }
 
 /* Image samples: NRRD order c + C*(x + X*(y + Y*z)), and bricks of B^3
- * with the bricks in NRRD order: the hand formula of LAYOUTS.md §4.3 (b). */
+ * with the bricks in NRRD order: the hand formula of doc/layouts.md §4.2. */
 static void test_image(int C, int B, const int *sz) {
   Arena *a = arena_new();
   IxCtx *ix = ix_ctx_new(a);
@@ -152,7 +152,7 @@ static void test_image(int C, int B, const int *sz) {
 }
 
 static void test_image_vector(void) {
-  /* LAYOUTS.md §4.3 (b): a 32^3 volume in 8^3 bricks, (9,17,30) -> 29577 */
+  /* doc/layouts.md §4.2: a 32^3 volume in 8^3 bricks, (9,17,30) -> 29577 */
   Arena *a = arena_new();
   IxCtx *ix = ix_ctx_new(a);
   const IxExpr *n[3] = {ix_const(ix, 32), ix_const(ix, 32), ix_const(ix, 32)};

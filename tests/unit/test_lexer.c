@@ -1,8 +1,8 @@
-/* test_lexer.c -- the scanner of both dialects against LANGUAGE.md §1.
+/* test_lexer.c -- the scanner of both dialects against doc/language.md §2.
  *
- * Expected tokens, positions and values are derived by hand from the spec
- * (token tables of §1.4-§1.6, the literal forms of §1.5, the version rules
- * of §1.1), never from running the lexer.
+ * Expected tokens, positions and values are derived by hand from the rules
+ * there (files and the version line, keywords, literals, operator
+ * characters), never from running the lexer.
  */
 #include <math.h>
 #include <stdarg.h>
