@@ -198,7 +198,7 @@ typedef struct DrtSequence {
 /* Load a sequence: the NRRD must have no space dimension; scalar elements
  * need a 1-D array (len = sizes[0]); elements of C > 1 components a 2-D
  * array with sizes[0] == C (len = sizes[1]). Samples are always converted
- * by value to the element type (§10 Q16), as for images. Plain text files
+ * by value to the element type (doc/differences.md, Q16), as for images. Plain text files
  * of one value per line work too: Teem reads them as 1×N, and a leading
  * axis of size 1 is accepted for scalar elements. */
 bool drt_sequence_load_file(DrtErrors *e, const DrtSeqSpec *spec,
@@ -445,7 +445,7 @@ typedef struct DrtStdOptions {
   bool verbose;            /* -v/--verbose */
   bool timing;             /* -t/--timing */
   uint32_t nworkers;       /* -n/--nworkers (parallel target), 0 = all */
-  uint32_t snapshot;       /* -s/--snapshot period, 0 = none (§10 Q13) */
+  uint32_t snapshot;       /* -s/--snapshot period, 0 = none (doc/differences.md, Q13) */
   bool quiet;              /* -q/--quiet: no progress line (ours) */
 } DrtStdOptions;
 

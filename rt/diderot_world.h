@@ -328,7 +328,7 @@ bool drt_world_in_set(const DrtWorld *w, uint32_t id, DrtSet set);
 /* Reduce map(id) over the set, in fixed chunks combined in chunk order.
  * The _float form rounds every partial to float (the program's real type
  * is float), the _double form keeps doubles. all/exists read the map's
- * value as a truth value. mean of nothing is NaN (§10 Q20). */
+ * value as a truth value. mean of nothing is NaN (doc/differences.md, Q20). */
 float drt_world_reduce_float(DrtWorld *w, DrtSet set, DrtReduce op, DrtMapReal map, void *env);
 double drt_world_reduce_double(DrtWorld *w, DrtSet set, DrtReduce op, DrtMapReal map, void *env);
 int64_t drt_world_reduce_int(DrtWorld *w, DrtSet set, DrtReduce op, DrtMapInt map, void *env);

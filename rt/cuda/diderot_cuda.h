@@ -415,7 +415,7 @@ static __global__ void dc_k_reduce(MAP map, const unsigned char *status, uint32_
 }
 
 /* Run dc_k_reduce over n strands and combine the partials; mean divides
- * the sum by the number of members (NaN for none, §10 Q20). */
+ * the sum by the number of members (NaN for none, doc/differences.md Q20). */
 template <typename T, int OP, typename MAP>
 static T dc_reduce(DrtErrors *err, MAP map, const unsigned char *status, uint32_t n, int set) {
   uint32_t nb = dc_blocks(n, DC_RBLOCK);

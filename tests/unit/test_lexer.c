@@ -312,7 +312,7 @@ static void test_numbers(void) {
   CHECK_STR(t.text, "42");
   CHECK(t.len == 2);
   lex_close(&L, NULL, 0);
-  /* No range check in the lexer (§10 Q25 belongs to the typechecker). */
+  /* No range check in the lexer (doc/differences.md Q25 belongs to the typechecker). */
   t = lex_one(&L, "123456789012345678901234567890", DIALECT_V1);
   CHECK(t.kind == TOK_INT);
   CHECK_STR(t.text, "123456789012345678901234567890");

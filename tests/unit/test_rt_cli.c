@@ -211,7 +211,7 @@ static void test_good(void) {
   run_free(&r);
   n = make_table(&v, DRT_CLI_SNAPSHOT);
   r = PARSE(n, "-img", "z");
-  CHECK(r.r == DRT_CLI_OK && v.so.snapshot == 0); /* §10 Q13: default 0 */
+  CHECK(r.r == DRT_CLI_OK && v.so.snapshot == 0); /* doc/differences.md Q13: default 0 */
   run_free(&r);
   /* without the feature, -s is unknown */
   n = make_table(&v, 0);
