@@ -1,10 +1,12 @@
 /* diderot_rt.h -- libdiderot-rt: the runtime library of generated programs.
  *
- * Generated C code (executables and libraries, LANGUAGE.md §7.2/§7.3) calls
- * this library for everything that touches the outside world: loading
- * images (§8.3) and dynamic sequences (§8.7) from NRRD files or in-memory
- * Nrrds, writing outputs in the layouts of §8.8, formatting `print` (§6.6)
- * and parsing the executable's command line (§7.2). NRRD I/O goes through
+ * Generated C code (executables and libraries, doc/language.md §12, §14)
+ * calls this library for everything that touches the outside world:
+ * loading images (§6.1 there) and dynamic sequences (§10.6) from NRRD
+ * files or in-memory Nrrds, writing outputs in the layouts of §13,
+ * formatting `print` (§7.2) and parsing the executable's command line
+ * (§12). (The bare § numbers further down are those of the design notes,
+ * see doc/ARCHITECTURE.md.) NRRD I/O goes through
  * Teem (libteem-dev).
  *
  * Conventions:
@@ -196,7 +198,7 @@ typedef struct DrtSequence {
 /* Load a sequence: the NRRD must have no space dimension; scalar elements
  * need a 1-D array (len = sizes[0]); elements of C > 1 components a 2-D
  * array with sizes[0] == C (len = sizes[1]). Samples are always converted
- * by value to the element type (§10 Q16), as for images. Plain text files
+ * by value to the element type (doc/differences.md, Q16), as for images. Plain text files
  * of one value per line work too: Teem reads them as 1×N, and a leading
  * axis of size 1 is accepted for scalar elements. */
 bool drt_sequence_load_file(DrtErrors *e, const DrtSeqSpec *spec,
@@ -443,7 +445,7 @@ typedef struct DrtStdOptions {
   bool verbose;            /* -v/--verbose */
   bool timing;             /* -t/--timing */
   uint32_t nworkers;       /* -n/--nworkers (parallel target), 0 = all */
-  uint32_t snapshot;       /* -s/--snapshot period, 0 = none (§10 Q13) */
+  uint32_t snapshot;       /* -s/--snapshot period, 0 = none (doc/differences.md, Q13) */
   bool quiet;              /* -q/--quiet: no progress line (ours) */
 } DrtStdOptions;
 

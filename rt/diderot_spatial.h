@@ -1,9 +1,9 @@
 /* diderot_spatial.h -- the spatial index behind sphere(r) / sphere(p, r)
- * (LANGUAGE.md §4.10), part of libdiderot-rt (rt_spatial.c).
+ * (doc/language.md §9.2), part of libdiderot-rt (rt_spatial.c).
  *
- * Use, once per super-step (§6.3): drt_spatial_build() from the start-of-
- * step positions of the alive strands, then any number of
- * drt_spatial_sphere_f/_d() queries, possibly from many OpenMP threads at
+ * Use, once per super-step (doc/language.md §8.3): drt_spatial_build()
+ * from the start-of-step positions of the alive strands, then any number
+ * of drt_spatial_sphere_f/_d() queries, possibly from many OpenMP threads at
  * once (queries only read the index; each thread passes its own
  * DrtStrandList). The index owns a copy of the positions, so the strand
  * arrays may change after the build.
@@ -51,7 +51,7 @@ extern "C" {
  * is the real at byte address
  *     base + (s / block)·block_stride + (s % block)·lane_stride
  *          + k·comp_stride
- * which covers the strand-state layouts of LAYOUTS.md §4.3(a):
+ * which covers the strand-state layouts of doc/layouts.md §4.1:
  *  - AoS (struct S with pos at offset o): base = (char *)a + o, block = 1,
  *    block_stride = sizeof(S), comp_stride = sizeof(real);
  *  - SoA: block = 1, block_stride = sizeof(real), comp_stride =

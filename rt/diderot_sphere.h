@@ -1,5 +1,5 @@
 /* diderot_sphere.h -- sphere(r) / sphere(p, r) of a generated program
- * (LANGUAGE.md §4.10, §6.3), part of libdiderot-rt (rt_sphere.c): the
+ * (doc/language.md §9.2, §8.3), part of libdiderot-rt (rt_sphere.c): the
  * spatial index of diderot_spatial.h tied to a world, plus per-thread
  * pools that hold query results.
  *

@@ -1,5 +1,5 @@
 /* diderot_tensor.h -- closed-form tensor kernels called by generated code:
- * det, inv, evals and evecs of 2x2 and 3x3 matrices (LANGUAGE.md §4.4).
+ * det, inv, evals and evecs of 2x2 and 3x3 matrices (doc/language.md §10.1).
  *
  * Every function exists in a double (_d) and a float (_f) variant; the body
  * is written once, at the end of this file, and instantiated twice by
@@ -23,7 +23,7 @@
  * an eigenvalue is repeated, any orthonormal basis of its eigenspace is
  * a correct answer and signs are arbitrary, as with LAPACK.
  *
- * inv3: LANGUAGE.md states the inverse by Cayley-Hamilton,
+ * inv3: the original compiler computes the inverse by Cayley-Hamilton,
  * adj(A) = ((tr^2 - tr(A.A))/2) I - tr A + A.A.  That identity is exact,
  * so we compute the same adjugate from its cofactors: fewer operations,
  * and no O(eps |A|^2) cancellation, which made the Cayley-Hamilton form
@@ -71,8 +71,8 @@
  *
  * Degenerate input (Q21): no guards, except the epsilon guard of evecs:
  * a normalization whose length is below the smallest normal number yields
- * a coordinate axis instead of 0/0.  LANGUAGE.md does not record the
- * reference's epsilon; ours matters only at that threshold because the
+ * a coordinate axis instead of 0/0.  The original compiler's epsilon
+ * is not documented; ours matters only at that threshold because the
  * vectors we normalize are never small unless the matrix (or the 2x2
  * sub-problem) is a multiple of the identity, where every vector is an
  * eigenvector.  NaN input gives NaN output, without a crash.

@@ -1,11 +1,11 @@
 /* diderot_world.h -- the world of a generated program and its
- * bulk-synchronous scheduler (LANGUAGE.md §6, §7.3), part of libdiderot-rt
+ * bulk-synchronous scheduler (doc/language.md §8, §14), part of libdiderot-rt
  * (rt_world.c).
  *
  * The generated code describes its strand (state size, methods, global
  * blocks) with a DrtProgram; the runtime owns the strand storage, the
  * status of every strand, the stage machine of the library API and the
- * super-step loop of §6.3:
+ * super-step loop of doc/language.md §8.3:
  *
  *   step: [begin_step hook: spatial index] → start for fresh strands →
  *         update for active strands (a `stabilize` exit runs the stabilize
@@ -17,8 +17,8 @@
  * array-of-structs: strand i's state is state_size bytes at
  * drt_world_state(w, i) (the methods work on a pointer to their struct).
  * With one, the layout decides where each state word lives (see below). Alive strands are kept compacted in
- * creation order (§10 Q15: dead strands are squeezed out after each step,
- * new strands are appended after all older ones, ordered by their
+ * creation order (doc/differences.md, Q15: dead strands are squeezed out
+ * after each step, new strands are appended after all older ones, ordered by their
  * creator's position, then by creation order within one creator), so a
  * collection's stable strands are written in creation order. A grid never
  * loses or gains strands: storage order is loop order.
@@ -115,7 +115,7 @@ typedef uint32_t (*DrtUpdateChunk)(DrtCtx *ctx, uint32_t lo, uint32_t hi, void *
 typedef void (*DrtParallelFor)(uint32_t nchunks, void (*body)(void *arg, uint32_t c), void *arg,
                                uint32_t nworkers);
 
-/* A strand-state layout chosen by the compiler (LAYOUTS.md §4.3 (a):
+/* A strand-state layout chosen by the compiler (doc/layouts.md §4.1:
  * AoS, SoA, AoSoA; --strand-layout). With one, the runtime keeps every
  * state in an opaque store of bytes(cap) bytes, where cap (the number of
  * slots, drt_world_capacity) is a multiple of `pad` and is the column
@@ -160,7 +160,7 @@ typedef struct DrtProgram {
   /* NULL: the runtime calls update for each active strand of a chunk; else
    * the update phase of whole chunks (needs layout) */
   DrtUpdateChunk update_chunk;
-  /* The program may run strand by strand (LANGUAGE.md §6.3, no-BSP mode:
+  /* The program may run strand by strand (no-BSP mode, doc/language.md §8.3:
    * update_chunk with a limit above 1): no strand can tell it from
    * super-steps. diderotc --force-bsp leaves it false; the runtime uses
    * super-steps anyway while a progress callback or -v watches. */
@@ -298,7 +298,7 @@ void drt_world_stabilize_all(DrtWorld *w);
 void drt_world_kill_all(DrtWorld *w);
 
 /* A probe without border control whose kernel support is not inside the
- * image (LANGUAGE.md §8.5): records "strand ID: probe of a field outside
+ * image (doc/language.md §6.4): records "strand ID: probe of a field outside
  * its image 'NAME' ..." (strand: the id, drt_world_strand_id; < 0: outside a strand) in the world's
  * errors, once per world (the first one, any thread); the run stops after
  * the current step and refuses to go on. n: the base index per axis, x:
@@ -328,7 +328,7 @@ bool drt_world_in_set(const DrtWorld *w, uint32_t id, DrtSet set);
 /* Reduce map(id) over the set, in fixed chunks combined in chunk order.
  * The _float form rounds every partial to float (the program's real type
  * is float), the _double form keeps doubles. all/exists read the map's
- * value as a truth value. mean of nothing is NaN (§10 Q20). */
+ * value as a truth value. mean of nothing is NaN (doc/differences.md, Q20). */
 float drt_world_reduce_float(DrtWorld *w, DrtSet set, DrtReduce op, DrtMapReal map, void *env);
 double drt_world_reduce_double(DrtWorld *w, DrtSet set, DrtReduce op, DrtMapReal map, void *env);
 int64_t drt_world_reduce_int(DrtWorld *w, DrtSet set, DrtReduce op, DrtMapInt map, void *env);

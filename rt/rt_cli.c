@@ -1,4 +1,4 @@
-/* rt_cli.c -- the command line of generated executables (LANGUAGE.md §7.2).
+/* rt_cli.c -- the command line of generated executables (doc/language.md §12).
  *
  * Parsed by Teem's hest, as the original Diderot's programs are
  * (src/lib/common/options.cxx there): the generated code's DrtOption table

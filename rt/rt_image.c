@@ -1,4 +1,4 @@
-/* rt_image.c -- loading images at run time (LANGUAGE.md §8.3).
+/* rt_image.c -- loading images at run time (doc/language.md §6.1).
  *
  * Teem 1.12 (the Debian snapshot) has no nrrdMetaDataNormalize, so the
  * normalization rules of §8.3 step 2 are implemented here directly on the

@@ -1,4 +1,4 @@
-/* rt_output.c -- output NRRDs in the layouts of LANGUAGE.md §8.8.
+/* rt_output.c -- output NRRDs in the layouts of doc/language.md §13.
  *
  * The generated code asks for a Nrrd with the right axes and either fills
  * its data strand by strand and saves it (drt_output_save), or leaves the

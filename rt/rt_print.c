@@ -1,4 +1,4 @@
-/* rt_print.c -- formatting of Diderot's print (LANGUAGE.md §6.6).
+/* rt_print.c -- formatting of Diderot's print (doc/language.md §7.2).
  *
  * Reals print as C++ ostream does with precision 9 (float) or 17
  * (double) in the default float field, which is exactly printf's %.9g /

@@ -1,8 +1,8 @@
-/* rt_sequence.c -- loading dynamic sequences (LANGUAGE.md §8.7).
+/* rt_sequence.c -- loading dynamic sequences (doc/language.md §10.6).
  *
  * Unlike the reference, which copies bytes when the sample size matches
  * the element size (a float file read into int[] was reinterpreted), the
- * samples are always converted by value (§10 Q16). A scalar sequence may
+ * samples are always converted by value (doc/differences.md, Q16). A scalar sequence may
  * also come as a 2-D array whose axis 0 has size 1: that is how Teem 1.12
  * reads a plain text file of one value per line.
  */

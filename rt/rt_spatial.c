@@ -1,4 +1,4 @@
-/* rt_spatial.c -- the spatial index behind sphere() (LANGUAGE.md §4.10).
+/* rt_spatial.c -- the spatial index behind sphere() (doc/language.md §9.2).
  *
  * Grid. A point x falls in the cell with integer coordinates
  * k_a = floor((x_a − org_a)·inv), clamped to [−K, K] (K depends on dim so

@@ -1,5 +1,5 @@
-/* rt_world.c -- the world and the bulk-synchronous scheduler (LANGUAGE.md
- * §6.3, §7.3); the design is described in diderot_world.h. */
+/* rt_world.c -- the world and the bulk-synchronous scheduler (doc/language.md
+ * §8.3, §14); the design is described in diderot_world.h. */
 #define _DEFAULT_SOURCE /* madvise, MADV_HUGEPAGE */
 #include "diderot_world.h"
 #include "rt_internal.h"

@@ -1,5 +1,5 @@
 /* lib_driver.c -- times the diderotc-generated probe code through its
- * library API (LANGUAGE.md §7.3): strand creation, the run and copying the
+ * library API (doc/language.md §14): strand creation, the run and copying the
  * outputs out are timed separately, in wall and CPU time, for seq and omp
  * alike (the executables' -t reports clock(), the CPU time of all threads).
  *

@@ -1,4 +1,4 @@
-/* dc_print.h -- `print` in strand code on the device (LANGUAGE.md §6.6),
+/* dc_print.h -- `print` in strand code on the device (doc/language.md §7.2),
  * included by the generated device half before its strand methods when
  * they print (D_HAS_PRINT).
  *

@@ -1,5 +1,5 @@
-/* dc_sphere.h -- sphere(r) / sphere(p, r) on the device (LANGUAGE.md
- * §4.10), included by the generated device half before its strand
+/* dc_sphere.h -- sphere(r) / sphere(p, r) on the device (doc/language.md
+ * §9.2), included by the generated device half before its strand
  * methods when the program queries (D_SPHERE_DIM > 0).
  * The generated device half provides
  *

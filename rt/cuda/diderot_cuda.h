@@ -125,7 +125,7 @@ typedef struct DcStep {
   unsigned long long acap;
 } DcStep;
 
-/* A probe without border control outside its image (LANGUAGE.md §8.5):
+/* A probe without border control outside its image (doc/language.md §6.4):
  * the first of the step is recorded for the host, which stops the run
  * after the kernel (dc_step); the method then leaves (DRT_EXIT_ERROR). */
 static DC_DEV inline void dc_probe_fail(const DcStep *a, long long strand, const char *name,
@@ -415,7 +415,7 @@ static __global__ void dc_k_reduce(MAP map, const unsigned char *status, uint32_
 }
 
 /* Run dc_k_reduce over n strands and combine the partials; mean divides
- * the sum by the number of members (NaN for none, §10 Q20). */
+ * the sum by the number of members (NaN for none, doc/differences.md Q20). */
 template <typename T, int OP, typename MAP>
 static T dc_reduce(DrtErrors *err, MAP map, const unsigned char *status, uint32_t n, int set) {
   uint32_t nb = dc_blocks(n, DC_RBLOCK);

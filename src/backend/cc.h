@@ -1,10 +1,10 @@
-/* cc.h -- running the system C compiler on generated code (LANGUAGE.md §7.1).
+/* cc.h -- running the system C compiler on generated code (doc/diderotc.1).
  *
  * The environment variables below are those of the CcEnv record the
  * driver reads once (src/driver/main.c); nothing here calls getenv.
  * The compiler is $CC (default: the one found at configure time), with
  * $CFLAGS_DIDEROT (default "-O3 -march=native") plus -std=gnu11 (vector
- * extensions) and -fwrapv (int overflow wraps, §6.6), then
+ * extensions) and -fwrapv (int overflow wraps, doc/language.md §4.1), then
  * $CFLAGS_DIDEROT_EXTRA, which test modes that replace CFLAGS_DIDEROT keep
  * (scripts/check-asan.sh puts the sanitizers there: the runtime library
  * is then built with them, so every program must be). The runtime's

@@ -1,4 +1,4 @@
-/* kernel.c -- the built-in reconstruction kernels (LANGUAGE.md §5).
+/* kernel.c -- the built-in reconstruction kernels (doc/language.md §6.2).
  *
  * Each kernel's right half is written once, as polynomials in u = x >= 0
  * (the outer B-spline pieces (2-u)^3/6 and (3-u)^5/120 expanded by hand).
@@ -37,7 +37,7 @@
 #define BSPLN5_0 11, 20, 0, 1, -1, 2, 0, 1, 1, 4, -1, 12, 0, 1
 #define BSPLN5_1 17, 40, 5, 8, -7, 4, 5, 4, -3, 8, 1, 24, 0, 1
 #define BSPLN5_2 81, 40, -27, 8, 9, 4, -3, 4, 1, 8, -1, 120, 0, 1
-/* c4hexic, the three pieces of §5 */
+/* c4hexic, the three pieces of doc/language.md §6.2 */
 #define C4H_0 69, 80, 0, 1, -23, 16, 0, 1, 19, 16, -7, 12, 1, 16
 #define C4H_1 3, 160, 35, 8, -341, 32, 10, 1, -147, 32, 25, 24, -3, 32
 #define C4H_2 1539, 160, -189, 8, 747, 32, -12, 1, 109, 32, -61, 120, 1, 32

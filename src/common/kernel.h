@@ -1,4 +1,4 @@
-/* kernel.h -- Diderot's reconstruction kernels (LANGUAGE.md §5).
+/* kernel.h -- Diderot's reconstruction kernels (doc/language.md §6.2).
  *
  * A kernel is an even piecewise polynomial h with support s: 2s pieces, one
  * per unit interval [-s,-s+1) ... [s-1,s), each a polynomial in the global

@@ -18,6 +18,7 @@
 #include "frontend/parser.h"
 #include "frontend/typecheck.h"
 #include "backend/backend.h"
+#include "layout/layout.h"
 #include "opt/mid_opt.h"
 #include "opt/high_opt.h"
 #include "translate/ast_to_high.h"
@@ -62,21 +63,31 @@ static const char *driver_dirname(Arena *a, const char *path) {
   return slash ? arena_strndup(a, path, (size_t)(slash - path) + (slash == path)) : ".";
 }
 
+/* The data layouts the options choose, parsed once (driver_check_options)
+ * and handed on: the image brick edge to the lowering and to the back end,
+ * which must agree on it, and the strand-state layout to the back end. */
+typedef struct DriverLayouts {
+  EmitStrandLayout strand; /* SoA by default on the GPU: a warp's loads of
+                              one state word coalesce; AoS elsewhere */
+  int aosoa_width;         /* W of aosoa:W, else 1 */
+  int brick;               /* B of brick:B, 0 for linear */
+} DriverLayouts;
+
 /* Combinations the reference also refuses ("inconsistent options"), and
- * requests for phases that do not exist yet. */
-static int driver_check_options(const DriverOptions *o) {
+ * requests for phases that do not exist yet; fills *lay from
+ * --strand-layout and --image-layout. */
+static int driver_check_options(const DriverOptions *o, DriverLayouts *lay) {
   if (o->exec && (o->json || o->static_lib || o->shared_lib))
     return driver_usage_error("inconsistent options: %s", "--exec with --json, --static or --shared");
   if (o->static_lib && o->shared_lib)
     return driver_usage_error("inconsistent options: %s", "--static with --shared");
   if (o->cuda_emulate && o->target != TARGET_CUDA)
     return driver_usage_error("inconsistent options: %s", "--cuda-emulate without --target=cuda");
-  EmitStrandLayout sk;
-  int width, brick;
-  if (o->strand_layout && !emit_parse_strand_layout(o->strand_layout, &sk, &width))
+  *lay = (DriverLayouts){o->target == TARGET_CUDA ? EMIT_STRAND_SOA : EMIT_STRAND_AOS, 1, 0};
+  if (o->strand_layout && !emit_parse_strand_layout(o->strand_layout, &lay->strand, &lay->aosoa_width))
     return driver_usage_error("bad --strand-layout '%s' (expected aos, soa or aosoa:N with N a "
                               "power of two from 2 to 1024)", o->strand_layout);
-  if (o->image_layout && !emit_parse_image_layout(o->image_layout, &brick))
+  if (o->image_layout && !lyt_parse_image_layout(o->image_layout, &lay->brick))
     return driver_usage_error("bad --image-layout '%s' (expected linear or brick:N with N a "
                               "power of two from 2 to 64)", o->image_layout);
   return 0;
@@ -192,7 +203,7 @@ static void driver_time_line(const DriverWatch *w, const char *what) {
   }
 }
 
-/* --log: NAME.log beside the output (the compiler log of LANGUAGE.md §7.1):
+/* --log: NAME.log beside the output (the compiler log, doc/diderotc.1):
  * the version and command line, then the IR size after every pass, the
  * phase times, the files written and the C compiler's commands and exit
  * statuses, and the final status. NULL (with a warning) when it cannot be
@@ -287,13 +298,13 @@ static IrModule *driver_mid(DiagCtx *diag, IrModule *high, const DriverOptions *
   return mid;
 }
 
-/* MidIR → LowIR (expansion), then VN (unless -H --disable-low-vn) and DCE
- * run here as passes of their own (so the hook sees each), with --dump=low
- * (stdout) and --stats (stderr). NULL with *status set when it fails. */
-static IrModule *driver_low(DiagCtx *diag, IrModule *mid, const DriverOptions *o, DriverWatch *w,
-                            int *status) {
-  MidToLowOptions lo = {.no_vn = true, .no_dce = true};
-  if (o->image_layout) emit_parse_image_layout(o->image_layout, &lo.brick);
+/* MidIR → LowIR (expansion, image samples in bricks of `brick` when it is
+ * not 0), then VN (unless -H --disable-low-vn) and DCE run here as passes
+ * of their own (so the hook sees each), with --dump=low (stdout) and
+ * --stats (stderr). NULL with *status set when it fails. */
+static IrModule *driver_low(DiagCtx *diag, IrModule *mid, const DriverOptions *o, int brick,
+                            DriverWatch *w, int *status) {
+  MidToLowOptions lo = {.no_vn = true, .no_dce = true, .brick = brick};
   MidToLowStats ls;
   IrModule *low = mid_to_low(mid, diag, &lo, &ls);
   diag_flush(diag);
@@ -355,7 +366,8 @@ static DriverEnv driver_read_env(void) {
 }
 
 static int driver_codegen(Arena *arena, DiagCtx *diag, Program *prog, const DriverOptions *o,
-                          const DriverEnv *env, DriverWatch *w) {
+                          const DriverLayouts *lay, const DriverEnv *env,
+                          DriverWatch *w) {
   EinContext *ec = ein_context_new(arena);
   int hstatus = 0;
   IrModule *high = driver_high(arena, diag, prog, o, ec, w, &hstatus);
@@ -364,7 +376,7 @@ static int driver_codegen(Arena *arena, DiagCtx *diag, Program *prog, const Driv
   IrModule *mid = driver_mid(diag, high, o, ec, w, &mstatus);
   if (!mid) return mstatus;
   int lstatus = 0;
-  IrModule *low = driver_low(diag, mid, o, w, &lstatus);
+  IrModule *low = driver_low(diag, mid, o, lay->brick, w, &lstatus);
   if (!low) return lstatus;
   /* the CUDA target: refuse what the device cannot run, with positions */
   if (o->target == TARGET_CUDA) {
@@ -373,11 +385,6 @@ static int driver_codegen(Arena *arena, DiagCtx *diag, Program *prog, const Driv
     if (!ok) return EXIT_PROGRAM_ERROR;
   }
   bool cuda_emulate = o->cuda_emulate || env->cuda_emulate;
-  /* SoA by default on the GPU: a warp's loads of one state word coalesce */
-  EmitStrandLayout sk = o->target == TARGET_CUDA ? EMIT_STRAND_SOA : EMIT_STRAND_AOS;
-  int width = 1, brick = 0;
-  if (o->strand_layout) emit_parse_strand_layout(o->strand_layout, &sk, &width);
-  if (o->image_layout) emit_parse_image_layout(o->image_layout, &brick);
   TargetOptions to = {
       .emit = {.double_real = o->double_real, .long_int = o->long_int, .scalar = o->scalar,
                .debug = o->debug, .exec = o->exec, .snapshot = o->snapshot,
@@ -388,8 +395,9 @@ static int driver_codegen(Arena *arena, DiagCtx *diag, Program *prog, const Driv
                          : o->target == TARGET_CUDA ? EMIT_TARGET_CUDA
                                                     : EMIT_TARGET_SEQ,
                .cuda_emulate = cuda_emulate,
-               .ns = o->ns, .strand_layout = (int)sk, .aosoa_width = width,
-               .image_brick = brick, .stats = o->stats, .simd_strands = o->simd_strands,
+               .ns = o->ns, .strand_layout = (int)lay->strand,
+               .aosoa_width = lay->aosoa_width, .image_brick = lay->brick,
+               .stats = o->stats, .simd_strands = o->simd_strands,
                .simd_auto = !o->simd_strands && !o->simd_within && !o->scalar},
       .source = o->file,
       .output = o->output,
@@ -437,7 +445,8 @@ int main(int argc, char **argv) {
     status = driver_usage_error("missing file argument%s", " (use 'diderotc --help' for usage)");
     goto done;
   }
-  if ((status = driver_check_options(&opts))) goto done;
+  DriverLayouts layouts;
+  if ((status = driver_check_options(&opts, &layouts))) goto done;
   if (!driver_has_extension(opts.file)) {
     status = driver_usage_error("source file '%s' must have extension .diderot or .ddro", opts.file);
     goto done;
@@ -491,7 +500,7 @@ int main(int argc, char **argv) {
     fprintf(stderr, "%s: error: %s is not supported by this diderotc\n", opts.file, unbuilt);
     status = EXIT_PROGRAM_ERROR;
   } else if (!opts.check && !opts.dump) {
-    status = driver_codegen(arena, diag, prog, &opts, &env, &watch);
+    status = driver_codegen(arena, diag, prog, &opts, &layouts, &env, &watch);
     if (watch.log) {
       fprintf(watch.log, "exit status %d\n", status);
       fclose(watch.log);
@@ -502,7 +511,7 @@ int main(int argc, char **argv) {
     IrModule *mid = NULL;
     if (high && ((opts.dump & (DUMP_MID | DUMP_LOW)) || opts.stats))
       mid = driver_mid(diag, high, &opts, ec, &watch, &status);
-    if (mid && ((opts.dump & DUMP_LOW) || opts.stats)) driver_low(diag, mid, &opts, &watch, &status);
+    if (mid && ((opts.dump & DUMP_LOW) || opts.stats)) driver_low(diag, mid, &opts, layouts.brick, &watch, &status);
   }
 
 done:

@@ -1,4 +1,4 @@
-/* options.c -- parsing the diderotc command line (LANGUAGE.md §7.1). */
+/* options.c -- parsing the diderotc command line (doc/diderotc.1). */
 #include "driver/options.h"
 
 #include <ctype.h>

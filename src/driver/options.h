@@ -1,4 +1,4 @@
-/* options.h -- the diderotc command line (LANGUAGE.md §7.1).
+/* options.h -- the diderotc command line (doc/diderotc.1).
  *
  * Every option of the reference compiler is recognised. Options whose
  * phase is not built yet are accepted by the parser and then refused by

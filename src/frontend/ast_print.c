@@ -2,8 +2,8 @@
  *
  * Parentheses come from the E_PAREN nodes the parser keeps; the printer
  * adds its own only where a tree built by other code would otherwise read
- * back differently (levels of LANGUAGE.md §1.7). 1.0-only forms print as
- * their 2.0 equivalents; the output always re-parses to the same tree, so
+ * back differently (the precedence levels of doc/language.md §5.1).
+ * 1.0-only forms print as their 2.0 equivalents; the output always re-parses to the same tree, so
  * print(parse(print(parse(src)))) == print(parse(src)).
  */
 #include "frontend/ast_print.h"
@@ -14,7 +14,9 @@ typedef struct Printer {
   FILE *out;
 } Printer;
 
-/* Binding levels of §1.7 (higher binds tighter). Special forms such as
+/* Binding levels: those of doc/language.md §5.1, with composition (∘,
+ * parsed and then rejected) between the products and the prefix
+ * operators (higher binds tighter). Special forms such as
  * real(e) sit below the suffix level because they take no suffixes. */
 enum {
   LV_COND = 1,

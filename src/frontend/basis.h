@@ -1,7 +1,9 @@
-/* basis.h -- the built-in operators and functions of Diderot (LANGUAGE.md §4).
+/* basis.h -- the built-in operators and functions of Diderot
+ * (doc/language.md §5, §10).
  *
  * The table is data: basis.def lists every overload, in resolution order
- * (§3.4: the first exact match wins, then the first match with coercions),
+ * (the first exact match wins, then the first match with coercions:
+ * doc/language.md §4.2),
  * as
  *
  *     BUILTIN(ID, "name", FLAGS, "signature")

@@ -1,4 +1,5 @@
-/* check_expr.c -- typing of expressions (LANGUAGE.md §3.3-§3.5, §3.7, §4):
+/* check_expr.c -- typing of expressions (doc/language.md §4.2, §5, §6,
+ * §9.1, §10):
  * overload resolution over basis.def, the special product rules, probes,
  * slicing, comprehensions, strand sets, sphere, load_*, literals. */
 #include <stdint.h>

@@ -1,6 +1,6 @@
-/* check_stmt.c -- statements (LANGUAGE.md §3.6): scopes, assignment rules,
- * the control-flow table (including Q17), foreach, print, new, return,
- * unreachable statements. */
+/* check_stmt.c -- statements (doc/language.md §7.1): scopes, assignment
+ * rules, the control-flow table (including Q17 of doc/differences.md),
+ * foreach, print, new, return, unreachable statements. */
 #include <string.h>
 
 #include "frontend/typecheck_impl.h"

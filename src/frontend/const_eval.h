@@ -1,4 +1,4 @@
-/* const_eval.h -- constant expressions (LANGUAGE.md §3.8).
+/* const_eval.h -- constant expressions (doc/language.md §3).
  *
  * Three services over *typechecked* expressions (they read Expr.ty,
  * Expr.sym, Expr.builtin and coercions):

@@ -1,4 +1,4 @@
-/* env.h -- symbols and scopes of the typechecker (LANGUAGE.md §3.6).
+/* env.h -- symbols and scopes of the typechecker (doc/language.md §7.1).
  *
  * A `Symbol` is what a name denotes; the typechecker stores it on the AST
  * (Decl/Param/Iter/Stmt .sym, Expr.sym) and later phases read it:

@@ -1,6 +1,8 @@
-/* grammar_v1.y -- lemon grammar of Diderot 1.0 (LANGUAGE.md §2.2, §1.7).
+/* grammar_v1.y -- lemon grammar of Diderot 1.0 (doc/language.md §11: what 1.0
+ * spells differently).
  *
- * Precedence is encoded by one nonterminal per level of §1.7; the only
+ * Precedence is encoded by one nonterminal per level of the precedence
+ * table (doc/language.md §5.1); the only
  * precedence declarations resolve the dangling else. Actions only build
  * AST nodes (parser_impl.h helpers); syntax errors are detected and
  * reported by parser.c before a bad token reaches the parser.
@@ -247,7 +249,8 @@ dims(A) ::= dims(A) COMMA dim(E). { ast_expr_append(&A, E); }
 
 /* -------------------------------------------------------- expressions */
 
-/* §1.7 without the range (2) and composition (8) levels. */
+/* The levels of doc/language.md §5.1 without the range (1.0 has `..`
+ * only in iterators); 1.0 has no composition either. */
 %type expr {Expr *}
 expr(A) ::= or_expr(A).
 expr(A) ::= or_expr(T) IF expr(C) ELSE expr(E). { A = parser_cond(st, T, C, E); }

@@ -1,6 +1,9 @@
-/* grammar_v2.y -- lemon grammar of Diderot 2.0 (LANGUAGE.md §2.1, §1.7).
+/* grammar_v2.y -- lemon grammar of Diderot 2.0 (the forms of doc/language.md
+ * §3-§9).
  *
- * Precedence is encoded by one nonterminal per level of §1.7; the only
+ * Precedence is encoded by one nonterminal per level of the precedence
+ * table (doc/language.md §5.1, plus composition ∘, parsed and then
+ * rejected); the only
  * precedence declarations resolve the dangling else. Actions only build
  * AST nodes (parser_impl.h helpers); syntax errors are detected and
  * reported by parser.c before a bad token reaches the parser.

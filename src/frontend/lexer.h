@@ -1,4 +1,4 @@
-/* lexer.h -- the re2c scanner for both dialects (LANGUAGE.md §1). */
+/* lexer.h -- the re2c scanner for both dialects (doc/language.md §2). */
 #ifndef DIDEROT_FRONTEND_LEXER_H
 #define DIDEROT_FRONTEND_LEXER_H
 

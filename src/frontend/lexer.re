@@ -1,4 +1,4 @@
-/* lexer.re -- the re2c scanner for both Diderot dialects (LANGUAGE.md §1).
+/* lexer.re -- the re2c scanner for both Diderot dialects (doc/language.md §2).
  *
  * re2c generates the token automaton; comments, strings, positions and
  * error recovery are plain C. The buffer is NUL-terminated and re2c runs

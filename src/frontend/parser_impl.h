@@ -116,7 +116,7 @@ StrandDecl *parser_strand_end(StrandDecl *s, Token kw, Token id, ParamList param
 Create *parser_create(ParseState *st, CreateKind k, Token kw, Expr *e, IterList iters,
                       Token close);
 
-/* 1.0 restricts input initializers (LANGUAGE.md §2.2); reports
+/* 1.0 restricts input initializers (doc/language.md §11); reports
  * ERR_V1_INPUT_INIT at the first offending sub-expression. */
 void parser_v1_check_input_init(ParseState *st, Token id, const Expr *init);
 

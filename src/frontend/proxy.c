@@ -1,9 +1,10 @@
-/* proxy.c -- the header of a proxy NRRD, normalized as in LANGUAGE.md §8.3.
+/* proxy.c -- the header of a proxy NRRD, normalized as the runtime
+ * normalizes an image it loads (doc/language.md §6.1).
  *
  * Only the axis kinds, sizes, the space dimension and the sample type
- * matter at compile time; the orientation rules of §8.3 (origin, space
- * directions) are the runtime's business and cannot fail on a header that
- * Teem accepted, so they are not repeated here.
+ * matter at compile time; the orientation rules (origin, space
+ * directions: doc/language.md §6.1) are the runtime's business and cannot
+ * fail on a header that Teem accepted, so they are not repeated here.
  */
 #include "frontend/proxy.h"
 

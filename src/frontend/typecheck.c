@@ -1,7 +1,8 @@
 /* typecheck.c -- program structure: types written in the source, global
  * and strand declarations, functions, the creation clause, whole-program
- * checks (LANGUAGE.md §3). Expressions are in check_expr.c, statements in
- * check_stmt.c, initialization and use analysis in var_uses.c. */
+ * checks (doc/language.md §3, §4). Expressions are in check_expr.c,
+ * statements in check_stmt.c, initialization and use analysis in
+ * var_uses.c. */
 #include <stdio.h>
 #include <string.h>
 

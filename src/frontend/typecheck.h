@@ -1,4 +1,4 @@
-/* typecheck.h -- the Diderot typechecker (LANGUAGE.md §3-§5, §10). */
+/* typecheck.h -- the Diderot typechecker (doc/language.md §3-§10). */
 #ifndef DIDEROT_FRONTEND_TYPECHECK_H
 #define DIDEROT_FRONTEND_TYPECHECK_H
 

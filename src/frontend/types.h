@@ -1,5 +1,5 @@
-/* types.h -- Diderot types (LANGUAGE.md §3.1-§3.3) and the type schemes of
- * the built-in operators (§3.2, §4).
+/* types.h -- Diderot types (doc/language.md §4.1, §4.2) and the type schemes
+ * of the built-in operators (§5, §10 there).
  *
  * Two layers:
  *  - `Type`: the concrete types the typechecker stores on the AST

@@ -1,4 +1,4 @@
-/* var_uses.c -- definite initialization and use (LANGUAGE.md §3.6):
+/* var_uses.c -- definite initialization and use (doc/language.md §7.1, §8.1):
  * "possible use before initialization" errors, uninitialized outputs and
  * globals, unused variable/parameter/function warnings, and the warning
  * for an update method that never stabilizes or dies.

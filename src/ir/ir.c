@@ -110,7 +110,7 @@ static IrType key_of(IrTypeKind kind) {
   return k;
 }
 
-/* Drop axes of size 1 (shape normalisation, LANGUAGE.md §3.1); *ok is
+/* Drop axes of size 1 (shape normalisation, doc/language.md §4.1); *ok is
  * cleared for non-positive sizes or too many axes. */
 static int normalize(int order, const int *dims, int *out, bool *ok) {
   int n = 0;

@@ -196,7 +196,7 @@ bool ir_type_is_bool(const IrType *t);
 bool ir_type_equal(const IrType *a, const IrType *b);
 /* Whether values of this type may exist at `level`. */
 bool ir_type_allowed(IrLevel level, const IrType *t);
-/* Value types of LANGUAGE.md §3.1 (print arguments, state). */
+/* Value types of doc/language.md §4.3 (print arguments, state). */
 bool ir_type_is_value(const IrType *t);
 /* "tensor[3,3]", "real", "int[]", "field#2(3)[]", "vec<4>", ... */
 char *ir_type_str(Arena *a, const IrType *t);
@@ -362,7 +362,7 @@ struct IrValue {
   const IrValue *const *elems;
 };
 
-/* The header of a proxy image (LANGUAGE.md §8.2): it fixes the sample
+/* The header of a proxy image (doc/language.md §6.1): it fixes the sample
  * type (with dimension and shape); sizes are run-time values. */
 typedef struct IrProxy {
   int dim;                 /* spatial axes */

@@ -1,7 +1,8 @@
 /* ein_rules_calc.c -- probes pushed below lifted operators, and
  * differentiation pushed to the leaves (sum, product, quotient and chain
  * rules), with derivative indices finally moved onto the kernel:
- * ∂_μ (V_α ⊛ H^β) → V_α ⊛ H^{βμ}. (Seed paper 004, §5.3; LANGUAGE.md §8.4.)
+ * ∂_μ (V_α ⊛ H^β) → V_α ⊛ H^{βμ}. (Seed paper 004, §5.3; doc/language.md §6.3,
+ * §6.6.)
  */
 #include "opt/ein_normalize_impl.h"
 
@@ -227,7 +228,7 @@ const EinExpr *ein_rule_diff_atan(EinNorm *n, const EinExpr *e) {
                  ein_add2(n->c, ein_n_int(n, 1), ein_pow(n->c, u, 2)));
 }
 
-/* ∂ |u| → sign(u) ∂u (LANGUAGE.md §8.4: the derivative of |s| uses sign) */
+/* ∂ |u| → sign(u) ∂u (doc/language.md §6.6: the derivative of |S| uses sign) */
 const EinExpr *ein_rule_diff_abs(EinNorm *n, const EinExpr *e) {
   const EinExpr *u = fun_arg(e, EIN_FUN_ABS);
   if (!u) return NULL;

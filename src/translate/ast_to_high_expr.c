@@ -510,7 +510,8 @@ static IrVar *apply(Fn *f, Expr *e) {
  * fixed-size s, 0 <= i < length(s) is checked, and outside it the unit
  * records a run-time error naming the line and leaves (IR_T_ERROR), as a
  * probe outside its image does. The language leaves s[i] undefined there
- * (LANGUAGE.md §6: the reference reads out of bounds). */
+ * (doc/language.md §5.6; the original compiler reads out of
+ * bounds). */
 static IrVar *seq_subscript(Fn *f, Expr *e, IrVar *base, IrVar *i) {
   if (!i || !f->cur) return NULL;
   int len = base->ty->kind == IR_TY_SEQ ? base->ty->len : IR_SEQ_DYNAMIC;

@@ -9,9 +9,9 @@
  * passes the operand values as the instruction's arguments.
  *
  * When some operand is a field the result is a field and every tensor
- * operand appears under lift(). Index notation follows LANGUAGE.md §4
- * (0-based, new indices of [..] first, derivative indices last). A builder
- * returns NULL when the shapes do not fit the operation.
+ * operand appears under lift(). Index notation follows doc/language.md
+ * §5.4, §5.5, §6.5 (0-based, new indices of [..] first, derivative
+ * indices last). A builder returns NULL when the shapes do not fit the operation.
  */
 #ifndef DIDEROT_TRANSLATE_EIN_BUILDERS_H
 #define DIDEROT_TRANSLATE_EIN_BUILDERS_H

@@ -38,7 +38,7 @@
  *   load_voxels     → load(img, off) / vload(img, off){w} (w consecutive
  *                     samples: the components of a voxel, or the taps of a
  *                     1-D scalar image) at int offsets derived from the
- *                     image layout (m2l_image_layout, LAYOUTS.md §4.3 (b);
+ *                     image layout (lyt_image_layout, doc/layouts.md §4.2;
  *                     linear NRRD order c + C·(i0 + N0·(i1 + N1·i2)) unless
  *                     MidToLowOptions.brick asks for bricks, which bring
  *                     idiv/imod by the brick size); without border control
@@ -46,7 +46,7 @@
  *                     a stride multiple per tap (N_a read at run time);
  *                     with border control each tap index goes through
  *                     clamp_index / mirror_index / wrap_index(i, N_a) (the
- *                     maps of LANGUAGE.md §4.7) per axis before addressing.
+ *                     maps of doc/language.md §6.4) per axis before addressing.
  *                     The result is a tensor[2s,...,2s, σ] whose rows run
  *                     over σ's last index, or over the taps of axis d−1;
  *                     vectors of taps along axis 0 are formed on demand
@@ -326,7 +326,7 @@ static IrVar *get_whole(M2L *L, const IrVar *mv) { return m2l_materialize(L, m2l
 /* ---- images ---------------------------------------------------------------------- */
 
 /* Image sizes are run-time values even with a proxy (one build serves
- * images of any size, LANGUAGE.md §8.2): literal proxy sizes made no
+ * images of any size, doc/language.md §6.1): literal proxy sizes made no
  * measurable difference to probing (bench/results.md, "One build, any
  * image"). */
 IrVar *m2l_image_size(M2L *L, const IrVar *mid_img, int axis) {
@@ -335,7 +335,7 @@ IrVar *m2l_image_size(M2L *L, const IrVar *mid_img, int axis) {
   return m2l_op2(L, IR_OP_SEQ_INDEX, sz, m2l_int(L, axis));
 }
 
-/* p = W·x + t (LANGUAGE.md §8.3 step 4). */
+/* p = W·x + t, W = M⁻¹ and t = −M⁻¹·origin (doc/language.md §6.1). */
 static M2lVal *lower_world_to_index(M2L *L, const IrInstr *in) {
   IrVar *img = get_whole(L, in->args[0]);
   M2lVal *x = m2l_get(L, in->args[1]);

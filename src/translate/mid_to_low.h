@@ -16,7 +16,7 @@
 typedef struct MidToLowOptions {
   bool no_vn;  /* --disable-low-vn: skip LowIR value numbering */
   bool no_dce; /* keep the expanded code as emitted (tests) */
-  /* Image sample layout (LAYOUTS.md §4.3 (b)): 0 for linear NRRD order;
+  /* Image sample layout (doc/layouts.md §4.2): 0 for linear NRRD order;
    * B (a power of two) for B^d bricks, voxels colexicographic inside a
    * brick and bricks colexicographic over ceil(N_a / B) per axis, the
    * components of a voxel contiguous. The runtime must store images so. */

@@ -9,8 +9,7 @@
 #ifndef DIDEROT_TRANSLATE_MID_TO_LOW_IMPL_H
 #define DIDEROT_TRANSLATE_MID_TO_LOW_IMPL_H
 
-#include "backend/index_expr.h"
-#include "backend/layout.h"
+#include "layout/layout.h"
 #include "translate/mid_to_low.h"
 
 typedef enum M2lKind {
@@ -91,11 +90,5 @@ M2lVal *m2l_lower_ein(M2L *L, const IrInstr *in);
 /* ---- mid_to_low_kernel.c ---- */
 M2lVal *m2l_kernel_eval(M2L *L, const IrInstr *in);
 M2lVal *m2l_load_voxels(M2L *L, const IrInstr *in);
-/* The storage layout of an image's samples (LAYOUTS.md §4.3 (b)): one
- * top-level mode for the components and one per axis (a voxel coordinate
- * is a 1-D coordinate of its axis's mode); linear NRRD order when brick is
- * 0, else bricks of brick^d voxels (see MidToLowOptions). The one place
- * that decides the layout: every voxel offset is derived from it. */
-const Layout *m2l_image_layout(IxCtx *ix, int d, int ncomp, const IxExpr *const *sizes, int brick);
 
 #endif

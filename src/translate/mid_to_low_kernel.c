@@ -1,5 +1,5 @@
 /* mid_to_low_kernel.c -- kernel taps by Horner's rule and voxel
- * neighbourhoods by image loads (LANGUAGE.md §5, §8.3, §8.4, §8.6).
+ * neighbourhoods by image loads (doc/language.md §6.1-§6.4).
  *
  * Kernel taps: for f in [0,1) and i = 1−s..s the argument f − i lies in
  * [−i, 1−i), so tap k (i = 1−s+k) always uses the piece whose lower end is
@@ -7,7 +7,7 @@
  * lets one vector Horner evaluation at vsplat(f) compute all 2s taps.
  *
  * Voxels: every sample offset is the image layout's forward map
- * (m2l_image_layout, an index expression from src/backend/layout.h) at the
+ * (lyt_image_layout, an index expression from src/layout/layout.h) at the
  * coordinate (component, tap index per axis); the index expressions are
  * turned into int arithmetic with a memo, so shared terms (the per-axis
  * products of a tap index with the strides) are emitted once.
@@ -104,31 +104,6 @@ M2lVal *m2l_kernel_eval(M2L *L, const IrInstr *in) {
   return m2l_tensor(L, in->dst->ty, &row);
 }
 
-/* ---- the image layout ------------------------------------------------------------- */
-
-const Layout *m2l_image_layout(IxCtx *ix, int d, int ncomp, const IxExpr *const *sizes, int brick) {
-  const IxExpr *shape[1 + 3];
-  shape[0] = ix_const(ix, ncomp);
-  for (int a = 0; a < d && a < 3; a++)
-    shape[1 + a] = sizes[a];
-  if (brick <= 1)
-    return lyt_col_major(ix, shape, 1 + d);
-  /* Axis a is the mode (B, NB_a) : (C·B^a, C·B^d·NB_0···NB_{a-1}), NB_a =
-   * ceil(N_a / B): the coordinate x splits as (x mod B, x div B). */
-  const Layout *modes[1 + 3];
-  modes[0] = lyt_leafk(ix, ncomp, 1);
-  const IxExpr *inner = ix_const(ix, ncomp), *outer = ix_const(ix, ncomp);
-  for (int a = 0; a < d; a++)
-    outer = ix_mulk(ix, outer, brick);
-  for (int a = 0; a < d && a < 3; a++) {
-    const IxExpr *nb = ix_divk(ix, ix_addk(ix, sizes[a], brick - 1), brick);
-    modes[1 + a] = lyt_pair(ix, lyt_leaf(ix, ix_const(ix, brick), inner), lyt_leaf(ix, nb, outer));
-    inner = ix_mulk(ix, inner, brick);
-    outer = ix_mul(ix, outer, nb);
-  }
-  return lyt_tuple(ix, modes, 1 + d);
-}
-
 /* Whether consecutive values of the coordinate of top-level mode `mode` are
  * `stride` samples apart (a plain leaf with that constant stride): then a
  * run of them is one vload. */
@@ -186,8 +161,9 @@ static IrVar **memo_slot(IxEmit *E, const IxExpr *e) {
 
 static IrVar *ix_emit(IxEmit *E, const IxExpr *e);
 
-/* Floor division and modulo (index_expr.h semantics) from C's truncating
- * ones; plain when the dividend is provably >= 0 and the divisor > 0. */
+/* Floor division and modulo (the semantics of layout.h's IX_DIV and
+ * IX_MOD) from C's truncating ones; plain when the dividend is provably
+ * >= 0 and the divisor > 0. */
 static IrVar *floor_divmod(IxEmit *E, const IxExpr *e, bool mod) {
   M2L *L = E->L;
   IrVar *a = ix_emit(E, e->arg[0]), *b = ix_emit(E, e->arg[1]);
@@ -562,7 +538,7 @@ M2lVal *m2l_load_voxels(M2L *L, const IrInstr *in) {
     ix_bind(&E, Nx[a], N[a]);
   }
   int B = L->opts->brick;
-  const Layout *lay = m2l_image_layout(ix, d, ncomp, Nx, B);
+  const Layout *lay = lyt_image_layout(ix, d, ncomp, Nx, B);
 
   /* The probe position n (the index of tap s-1) per axis. */
   IrVar *na[3];
@@ -583,10 +559,9 @@ M2lVal *m2l_load_voxels(M2L *L, const IrInstr *in) {
   const IxExpr *X[3][2 * KERNEL_MAX_SUPPORT];
   int pv[3][2], npv[3];
 
-  /* Bricks (LAYOUTS.md §4.3 (b)): a fast path when the whole support lies
+  /* Bricks (doc/layouts.md §4.2): a fast path when the whole support lies
    * in one brick on every axis and inside the image: the taps are n_a + k,
-   * k = 1-s..s, so q_a = n_a mod B must lie in [s-1, B-1-s] (the bound
-   * 8-s in LAYOUTS.md counts taps from n-s+1), and with border control
+   * k = 1-s..s, so q_a = n_a mod B must lie in [s-1, B-1-s], and with border control
    * s-1 <= n_a <= N_a - 1 - s (every tap in 0..N_a-1, where the border
    * maps are the identity). With
    * n_a = B·b_a + q_a and that range of q_a declared, the simplifier proves

@@ -7,7 +7,7 @@ image. The client sets n = 3 and h = 0.5 (org keeps its default [1, 1]), so
 strand (i, j) probes p = (1 + i/2, 1 + j/2); ws = {1, 2} @ 4 sums to 7 on
 the host. Strand (i, j) stabilizes in step i + j + 1 with v = 7 F(p),
 g = [F(p), F(p + [1, 0])] and steps = i + j + 1. Output grids list the
-last iterator (j) fastest; g has its 2 components first (LANGUAGE.md §8.8).
+last iterator (j) fastest; g has its 2 components first (doc/language.md §13).
 """
 
 REAL = "float"      # the -DREAL of the client: the default --target builds

@@ -3,7 +3,7 @@
  * double) against the library that diderotc built from lib_probe.diderot
  * (CUDA target in emulation, or with nvcc, or the C target), linked with
  * it, and run in an empty directory. It drives the library API of
- * LANGUAGE.md §7.3: errors before the inputs are set, the image from a
+ * doc/language.md §14 (doc/diderot-api.3): errors before the inputs are set, the image from a
  * Nrrd made in memory (no file), scalar and vector inputs, runs of 1 step
  * and to the end with the strand counts after each, and the outputs,
  * saved as v.nrrd, g.nrrd and steps.nrrd for the oracle. Prints

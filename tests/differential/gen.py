@@ -6,7 +6,7 @@ writes OUTDIR/prog.diderot, the images it loads, and OUTDIR/oracle.json.
 
 A program is built as a tree (class N); the same tree is printed in either
 dialect (#version 1.0 or 2.0) and evaluated here by an interpreter of the
-language's semantics (LANGUAGE.md §4, §6) that never looks at a compiler:
+language's semantics (doc/language.md §5, §8, §10) that never looks at a compiler:
 
   * reals are mpmath numbers at 40 digits; ints are Python ints with the
     C rules (truncating /, % with the dividend's sign);

@@ -18,8 +18,10 @@ What is checked, one test each:
   docs/stale-claims      no user-facing document says that something working
                          is missing (DENY below) or cites the design notes
                          LANGUAGE.md as if they were shipped;
-  docs/section-refs      every "language.md §N" reference in the repository's
-                         documents names a section that exists.
+  docs/section-refs      every "language.md §N" and "layouts.md §N" reference
+                         in the repository's documents and sources names a
+                         section that exists in doc/language.md or
+                         doc/layouts.md.
 
 BLOCKS. In doc/language.md, doc/tutorial.md, README.md, doc/user-guide.md
 and examples/README.md a fenced block is tested when its info string says so:
@@ -414,14 +416,16 @@ create_collection { S(i) | i in 0..n-1 };
         return ("fail", problems) if problems else ("pass", [])
 
     def section_refs(self):
-        lang = self.path("doc/language.md")
-        if not os.path.exists(lang):
-            return "fail", ["doc/language.md is missing"]
-        heads = set()
-        for line in open(lang, encoding="utf-8"):
-            m = re.match(r"^#{2,4} (\d+(?:\.\d+)*)[. ]", line)
-            if m:
-                heads.add(m.group(1))
+        heads = {}
+        for doc in ("language.md", "layouts.md"):
+            path = self.path("doc/" + doc)
+            if not os.path.exists(path):
+                return "fail", ["doc/%s is missing" % doc]
+            heads[doc] = set()
+            for line in open(path, encoding="utf-8"):
+                m = re.match(r"^#{2,4} (\d+(?:\.\d+)*)[. ]", line)
+                if m:
+                    heads[doc].add(m.group(1))
         problems = []
         roots = [os.path.join(self.srcdir, d) for d in SOURCE_DIRS]
         walk = [(self.srcdir, [], [f for f in os.listdir(self.srcdir) if f.endswith(".md")])]
@@ -436,11 +440,12 @@ create_collection { S(i) | i in 0..n-1 };
                     text = open(p, encoding="utf-8").read()
                 except (OSError, UnicodeDecodeError):
                     continue
-                for m in re.finditer(r"language\.md(?:\)|`)?,?\s+(?:§|section )(\d+(?:\.\d+)*)",
-                                     text):
-                    if m.group(1).rstrip(".") not in heads:
-                        problems.append("%s: language.md §%s does not exist"
-                                        % (os.path.relpath(p, self.srcdir), m.group(1)))
+                for m in re.finditer(r"(language|layouts)\.md(?:\)|`)?,?\s+(?:§|section )"
+                                     r"(\d+(?:\.\d+)*)", text):
+                    doc = m.group(1) + ".md"
+                    if m.group(2).rstrip(".") not in heads[doc]:
+                        problems.append("%s: %s §%s does not exist"
+                                        % (os.path.relpath(p, self.srcdir), doc, m.group(2)))
         return ("fail", problems) if problems else ("pass", [])
 
     # ---- the list --------------------------------------------------------------

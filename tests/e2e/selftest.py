@@ -128,7 +128,7 @@ def kernel_reproduction():
                 problems.append("%s: weights at f=%s sum to %s" % (k, f, tot))
     from polyfield import kernel_eval
     if kernel_eval("bspln3", Q(0)) != Q(2, 3) or kernel_eval("c4hexic", Q(2)) != Q(-11, 480):
-        problems.append("kernel values differ from LANGUAGE.md §5")
+        problems.append("kernel values differ from doc/language.md §6.2")
     return problems
 
 

@@ -1,6 +1,6 @@
 # Copied verbatim (below this header) from ../shared/tools/layout_oracle.py, the
-# project's independent Python model of CuTe/LEGO layouts (see
-# ../shared/docs/LAYOUTS.md). Kept here so tests/layout/test_oracle.py runs
+# project's independent Python model of CuTe/LEGO layouts (doc/layouts.md
+# describes the algebra it models). Kept here so tests/layout/test_oracle.py runs
 # from a clone without ../shared; refresh it if the shared copy changes.
 #!/usr/bin/env python3
 """Independent reference model used to check the test vectors in layouts.md.

@@ -99,7 +99,7 @@ LowVal low_val_ints(Arena *a, int n, const int64_t *xs) {
   return v;
 }
 
-/* ---- the border index maps, LANGUAGE.md §4.7 ---- */
+/* ---- the border index maps, doc/language.md §6.4 ---- */
 
 static int64_t map_clamp(int64_t i, int64_t n) { return i < 0 ? 0 : (i >= n ? n - 1 : i); }
 

@@ -2,8 +2,8 @@
  *
  * Runs one LowIR CFG on concrete arguments, following the operator
  * definitions of low_ops.def / common_ops.def and the spec: images are
- * sample arrays in NRRD order (LANGUAGE.md §8.3) and the border index maps
- * are those of §4.7. Loads outside the image's data are errors, so a test
+ * sample arrays in NRRD order (doc/language.md §6.1) and the border index
+ * maps are those of §6.4. Loads outside the image's data are errors, so a test
  * that runs lowered code also checks that it never reads out of bounds.
  * Global reads take given values; global writes, strand state and the
  * world are not modelled.

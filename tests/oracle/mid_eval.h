@@ -1,7 +1,7 @@
 /* mid_eval.h -- a reference interpreter for MidIR CFGs (tests only).
  *
  * Runs one CFG on concrete values in double precision, following the
- * operator definitions of mid_ops.def and LANGUAGE.md §8.3–§8.6 literally:
+ * operator definitions of mid_ops.def and doc/language.md §6.1–§6.4 literally:
  * world_to_index is W·x + t with the image's W and t, load_voxels reads
  * img[n + i] for i = 1−s..s per axis (through the §4.7 border maps when
  * asked, an error when a tap falls outside without border control),

@@ -368,7 +368,7 @@ def dyadic(x, bits=12):
 
 
 # --------------------------------------------------------------- kernels
-# Right halves of the kernels of LANGUAGE.md §5 (transcribed independently
+# Right halves of the kernels of doc/language.md §6.2 (transcribed independently
 # of src/common/kernel.c): pieces[k] is the polynomial in u = |x| on
 # [k, k+1), as coefficient lists, constant term first.
 
@@ -405,7 +405,7 @@ def _poly_deriv(c, j):
 
 
 def border_map(mode, i, n):
-    """The border-control index maps of LANGUAGE.md §4.7 (mode clamp,
+    """The border-control index maps of doc/language.md §6.4 (mode clamp,
     wrap or mirror; n the axis size), for oracles of probes outside."""
     if mode == "clamp":
         return 0 if i < 0 else n - 1 if i >= n else i

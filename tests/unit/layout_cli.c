@@ -20,7 +20,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "backend/layout.h"
+#include "layout/layout.h"
 
 enum { MAXT = 8, MAXF = 1 << 14 };
 

@@ -1,7 +1,9 @@
-/* test_basis.c -- the built-in table against LANGUAGE.md §4.
+/* test_basis.c -- the built-in table against the operators and functions of
+ * doc/language.md §5 and §10.
  *
  * The expected overload counts and orders below were counted by hand from
- * the tables of §4 (and the decisions of §10), not read from basis.def.
+ * the original compiler's tables (with the decisions of doc/differences.md),
+ * not read from basis.def.
  */
 #include "frontend/basis.h"
 

@@ -1,10 +1,9 @@
 /* test_emit_layout.c -- the layouts of generated code (emit_c_layout.h,
- * m2l_image_layout): the index expressions the back end prints, evaluated
- * and inspected, against hand-derived formulas (LAYOUTS.md §4.3). */
+ * lyt_image_layout): the index expressions the back end prints, evaluated
+ * and inspected, against hand-derived formulas (doc/layouts.md §4). */
 #include <stdlib.h>
 
 #include "backend/core/emit_c_layout.h"
-#include "translate/mid_to_low_impl.h"
 #include "unit.h"
 
 static int64_t eval1(const IxExpr *e, int nv, const int64_t *env, bool *ok) {
@@ -25,15 +24,15 @@ static void test_parse(void) {
   CHECK(!emit_parse_strand_layout("aosoa:1", &k, &w));
   CHECK(!emit_parse_strand_layout("aosoa:8x", &k, &w));
   CHECK(!emit_parse_strand_layout("AoS", &k, &w));
-  CHECK(emit_parse_image_layout("linear", &b) && b == 0);
-  CHECK(emit_parse_image_layout("brick:4", &b) && b == 4);
-  CHECK(!emit_parse_image_layout("brick:3", &b));
-  CHECK(!emit_parse_image_layout("brick:128", &b));
-  CHECK(!emit_parse_image_layout("bricks:4", &b));
+  CHECK(lyt_parse_image_layout("linear", &b) && b == 0);
+  CHECK(lyt_parse_image_layout("brick:4", &b) && b == 4);
+  CHECK(!lyt_parse_image_layout("brick:3", &b));
+  CHECK(!lyt_parse_image_layout("brick:128", &b));
+  CHECK(!lyt_parse_image_layout("bricks:4", &b));
 }
 
 /* Word w of strand s for every layout, exhaustively for small N, against
- * the formulas of LAYOUTS.md §4.3 (a); every layout is a bijection onto
+ * the formulas of doc/layouts.md §4.1; every layout is a bijection onto
  * [0, N*F). */
 static void test_strand(EmitStrandLayout kind, int W, int F, int64_t N) {
   Arena *a = arena_new();
@@ -94,7 +93,7 @@ static void test_printed(void) {
   CHECK(aosoa && lyt_rank(aosoa) == 2);
   e = aosoa ? emit_strand_index(ix, aosoa, s, 2) : NULL;
   CHECK(e && ix_count_op(e, IX_AND) == 1 && ix_count_op(e, IX_SHR) == 1);
-  /* LAYOUTS.md §4.3 (a): W=8, F=7, N=1000: ((8,125),7):((1,56),8), (9,2) -> 73 */
+  /* doc/layouts.md §4.1: W=8, F=7, N=1000: ((8,125),7):((1,56),8), (9,2) -> 73 */
   int64_t env[2];
   env[n->k] = 1000;
   env[s->k] = 9;
@@ -108,13 +107,13 @@ static void test_printed(void) {
 }
 
 /* Image samples: NRRD order c + C*(x + X*(y + Y*z)), and bricks of B^3
- * with the bricks in NRRD order: the hand formula of LAYOUTS.md §4.3 (b). */
+ * with the bricks in NRRD order: the hand formula of doc/layouts.md §4.2. */
 static void test_image(int C, int B, const int *sz) {
   Arena *a = arena_new();
   IxCtx *ix = ix_ctx_new(a);
   const IxExpr *n[3] = {ix_const(ix, sz[0]), ix_const(ix, sz[1]), ix_const(ix, sz[2])};
-  const Layout *lin = m2l_image_layout(ix, 3, C, n, 0);
-  const Layout *brk = m2l_image_layout(ix, 3, C, n, B);
+  const Layout *lin = lyt_image_layout(ix, 3, C, n, 0);
+  const Layout *brk = lyt_image_layout(ix, 3, C, n, B);
   const IxExpr *v[4] = {ix_var(ix, "c", 0, C - 1), ix_var(ix, "x", 0, sz[0] - 1),
                         ix_var(ix, "y", 0, sz[1] - 1), ix_var(ix, "z", 0, sz[2] - 1)};
   LytError err;
@@ -153,11 +152,11 @@ static void test_image(int C, int B, const int *sz) {
 }
 
 static void test_image_vector(void) {
-  /* LAYOUTS.md §4.3 (b): a 32^3 volume in 8^3 bricks, (9,17,30) -> 29577 */
+  /* doc/layouts.md §4.2: a 32^3 volume in 8^3 bricks, (9,17,30) -> 29577 */
   Arena *a = arena_new();
   IxCtx *ix = ix_ctx_new(a);
   const IxExpr *n[3] = {ix_const(ix, 32), ix_const(ix, 32), ix_const(ix, 32)};
-  const Layout *brk = m2l_image_layout(ix, 3, 1, n, 8);
+  const Layout *brk = lyt_image_layout(ix, 3, 1, n, 8);
   const IxExpr *v[4] = {ix_const(ix, 0), ix_const(ix, 9), ix_const(ix, 17), ix_const(ix, 30)};
   LytError err;
   const IxExpr *e = lyt_emit_fwd(ix, brk, v, 4, &err);

@@ -1,7 +1,7 @@
 /* test_high.c -- the EIN builders, the AST -> HighIR translation and the
  * HighIR optimisation driver.
  *
- * Oracles: the index expressions of LANGUAGE.md §4 written out by hand (the
+ * Oracles: the index expressions of doc/language.md §5.4 written out by hand (the
  * printed operators), direct formulas evaluated on random tensors (through
  * the independent EIN evaluator tests/oracle/ein_eval.h), hand-written
  * expectations of the IR structure of small programs, and ir_check over
@@ -36,7 +36,7 @@ static EinParam F(int dim, int rank, int d0, int d1) {
   return ein_param_field(dim, rank, s);
 }
 
-/* ---- printed forms against LANGUAGE.md §4 ---------------------------------------- */
+/* ---- printed forms against doc/language.md §5 ----------------------------------- */
 
 static void test_printed(void) {
   EinParam v3 = T(1, 3, 0, 0), v2 = T(1, 2, 0, 0), m3 = T(2, 3, 3, 0), m23 = T(2, 2, 3, 0),

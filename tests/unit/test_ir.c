@@ -4,7 +4,7 @@
  *
  * CFGs are built by hand; expected results are derived by hand from the
  * definitions (dominance, liveness, equal expressions) and from the spec
- * (LANGUAGE.md §3.1 type syntax, §8.4 probe shapes).
+ * (doc/language.md §4.1 type syntax, §6.3 probe shapes).
  */
 #include <stdlib.h>
 #include <string.h>

@@ -1,6 +1,6 @@
-/* test_kernel.c -- the kernels of LANGUAGE.md §5, checked exactly.
+/* test_kernel.c -- the kernels of doc/language.md §6.2, checked exactly.
  *
- * The oracle is the text of §5: the right-half polynomials are transcribed
+ * The oracle is the table of doc/language.md §6.2: the right-half polynomials are transcribed
  * below in u = |x| (the outer B-spline pieces are expanded here from
  * (2-u)^3/6 and (3-u)^5/120 by the binomial theorem), and everything else
  * is computed with this file's own rational arithmetic.

@@ -1,7 +1,8 @@
 /* test_layout.c -- index expressions, CuTe layouts and LEGO pieces.
  *
- * Expected values come from LAYOUTS.md (the seeds' vectors with the §2.9
- * errata corrected, checked there by layout_oracle.py), from closed-form
+ * Expected values come from doc/layouts.md (the worked examples of the
+ * CuTe and LEGO documents with the corrections of its §2.9, checked by
+ * tests/layout/layout_oracle.py), from closed-form
  * maths written out here, and from brute force: every layout function is
  * compared with an independent colexicographic evaluation in this file, and
  * every simplified expression with the unsimplified one (and with values
@@ -10,9 +11,7 @@
  */
 #include <stdlib.h>
 
-#include "backend/index_expr.h"
-#include "backend/layout.h"
-#include "backend/layout_lego.h"
+#include "layout/layout.h"
 #include "unit.h"
 
 /* ------------------------------------------------------------------ helpers */
@@ -139,7 +138,7 @@ static void test_ix_rules(void) {
   const IxExpr *t = ix_var(c, "t", 0, 31);
   CHECK(ix_is_k(ix_simplify(c, ix_divk(c, t, 32)), 0));
   CHECK(ix_simplify(c, ix_modk(c, t, 32)) == t);
-  /* nested div/mod fusion (LAYOUTS.md §4.4 item 3) */
+  /* nested div/mod fusion (doc/layouts.md §1.4, rule 4) */
   const IxExpr *u = ix_var(c, "u", 0, IX_INF);
   CHECK(ix_simplify(c, ix_divk(c, ix_divk(c, u, 4), 6)) == ix_divk(c, u, 24));
   CHECK(ix_simplify(c, ix_divk(c, ix_modk(c, u, 24), 4)) == ix_modk(c, ix_divk(c, u, 4), 6));
@@ -364,7 +363,7 @@ static void test_cute_vectors(void) {
     const IxExpr *in[2] = {ix_const(c, 6), ix_const(c, 2)}, *out[2];
     CHECK(!lyt_shape_div(c, in, 2, ix_const(c, 4), out, &e) && e.status == LYT_E_DIVISIBILITY);
   }
-  /* inadmissible composition (LAYOUTS.md §2.3 caveat, erratum 5): rejected */
+  /* inadmissible composition (doc/layouts.md §2.3, §2.9 item 5): rejected */
   R = lyt_compose(c, P(c, "(6,3):(16,1)"), P(c, "(6,2):(2,3)"), &e);
   CHECK(R == NULL && e.status == LYT_E_ADMISSIBILITY && e.msg != NULL);
   /* divisibility violation */
@@ -809,7 +808,7 @@ static void test_errors(void) {
 }
 
 /* ------------------------------------------------------------------- LEGO */
-static int64_t antidiag_ref(int64_t n, int64_t i, int64_t j) { /* LAYOUTS.md L2 */
+static int64_t antidiag_ref(int64_t n, int64_t i, int64_t j) { /* doc/layouts.md §3.3 */
   int64_t a = i + j + 1;
   if (a <= n) return i + a * (a - 1) / 2;
   a = 2 * n - a;

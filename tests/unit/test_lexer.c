@@ -1,8 +1,8 @@
-/* test_lexer.c -- the scanner of both dialects against LANGUAGE.md §1.
+/* test_lexer.c -- the scanner of both dialects against doc/language.md §2.
  *
- * Expected tokens, positions and values are derived by hand from the spec
- * (token tables of §1.4-§1.6, the literal forms of §1.5, the version rules
- * of §1.1), never from running the lexer.
+ * Expected tokens, positions and values are derived by hand from the rules
+ * there (files and the version line, keywords, literals, operator
+ * characters), never from running the lexer.
  */
 #include <math.h>
 #include <stdarg.h>
@@ -312,7 +312,7 @@ static void test_numbers(void) {
   CHECK_STR(t.text, "42");
   CHECK(t.len == 2);
   lex_close(&L, NULL, 0);
-  /* No range check in the lexer (§10 Q25 belongs to the typechecker). */
+  /* No range check in the lexer (doc/differences.md Q25 belongs to the typechecker). */
   t = lex_one(&L, "123456789012345678901234567890", DIALECT_V1);
   CHECK(t.kind == TOK_INT);
   CHECK_STR(t.text, "123456789012345678901234567890");

@@ -7,8 +7,8 @@
  *     evaluator tests/oracle/ein_eval;
  *   - kernel taps: kernel_eval() of src/common/kernel.h at f − i;
  *   - voxel neighbourhoods: offsets c + C·(i0 + N0·(i1 + N1·i2)) from
- *     LANGUAGE.md §8.3 with the border maps of §4.7 written out here;
- *   - a whole probe: the separable convolution of §8.4 computed directly.
+ *     doc/language.md §6.1 with the border maps of §6.4 written out here;
+ *   - a whole probe: the separable convolution of §6.3 computed directly.
  */
 #include <math.h>
 #include <stdint.h>
@@ -663,7 +663,7 @@ static double sample(const Img *im, const int64_t *idx, int c) {
   return im->data[c + im->ncomp * off];
 }
 
-/* The image stored in B^d bricks (LAYOUTS.md §4.3 (b), written out by
+/* The image stored in B^d bricks (doc/layouts.md §4.2, written out by
  * hand): voxel x of axis a is in brick x / B at position x % B; sample
  * (x, y, z, c) is at c + C·((x%B) + B·(y%B) + B²·(z%B)) + C·B^d·((x/B) +
  * NBx·((y/B) + NBy·(z/B))), NB = ceil(N / B). Padding holds a sentinel. */

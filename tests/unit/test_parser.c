@@ -1,7 +1,7 @@
 /* test_parser.c -- both grammars, the AST they build, syntax errors and the
  * AST printer.
  *
- * Expected trees are written by hand from LANGUAGE.md §1.7 and §2 as
+ * Expected trees are written by hand from doc/language.md §5.1 and §3-§11 as
  * S-expressions produced by a walker in this file (independent of
  * ast_print.c); expected messages and positions are counted by hand in the
  * source text. The printer is checked by the round-trip property

@@ -1,11 +1,13 @@
-/* test_proxy.c -- reading proxy NRRD headers (LANGUAGE.md §8.2, §8.3).
+/* test_proxy.c -- reading proxy NRRD headers (doc/language.md §6.1).
  *
  * Expected values for the sample files in tests/data come from their
  * headers as printed by `teem-unu head`:
  *   ddro-100.nrrd       type double, sizes 100 100, kinds space space
  *   sqflow2D-1608.nrrd  type float, sizes 2 192 64, kinds 2-vector space space
  *   gray.nrrd           type float, sizes 3 400, kinds 3-vector space
- * The small headers written below test the normalization rules of §8.3.
+ * The small headers written below test the normalization rules (the
+ * component axis first, kinds, orientation: doc/language.md §6.1 and
+ * rt_image.c, which the compiler's reading of proxies follows).
  * The data directory is $DIDEROT_SRCDIR/tests/data (set by tests/run.py),
  * or ./tests/data.
  */

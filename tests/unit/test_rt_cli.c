@@ -1,7 +1,7 @@
-/* test_rt_cli.c -- the generated executable's command line (LANGUAGE.md §7.2).
+/* test_rt_cli.c -- the generated executable's command line (doc/language.md §12).
  *
  * Command lines are parsed from arrays; usage and error text are captured
- * with memory streams. Expected behaviour is §7.2's, as Teem's hest gives
+ * with memory streams. Expected behaviour is that of doc/language.md §12, as Teem's hest gives
  * it: "a,bb" is -a/--bb, "xyz" is -xyz; N words for a tensor; a repeated
  * option takes its last value; defaults shown in hest's glossary; required
  * inputs; -h (usage) and --help (usage and glossary) exit 0; bad command
@@ -211,7 +211,7 @@ static void test_good(void) {
   run_free(&r);
   n = make_table(&v, DRT_CLI_SNAPSHOT);
   r = PARSE(n, "-img", "z");
-  CHECK(r.r == DRT_CLI_OK && v.so.snapshot == 0); /* §10 Q13: default 0 */
+  CHECK(r.r == DRT_CLI_OK && v.so.snapshot == 0); /* doc/differences.md Q13: default 0 */
   run_free(&r);
   /* without the feature, -s is unknown */
   n = make_table(&v, 0);

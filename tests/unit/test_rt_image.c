@@ -1,10 +1,10 @@
-/* test_rt_image.c -- image and sequence loading (LANGUAGE.md §8.3, §8.7).
+/* test_rt_image.c -- image and sequence loading (doc/language.md §6.1, §10.6).
  *
  * Oracles:
  *  - the sample files' headers (tests/data, copies of /work/shared/data);
  *  - sample values read independently: ddro-100.nrrd is raw little-endian
  *    double, so the test reads the file bytes itself at the byte offset of
- *    the §8.3 formula; other values were printed by Teem's unu when the
+ *    the storage formula of doc/language.md §6.1; other values were printed by Teem's unu when the
  *    test was written (`teem-unu crop ... | teem-unu save -f text`);
  *  - world-to-index transforms computed by hand from the headers, e.g.
  *    index = (x - o)/0.02 for ddro-100.

@@ -3,7 +3,7 @@
  * through creation (the store grows while strands are created), `new`
  * (appended after the step, growing the store again), `die` (compaction
  * moves slots) and stabilize. Expected results are derived by hand from
- * the rules of LANGUAGE.md §6.3 (below). */
+ * the rules of doc/language.md §8.3 (below). */
 #include <stdlib.h>
 #include <string.h>
 

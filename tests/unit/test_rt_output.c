@@ -1,7 +1,7 @@
-/* test_rt_output.c -- output NRRD layouts (LANGUAGE.md §8.8, §7.2, §9.25-26).
+/* test_rt_output.c -- output NRRD layouts (doc/language.md §13).
  *
  * Every layout is written to a file, read back with Teem's nrrdLoad, and
- * checked against the §8.8 table: sample type, dimension, sizes (data
+ * checked against the table of doc/language.md §13: sample type, dimension, sizes (data
  * axis first, grid axes in reverse iterator order), kinds, no space
  * information, and the values at offsets computed by hand.
  *

@@ -1,4 +1,4 @@
-/* test_rt_print.c -- print formatting (LANGUAGE.md §6.6).
+/* test_rt_print.c -- print formatting (doc/language.md §7.2).
  *
  * Expected strings come from the spec text (0.1f prints 0.100000001, 1
  * prints 1, bools true/false, [a,b] and {a,b}) and from the decimal

@@ -1,4 +1,4 @@
-/* test_rt_spatial.c -- the spatial index of sphere() (LANGUAGE.md §4.10).
+/* test_rt_spatial.c -- the spatial index of sphere() (doc/language.md §9.2).
  *
  * Oracles: a brute-force scan written here from the spec's definition
  * (alive strands in ascending index order, except the caller, with

@@ -1,6 +1,6 @@
 /* test_rt_world.c -- the world and the super-step scheduler (rt_world.c)
  * driven by hand-written strand methods. Expected counts are derived by
- * hand from the rules of LANGUAGE.md §6.3 (written next to each test). */
+ * hand from the rules of doc/language.md §8.3 (written next to each test). */
 #include <stdlib.h>
 #include <string.h>
 

@@ -1,12 +1,12 @@
 /* test_tensor.c -- the tensor kernels of rt/diderot_tensor.h (det, inv,
- * evals, evecs; LANGUAGE.md §4.4) and the LAPACK path of rt/rt_lapack.c.
+ * evals, evecs; doc/language.md §10.1) and the LAPACK path of rt/rt_lapack.c.
  *
  * Oracles: reference LAPACK (dsyev for eigen-problems, dgetrf's LU product
  * for det, dgetri for inv); a cyclic Jacobi solver in long double, which
  * gives the exact eigen-decomposition to ~1e-19 and so separates our
  * errors from LAPACK's own; long-double evaluations of the defining
  * identities (A v = l v, V V^T = I, A X = I, the Cayley-Hamilton formula
- * of §4.4); and hand-derived values.  Matrices come from a fixed-seed
+ * of the original compiler's inv); and hand-derived values.  Matrices come from a fixed-seed
  * generator in classes chosen to stress closed forms: random entries,
  * prescribed spectra, nearly and exactly repeated eigenvalues, rank 1,
  * graded spectra and entries over many decades, extreme scales, negative

@@ -1,8 +1,8 @@
 /* test_types.c -- types, coercions, unification, signatures, overload
  * resolution, constant folding and typechecker diagnostics.
  *
- * Expected values come from LANGUAGE.md (§3, §4, §9, §10) and from C
- * arithmetic worked out by hand, never from running this code.
+ * Expected values come from the rules of doc/language.md (§3-§5, §10) and
+ * doc/differences.md, and from C arithmetic worked out by hand, never from running this code.
  */
 #include <stdio.h>
 #include <stdlib.h>

@@ -1,6 +1,6 @@
-/* emit_c_layout.h -- the data layouts of generated code (LAYOUTS.md §4.3):
+/* emit_c_layout.h -- the data layouts of generated code (doc/layouts.md §4):
  * which layout each array of a generated program uses, built with the
- * layout algebra (layout.h), and whose index expressions (index_expr.h)
+ * layout algebra (src/layout/layout.h), and whose index expressions
  * the C back end prints for every access.
  *
  *  - strand state (--strand-layout): a strand's state is F words of
@@ -15,16 +15,17 @@
  *  - packed records (strand creation, `new`, moves by the runtime): F:1;
  *  - outputs: (C,K):(1,C), C samples per strand, K strands written;
  *  - strand → parallel chunk: logical_divide(M:1, c:1) = (c,M/c):(1,c);
- *  - image samples (--image-layout): translate/mid_to_low's
- *    m2l_image_layout (linear NRRD order or bricks); images are re-laid
- *    out once after loading by a generated loop over that layout.
+ *  - image samples (--image-layout, parsed by lyt_parse_image_layout):
+ *    lyt_image_layout of src/layout (linear NRRD order or bricks), which
+ *    the lowering's voxel offsets also come from; images are re-laid out
+ *    once after loading by a generated loop over that layout.
  */
 #ifndef DIDEROT_BACKEND_EMIT_C_LAYOUT_H
 #define DIDEROT_BACKEND_EMIT_C_LAYOUT_H
 
 #include <stdbool.h>
 
-#include "backend/layout.h"
+#include "layout/layout.h"
 
 typedef enum EmitStrandLayout {
   EMIT_STRAND_AOS = 0,
@@ -34,8 +35,6 @@ typedef enum EmitStrandLayout {
 
 /* "aos", "soa", "aosoa:W" (W a power of two, 2..1024); false when bad. */
 bool emit_parse_strand_layout(const char *text, EmitStrandLayout *kind, int *width);
-/* "linear" (brick 0) or "brick:B" (B a power of two, 2..64). */
-bool emit_parse_image_layout(const char *text, int *brick);
 
 /* The strand-state layout of F words over N strands, coordinate order
  * (strand, word). NULL with err set when the algebra refuses. */

@@ -1,5 +1,5 @@
 /* emit_c_sphere.c -- sphere(r) / sphere(p, r) in the C back end
- * (LANGUAGE.md §4.10, §6.3), on top of rt/diderot_sphere.h.
+ * (doc/language.md §9.2, §8.3), on top of rt/diderot_sphere.h.
  *
  * What the generated program gets when its strands use sphere:
  *  - d_world.sphere, created with the world (brute force with

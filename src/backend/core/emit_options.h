@@ -20,9 +20,9 @@
  *
  * Output: one C11 translation unit (GCC/Clang vector extensions unless
  * `scalar`) that includes diderot_rt.h, diderot_world.h and
- * diderot_tensor.h, with the program glue of LANGUAGE.md §7.2 (`exec`: a
- * main() with the hest-style command line) or §7.3 (a library with the
- * NS_ API; emit_c_header writes NAME.h).
+ * diderot_tensor.h, with the program glue of doc/language.md §12 (`exec`: a
+ * main() with the hest-style command line) or §14 (a library with the
+ * NS_ API, doc/diderot-api.3; emit_c_header writes NAME.h).
  *
  * Value representation in generated C: bool → bool; int → dint (int32_t or
  * int64_t); real → dreal (float or double); string → const char *;

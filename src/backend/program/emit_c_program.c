@@ -1,8 +1,9 @@
 /* emit_c_program.c -- the program glue around the CFG functions: the state
  * and world structs, input defaults and setters, global initialisation,
- * strand creation, outputs (LANGUAGE.md §8.8), the DrtProgram descriptor
+ * strand creation, outputs (doc/language.md §13), the DrtProgram descriptor
  * for the runtime scheduler (rt/diderot_world.h), and either main() with
- * the executable's command line (§7.2) or the library API (§7.3). */
+ * the executable's command line (§12 there) or the library API (§14,
+ * doc/diderot-api.3). */
 #include "backend/program/program.h"
 #include "backend/lanes/lanes.h"
 

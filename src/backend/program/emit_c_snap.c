@@ -1,5 +1,5 @@
 /* emit_c_snap.c -- snapshots of the generated executable (--snapshot;
- * LANGUAGE.md §7.2, §9 item 25, §10 Q13 and Q24).
+ * doc/language.md §12, §13; Q13 and Q24 of doc/differences.md).
  *
  * With --snapshot the executable takes -s N (period, default 0 = none in
  * every target, Q13) and one prefix option per output: -sp/--snapshot-prefix

@@ -12,7 +12,7 @@
 
 #define OUT(...) emit_buf_printf(out, __VA_ARGS__)
 
-/* Strand by strand (DrtProgram.strandwise, LANGUAGE.md §6.3 "no-BSP" mode) is the same
+/* Strand by strand (DrtProgram.strandwise, "no-BSP" mode; doc/language.md §8.3) is the same
  * as super-steps when no strand can tell the difference: no strand reads
  * another (sphere, a strand's shared state), none is created (`new`), no
  * global update runs between steps, no method asks for strand counts. We

@@ -1,4 +1,4 @@
-"""any_size: one build, any image (LANGUAGE.md §8.2 as we implement it).
+"""any_size: one build, any image (doc/language.md §6.1).
 
 The program is compiled once, against float proxies img.nrrd (10x11,
 rotated) and vol.nrrd (6x7x5, rotated); the same executable then runs on

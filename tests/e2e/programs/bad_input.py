@@ -68,7 +68,7 @@ def bad_files(t):
     return cases
 
 
-# What the message must say, by case (LANGUAGE.md §8.3 checks; the sizes are
+# What the message must say, by case (the checks of doc/language.md §6.1; the sizes are
 # those of the files bad_files writes: an 8x9 float image is 288 bytes of
 # data, and 40 bytes are cut; a 7x6 float image is 168 bytes, 100 cut; a
 # 2x40 float sequence is 320 bytes, 60 cut).

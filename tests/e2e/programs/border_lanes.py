@@ -1,4 +1,4 @@
-"""border_lanes: wrap() and mirror() border control (LANGUAGE.md §4.7 index
+"""border_lanes: wrap() and mirror() border control (doc/language.md §6.4 index
 maps) with ctmr and tent, at positions near the image and many periods away
 from it, accumulated over 1 + i % 7 updates per strand. Oracle: the
 convolution sums in exact rationals (polyfield.kernel_eval, border_map),

@@ -1,4 +1,4 @@
-"""cli_inputs: the executable's command line (LANGUAGE.md §7.2), parsed by
+"""cli_inputs: the executable's command line (doc/language.md §12), parsed by
 Teem's hest as the original's programs are. Every kind of input is given on
 it: bool (hest's spellings), int, real, tensors as N words (a 9-word
 tensor[3,3]), fixed sequences, a string with a space, image and

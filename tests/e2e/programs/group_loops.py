@@ -5,7 +5,7 @@ image of the plane P = 1 + 2x + 3y (spacing 1/8, origin 0): with tent and
 clamp() the field is P at the position clamped to the domain, axis by axis.
 tri sums F(pos + (b/4, a/2)) over 0 <= b <= a <= i % 4 (hops counts the
 terms); acc sums F at the midpoints with the strands q != self with
-|q - pos|^2 < rad^2 (LANGUAGE.md §4.10: all strands, start-of-step
+|q - pos|^2 < rad^2 (doc/language.md §9.2: all strands, start-of-step
 positions), cnt counts them; a strand with i % 7 == 0 dies at its sixth
 neighbour. Every value is dyadic and small, so the real sums are exact.
 Oracle: these rules in exact rationals."""

@@ -8,8 +8,8 @@ kills the strands still active (life > L; a collection writes only the
 stable ones, in creation order). With -which j -when s (s <= life of j) the
 probe of strand j at its update s is at x = 100, outside the image: exit
 status 1, one message naming strand j, the image, the line and the
-position, no output. Oracle: these rules in Python (LANGUAGE.md §6.3-6.4,
-§8.5)."""
+position, no output. Oracle: these rules in Python (doc/language.md §8.3,
+§6.4)."""
 
 import os
 import re

@@ -1,4 +1,4 @@
-"""layout_grid: the NRRD layouts of LANGUAGE.md §8.8 for a grid
+"""layout_grid: the NRRD layouts of doc/language.md §13 for a grid
 `create_array { L(i,j,k) | k in 1..2, j in 0..2, i in 0..3 }`: sizes
 [C,] 4 3 2 (the last iterator first), kinds space for the grid axes and
 2-vector / 3-vector / 4-vector / 2D-matrix / 3D-matrix / list for the data

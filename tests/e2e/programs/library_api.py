@@ -1,5 +1,5 @@
-"""library_api: the generated library (LANGUAGE.md §7.3) driven by a C
-program, and the toolchain around it (§7.1).
+"""library_api: the generated library (doc/language.md §14) driven by a C
+program, and the toolchain around it (doc/diderotc.1).
 
   * `diderotc --namespace=Lib --json` writes lib.h, lib.o (the runtime
     merged in) and lib.json, and no lib.c; library_api_client.c is compiled

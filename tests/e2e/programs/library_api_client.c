@@ -2,7 +2,7 @@
  * library_api.py compiles it with -DLIBH='"NAME.h"' and -DREAL (float or
  * double), links it with NAME.o or NAME.so, and runs it with the names of
  * an image and a sequence file. It drives the generated library through
- * the API of LANGUAGE.md §7.3 (stage order, errors, inputs from files and
+ * the API of doc/language.md §14 and doc/diderot-api.3 (stage order, errors, inputs from files and
  * from Nrrds, a required input, runs of N steps and to the end) and writes
  * the outputs with nrrdSave. Prints "FAIL <what>" per broken expectation;
  * exit status 0 when all held. */

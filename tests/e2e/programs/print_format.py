@@ -1,4 +1,4 @@
-"""print_format: the text that `print` writes (LANGUAGE.md §6.6), compared
+"""print_format: the text that `print` writes (doc/language.md §7.2), compared
 character by character with an oracle that formats the values by the spec's
 rules: bool as true/false; int in decimal; real as C's %.9g of the float
 value (%.17g with --double: Python's % operator is C's printf); tensors as

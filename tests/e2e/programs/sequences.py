@@ -1,4 +1,4 @@
-"""sequences: dynamic sequences loaded at run time (LANGUAGE.md §8.7) and
+"""sequences: dynamic sequences loaded at run time (doc/language.md §10.6) and
 fixed sequences, end to end, in both dialects (2.0 load_sequence; 1.0
 load, braces for sequence types and subscripts). Inputs: a 1-D double NRRD
 read into real[] (converted), a 2-D float NRRD of 2-vectors, an int[] with

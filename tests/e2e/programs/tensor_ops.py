@@ -1,7 +1,7 @@
 """tensor_ops: •, ⊗, :, ×, trace, transpose, det, inv, normalize, |·|,
 modulate, lerp (3 and 5 arguments), clamp (scalar and tensor bounds) and
 arithmetic, on operands built from each strand's grid indices. Oracle: the
-meanings of LANGUAGE.md §4 computed exactly with Fractions
+meanings of doc/language.md §5, §10 computed exactly with Fractions
 (tests/oracle/linalg.py); only normalize and |·| need a square root."""
 
 import math

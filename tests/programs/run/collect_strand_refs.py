@@ -1,5 +1,5 @@
 """Oracle of collect_strand_refs.diderot: a direct simulation of the rules
-(LANGUAGE.md §6.3). Slot order is creation order (doc/differences.md, Q15):
+(doc/language.md §8.3). Slot order is creation order (doc/differences.md, Q15):
 the survivors in order, then the strands created in the step, by creator
 (one child each). A strand that stabilizes in its update copies the
 globals of the previous global update (`when` is the step value it saw).

@@ -1,5 +1,5 @@
 """Oracle of collect_strands.diderot: a direct simulation of the rules
-(LANGUAGE.md §6.3). The global start block sees the initial strands.
+(doc/language.md §8.3). The global start block sees the initial strands.
 Slot order is creation order (doc/differences.md, Q15): the survivors in
 order, then the strands created in the step, by creator (only update
 methods create, one child each). Strands that stabilize in their update

@@ -1,5 +1,5 @@
 """Oracle of global_sequences.diderot: a direct simulation of the
-super-step (LANGUAGE.md §6.3). New strands join after the survivors, in
+super-step (doc/language.md §8.3). New strands join after the survivors, in
 creator order, and run from the next step; a strand that stabilizes runs
 its stabilize method at once, seeing the globals of the previous global
 update."""

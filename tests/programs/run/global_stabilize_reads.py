@@ -1,5 +1,5 @@
 """Oracle of global_stabilize_reads.diderot: a direct simulation of the
-super-step (LANGUAGE.md §6.3). Dead strands leave the slot order at the
+super-step (doc/language.md §8.3). Dead strands leave the slot order at the
 end of the step; a strand that stabilizes runs its stabilize method at
 once (seeing the globals of the previous global update); the global
 stabilize runs the method of every active strand in slot order, seeing

@@ -4,7 +4,7 @@ step K+1 the multiples of 16 below M 2^K remain (c1 = M 2^K / 16 strands),
 all active; after steps K+2 and K+3 (recorded before the global
 stabilize) the multiples of 32 (c2 = c1 / 2) are stable and the other c1 - c2
 active. The output (stable strands) is every multiple of 16 in creation
-order, which is ascending id (LANGUAGE.md §10 Q15), not the order in which
+order, which is ascending id (doc/differences.md, Q15), not the order in which
 they stabilized."""
 
 

@@ -12,7 +12,8 @@ def sieve(n):
     return out
 
 
-# collection outputs are compared as multisets (LANGUAGE.md §6.5)
+# collection outputs are compared as multisets (the original compiler's
+# order is not creation order: doc/differences.md, Q15)
 CASES = [
     ([], {"p.nrrd": (sieve(50), None, "sorted")}),
     (["-N", "400"], {"p.nrrd": (sieve(400), None, "sorted")}),

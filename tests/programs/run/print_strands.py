@@ -1,5 +1,5 @@
 """Oracle of print_strands.diderot: the sequential scheduler's rules
-(LANGUAGE.md §6.3) simulated directly; the text is what §6.6 says each
+(doc/language.md §8.3) simulated directly; the text is what §7.2 says each
 print writes (ints in decimal, booleans true/false, tensors [a,b] with
 reals in %.9g, which prints 12.0 as 12)."""
 

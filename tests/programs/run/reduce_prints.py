@@ -1,7 +1,7 @@
-"""Oracle of reduce_prints.diderot: the sequential scheduler (LANGUAGE.md
-§6.3) simulated directly, with the reductions of the global update
-calling the map once per member of the set in strand order (§10); prints
-as §6.6 says (ints in decimal, reals in %.9g, which prints 2.0 as 2)."""
+"""Oracle of reduce_prints.diderot: the sequential scheduler (doc/language.md
+§8.3) simulated directly, with the reductions of the global update
+calling the map once per member of the set in strand order (§10.4); prints
+as §7.2 says (ints in decimal, reals in %.9g, which prints 2.0 as 2)."""
 
 
 def g(x):

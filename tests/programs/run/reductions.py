@@ -1,5 +1,5 @@
 """Oracle of reductions.diderot: the super-steps simulated directly
-(LANGUAGE.md §6.3: every active strand updates, then the global update sees
+(doc/language.md §8.3: every active strand updates, then the global update sees
 the new states and counts; strands read the globals of the previous global
 update). Values are small integers, so float sums are exact in any order."""
 

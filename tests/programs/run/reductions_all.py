@@ -1,5 +1,5 @@
 """Oracle of reductions_all.diderot: the super-steps simulated directly
-(LANGUAGE.md §6.3): in step t (0-based) every active strand copies the
+(doc/language.md §8.3): in step t (0-based) every active strand copies the
 globals of the previous global update and stabilizes when i % 4 == t; the
 global update then reduces over the new sets. Empty sets: sum 0, product 1,
 min +inf, max -inf, mean NaN (0/0), all true, exists false (the

@@ -55,7 +55,7 @@ def expected(N=10, S=3, limit=0, px="x", pt="trail"):
 CASES = [
     (["-s", "3"], expected()),
     (["-s", "4", "-l", "6", "-sp-x", "px", "-sp-trail", "pt"], expected(S=4, limit=6, px="px", pt="pt")),
-    ([], expected(S=0)),                       # the default period is 0 (§10 Q13)
+    ([], expected(S=0)),                       # the default period is 0 (doc/differences.md, Q13)
     (["-s", "1", "-N", "3"], expected(N=3, S=1)),
 ]
 ALSO = [(["--target=omp"], ["-n", "2"])]

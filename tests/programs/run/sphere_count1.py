@@ -1,7 +1,7 @@
 """Oracle of sphere_count1.diderot: positions recomputed with Python
 integers (1/64 units); the neighbours of c are every other point with
 |q - c| < R exactly, found in the x-sorted list (the points strictly between
-c - R and c + R). Outputs in creation order (§10 Q15)."""
+c - R and c + R). Outputs in creation order (doc/differences.md, Q15)."""
 import bisect
 
 

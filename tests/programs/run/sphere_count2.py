@@ -3,7 +3,7 @@ with Python integers, coordinates kept as integer multiples of 1/64, and
 every neighbour set comes from an exact integer distance test
 (dx^2 + dy^2 < (64 r)^2, strictly) over all candidates with |dx| < 64 r in
 an x-sorted sweep (brute force; the sort only skips pairs that cannot
-qualify). Outputs are in creation order (LANGUAGE.md §10 Q15): all strands
+qualify). Outputs are in creation order (doc/differences.md, Q15): all strands
 stabilize in the first step."""
 import bisect
 import math

@@ -1,7 +1,7 @@
 """Oracle of sphere_count3.diderot: points recomputed with Python integers
 (coordinates in 1/64 units) and neighbour sets from the exact integer test
 |q - c|^2 < R^2 over all candidates with |dx| < R in an x-sorted sweep
-(brute force). Outputs in creation order (§10 Q15)."""
+(brute force). Outputs in creation order (doc/differences.md, Q15)."""
 import bisect
 
 

@@ -1,4 +1,4 @@
-"""Oracle of strandwise.diderot, from the rules of LANGUAGE.md §6.3-6.4:
+"""Oracle of strandwise.diderot, from the rules of doc/language.md §8.3:
 strand n runs 1 + n % 7 updates (acc = n, then acc = acc/2 + k at update
 k, exact in binary); at the last it dies when n % 5 == 0, else stabilizes
 and its stabilize method sets last = 10 k + n. With a step limit, the

@@ -1,6 +1,6 @@
 """Oracle of strings_strands.diderot: the sequential scheduler's rules
-(LANGUAGE.md §6.3) simulated directly; each print writes its arguments as
-§6.6 says (strings verbatim, ints in decimal, booleans true/false, a
+(doc/language.md §8.3) simulated directly; each print writes its arguments as
+§7.2 says (strings verbatim, ints in decimal, booleans true/false, a
 sequence as {a,b}); string == and != compare the text (§5.3)."""
 
 NAMES = ["zero", "one", "two", "three"]

@@ -1,7 +1,7 @@
 /* layout_lego.c -- LEGO pieces, their apply/inv maps as index expressions,
  * built-in GenPs (anti-diagonal, Morton) and the RegP -> CuTe conversion.
  */
-#include "backend/layout_lego.h"
+#include "layout/layout.h"
 
 #include <stdarg.h>
 #include <stdio.h>
@@ -110,7 +110,7 @@ void lego_piece_inv(IxCtx *c, const LegoPiece *p, const IxExpr *f, const IxExpr 
 
 enum { GENP_CHECK_MAX = 1 << 16 };
 
-/* Exhaustive check of a static GenP (LAYOUTS.md B3). */
+/* Exhaustive check of a static GenP (doc/layouts.md §3.4). */
 static bool genp_verify(IxCtx *c, const LegoPiece *p, LytError *err) {
   int64_t n = 1;
   for (int k = 0; k < p->d; k++) {

@@ -1,12 +1,13 @@
 /* layout.c -- CuTe layout algebra over symbolic extents (see layout.h).
  *
- * The algorithms follow LAYOUTS.md §2 (and layout_oracle.py) step by step;
+ * The algorithms are those of doc/layouts.md §2 (and of the model
+ * tests/layout/layout_oracle.py), step by step;
  * where a step needs a divisibility or ordering fact, it asks index_expr's
  * provers and fails cleanly when the fact is not proven. Composition also
- * checks admissibility (LAYOUTS.md §2.3 caveat): B's modes must never carry
+ * checks admissibility (doc/layouts.md §2.3): B's modes must never carry
  * between the mixed-radix digits of the coalesced A.
  */
-#include "backend/layout.h"
+#include "layout/layout.h"
 
 #include <stdarg.h>
 #include <stdio.h>
