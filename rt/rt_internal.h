@@ -45,6 +45,26 @@ void drt_nrrd_reason(char *biff, char *msg, size_t len);
  * instead of once per 4 KiB (rt_world.c). */
 void *drt_big_alloc(size_t align, size_t size);
 
+/* The run-time schedule's values (rt_schedule.c; DrtSchedule is in
+ * diderot_world.h). Keys: chunk, steps, writer. drt_sched_value parses
+ * one value's text into its field of *s (true, with why, when bad);
+ * drt_sched_env overlays the environment's DIDEROT_SCHED_* (true after
+ * an error in e, which may be NULL); drt_sched_overlay copies from's
+ * nonzero fields; drt_sched_cli checks -sched-NAME TEXT and puts it in
+ * the environment (true, with why, when bad). */
+typedef struct DrtSchedule DrtSchedule;
+enum { DRT_SCHED_CHUNK, DRT_SCHED_STEPS, DRT_SCHED_WRITER, DRT_SCHED_NKEYS };
+int drt_sched_key(const char *name);
+const char *drt_sched_env_name(int key);
+bool drt_sched_value(int key, const char *text, DrtSchedule *s, char *why, size_t n);
+bool drt_sched_env(DrtSchedule *s, DrtErrors *e);
+void drt_sched_overlay(DrtSchedule *to, const DrtSchedule *from);
+bool drt_sched_cli(const char *name, const char *text, char *why, size_t n);
+/* The environment's writer choice (DRT_WRITER_AUTO when unset or bad),
+ * and a writer under a given one (rt_writer.c). */
+int drt_sched_env_writer(void);
+DrtWriter *drt_writer_new_mode(int writer);
+
 /* A monotonic clock in seconds (rt_progress.c). */
 double drt_seconds(void);
 
