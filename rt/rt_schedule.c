@@ -124,3 +124,134 @@ bool drt_sched_cli(const char *name, const char *text, char *why, size_t n) {
   }
   return false;
 }
+
+/* ---- a world's schedule -------------------------------------------------------------- */
+
+enum { DEFAULT_CHUNK = 256 };
+
+/* The chunk before the environment is read (drt_world_chunk before the
+ * first run): the host's, the program's, the layout's, 256. */
+static uint32_t base_chunk(const DrtSchedState *st) {
+  return st->api.chunk    ? st->api.chunk
+         : st->prog.chunk ? st->prog.chunk
+         : st->lay_chunk  ? st->lay_chunk
+                          : DEFAULT_CHUNK;
+}
+
+void drt_sched_init(DrtSchedState *st, uint32_t lay_chunk) {
+  memset(st, 0, sizeof *st);
+  st->lay_chunk = lay_chunk;
+  st->run = (DrtSchedule){base_chunk(st), UINT32_MAX, DRT_WRITER_AUTO};
+}
+
+void drt_sched_host_chunk(DrtSchedState *st, uint32_t chunk) {
+  if (st->fixed) return;
+  st->api.chunk = chunk;
+  st->run.chunk = base_chunk(st);
+}
+
+/* Where a chunk or steps value of the run came from, for messages. */
+static const char *origin(const DrtSchedule *api, int key, bool from_env) {
+  uint32_t a = key == DRT_SCHED_CHUNK ? api->chunk : api->steps;
+  if (a) return "drt_world_set_schedule";
+  if (from_env) return key == DRT_SCHED_CHUNK ? "-sched-chunk or DIDEROT_SCHED_CHUNK"
+                                              : "-sched-steps or DIDEROT_SCHED_STEPS";
+  return "the program's schedule";
+}
+
+/* The levels overlaid (program, environment, host), the defaults filled
+ * in and checked against the program; true after errors in e (may be
+ * NULL). */
+static bool resolve(const DrtSchedState *st, const DrtSchedFacts *f, DrtSchedule *out,
+                    DrtErrors *e) {
+  DrtSchedule s = st->prog, env = {0, 0, DRT_WRITER_AUTO};
+  bool bad = drt_sched_env(&env, e);
+  drt_sched_overlay(&s, &env);
+  drt_sched_overlay(&s, &st->api);
+  uint32_t pad = f->pad ? f->pad : 1;
+  /* parallel chunks are whole blocks of the layout (DrtStateLayout.chunk:
+   * "a multiple of pad") */
+  if (!s.chunk) {
+    s.chunk = f->lay_chunk ? f->lay_chunk : DEFAULT_CHUNK;
+  } else if (s.chunk % pad || s.chunk > DRT_SCHED_MAX_CHUNK) {
+    if (e)
+      drt_error(e, "schedule: chunk %u (%s) must be a multiple of %u, the strands of one block "
+                "of the strand-state layout, and at most %u", (unsigned)s.chunk,
+                origin(&st->api, DRT_SCHED_CHUNK, env.chunk != 0), (unsigned)pad,
+                (unsigned)DRT_SCHED_MAX_CHUNK);
+    bad = true;
+  }
+  /* several updates per visit only where the program may run strand by
+   * strand: no strand can tell then (DrtProgram.strandwise) */
+  if (!s.steps) {
+    s.steps = f->strandwise ? UINT32_MAX : 1;
+  } else if (s.steps > 1 && !f->strandwise) {
+    if (e)
+      drt_error(e, "schedule: steps %u (%s): this program runs in super-steps only (its strands "
+                "interact, or it was built with --force-bsp or for the GPU): only 1",
+                (unsigned)s.steps, origin(&st->api, DRT_SCHED_STEPS, env.steps != 0));
+    bad = true;
+  }
+  *out = s;
+  return bad;
+}
+
+bool drt_world_sched_fix(DrtWorld *w) {
+  DrtSchedFacts f;
+  DrtErrors *e;
+  DrtSchedState *st = drt_world_sched(w, &f, &e);
+  if (st->fixed) return false;
+  DrtSchedule s;
+  if (resolve(st, &f, &s, e)) return true;
+  st->run = s;
+  st->fixed = true;
+  return false;
+}
+
+static bool set_level(DrtWorld *w, bool host, const DrtSchedule *s, const char *fn) {
+  DrtSchedFacts f;
+  DrtErrors *e;
+  DrtSchedState *st = drt_world_sched(w, &f, &e);
+  if (st->fixed || f.running) {
+    drt_error(e, "%s: the schedule is fixed once the world runs", fn);
+    return true;
+  }
+  if (s && (s->chunk > DRT_SCHED_MAX_CHUNK || (unsigned)s->writer > DRT_WRITER_OFF)) {
+    drt_error(e, "%s: chunk %u or writer %d out of range (chunk at most %u)", fn,
+              (unsigned)s->chunk, (int)s->writer, (unsigned)DRT_SCHED_MAX_CHUNK);
+    return true;
+  }
+  DrtSchedule *level = host ? &st->api : &st->prog;
+  if (s) *level = *s;
+  else memset(level, 0, sizeof *level);
+  st->run.chunk = base_chunk(st);
+  return false;
+}
+
+bool drt_world_set_program_schedule(DrtWorld *w, const DrtSchedule *s) {
+  return set_level(w, false, s, "drt_world_set_program_schedule");
+}
+
+bool drt_world_set_schedule(DrtWorld *w, const DrtSchedule *s) {
+  return set_level(w, true, s, "drt_world_set_schedule");
+}
+
+bool drt_world_schedule(DrtWorld *w, DrtSchedule *out) {
+  DrtSchedFacts f;
+  DrtErrors *e;
+  DrtSchedState *st = drt_world_sched(w, &f, &e);
+  if (st->fixed) {
+    *out = st->run;
+    return false;
+  }
+  return resolve(st, &f, out, e);
+}
+
+DrtWriter *drt_world_writer_new(DrtWorld *w) {
+  DrtSchedFacts f;
+  DrtErrors *e;
+  DrtSchedState *st = drt_world_sched(w, &f, &e);
+  DrtSchedule s = st->run;
+  if (!st->fixed) (void)resolve(st, &f, &s, NULL); /* a bad value is the run's error */
+  return drt_writer_new_mode(s.writer);
+}

@@ -9,7 +9,7 @@
 #include <string.h>
 #include <sys/mman.h>
 
-enum { DRT_DEFAULT_CHUNK = 256, DRT_MAX_AXES = 15 };
+enum { DRT_MAX_AXES = 15 };
 
 /* Strands created by `new` in one chunk during one step, in creation
  * order; creators are ascending because a chunk runs its strands in
@@ -29,13 +29,10 @@ struct DrtWorld {
   DrtStage stage;
   bool verbose;
   DrtParallelFor pfor;
-  uint32_t nworkers, chunk;
-  /* the run-time schedule (diderot_world.h): the program's level and the
-   * host's, fixed into chunk and visit as the first run begins */
-  DrtSchedule sched_prog, sched_api;
-  bool sched_fixed;
-  DrtSchedWriter writer;
-  uint32_t visit;          /* updates of a strand per strand-wise visit */
+  uint32_t nworkers;
+  /* the run-time schedule (rt_schedule.c): sched.run.chunk strands per
+   * chunk, sched.run.steps updates per strand-wise visit */
+  DrtSchedState sched;
   size_t ssz, align;       /* state size rounded to the alignment */
   const DrtStateLayout *lay; /* NULL: AoS slots of ssz bytes */
   unsigned char *state;    /* cap slots of ssz bytes, or the layout's store */
@@ -192,8 +189,6 @@ DrtWorld *drt_world_new(const DrtProgram *prog, void *globals) {
   size_t s = prog->state_size ? prog->state_size : 1;
   w->ssz = (s + w->align - 1) / w->align * w->align;
   w->nworkers = 1;
-  w->chunk = DRT_DEFAULT_CHUNK;
-  w->visit = UINT32_MAX;
   w->stage = DRT_STAGE_POST_NEW;
   w->lay = prog->layout;
   w->seqs = drt_seqheap_new();
@@ -201,8 +196,8 @@ DrtWorld *drt_world_new(const DrtProgram *prog, void *globals) {
     free(w);
     return NULL;
   }
+  drt_sched_init(&w->sched, w->lay ? w->lay->chunk : 0);
   if (w->lay) {
-    if (w->lay->chunk) w->chunk = w->lay->chunk;
     w->tmp = drt_alloc_aligned(w->align, w->ssz);
     if (!w->tmp || !w->lay->bytes || !w->lay->get || !w->lay->put || !w->lay->pad ||
         (w->lay->pad & (w->lay->pad - 1))) {
@@ -312,118 +307,23 @@ void drt_world_progress_end(DrtWorld *w, uint32_t step, uint32_t nactive, uint32
     w->progress(w->progress_data, step, nactive, nstable, drt_seconds() - w->progress_t0);
 }
 
-/* The chunk before the environment is read (drt_world_chunk before the
- * first run): the host's, the program's, the layout's, 256. */
-static uint32_t drt_sched_base_chunk(const DrtWorld *w) {
-  return w->sched_api.chunk    ? w->sched_api.chunk
-         : w->sched_prog.chunk ? w->sched_prog.chunk
-         : w->lay && w->lay->chunk ? w->lay->chunk
-                                   : DRT_DEFAULT_CHUNK;
-}
-
 void drt_world_set_parallel(DrtWorld *w, DrtParallelFor pfor, uint32_t nworkers,
                             uint32_t chunk) {
   w->pfor = pfor;
   w->nworkers = nworkers ? nworkers : 1;
-  if (chunk && !w->sched_fixed) w->sched_api.chunk = chunk;
-  if (!w->sched_fixed) w->chunk = drt_sched_base_chunk(w);
-}
-
-/* ---- the run-time schedule --------------------------------------------------------- */
-
-/* Where a chunk or steps value of the run came from, for messages. */
-static const char *drt_sched_origin(const DrtWorld *w, int key, bool from_env) {
-  uint32_t api = key == DRT_SCHED_CHUNK ? w->sched_api.chunk : w->sched_api.steps;
-  if (api) return "drt_world_set_schedule";
-  if (from_env) return key == DRT_SCHED_CHUNK ? "-sched-chunk or DIDEROT_SCHED_CHUNK"
-                                              : "-sched-steps or DIDEROT_SCHED_STEPS";
-  return "the program's schedule";
-}
-
-/* The levels of diderot_world.h overlaid into *out, defaults filled in,
- * and checked against the program; true (errors in e, which may be NULL)
- * when a value is bad. */
-static bool drt_sched_resolve(const DrtWorld *w, DrtSchedule *out, DrtErrors *e) {
-  DrtSchedule s = w->sched_prog, env = {0, 0, DRT_WRITER_AUTO};
-  bool bad = drt_sched_env(&env, e);
-  drt_sched_overlay(&s, &env);
-  drt_sched_overlay(&s, &w->sched_api);
-  /* strand-wise runs need the chunk loop of the program and its layout */
-  bool strandwise = w->prog.strandwise && w->prog.update_chunk && w->lay;
-  uint32_t pad = w->lay ? w->lay->pad : 1;
-  if (!s.chunk) s.chunk = w->lay && w->lay->chunk ? w->lay->chunk : DRT_DEFAULT_CHUNK;
-  else if (s.chunk % pad || s.chunk > DRT_SCHED_MAX_CHUNK) {
-    if (e)
-      drt_error(e, "schedule: chunk %u (%s) must be a multiple of %u, the strands of one block "
-                "of the strand-state layout, and at most %u",
-                (unsigned)s.chunk, drt_sched_origin(w, DRT_SCHED_CHUNK, env.chunk != 0),
-                (unsigned)pad, (unsigned)DRT_SCHED_MAX_CHUNK);
-    bad = true;
-  }
-  if (!s.steps) s.steps = strandwise ? UINT32_MAX : 1;
-  else if (s.steps > 1 && !strandwise) {
-    if (e)
-      drt_error(e, "schedule: steps %u (%s): this program runs in super-steps only (its strands "
-                "interact, or it was built with --force-bsp or for the GPU): only 1",
-                (unsigned)s.steps, drt_sched_origin(w, DRT_SCHED_STEPS, env.steps != 0));
-    bad = true;
-  }
-  *out = s;
-  return bad;
-}
-
-/* As the first run begins: the schedule becomes the run's. */
-static bool drt_sched_fix(DrtWorld *w) {
-  if (w->sched_fixed) return false;
-  DrtSchedule s;
-  if (drt_sched_resolve(w, &s, &w->err)) return true;
-  w->chunk = s.chunk;
-  w->visit = s.steps;
-  w->writer = s.writer;
-  w->sched_fixed = true;
-  return false;
-}
-
-static bool drt_sched_set(DrtWorld *w, DrtSchedule *level, const DrtSchedule *s,
-                          const char *fn) {
-  if (w->sched_fixed || w->stage >= DRT_STAGE_RUNNING) {
-    drt_error(&w->err, "%s: the schedule is fixed once the world runs", fn);
-    return true;
-  }
-  if (s && (s->chunk > DRT_SCHED_MAX_CHUNK || (unsigned)s->writer > DRT_WRITER_OFF)) {
-    drt_error(&w->err, "%s: chunk %u or writer %d out of range (chunk at most %u)", fn,
-              (unsigned)s->chunk, (int)s->writer, (unsigned)DRT_SCHED_MAX_CHUNK);
-    return true;
-  }
-  if (s) *level = *s;
-  else memset(level, 0, sizeof *level);
-  w->chunk = drt_sched_base_chunk(w);
-  return false;
-}
-
-bool drt_world_set_program_schedule(DrtWorld *w, const DrtSchedule *s) {
-  return drt_sched_set(w, &w->sched_prog, s, "drt_world_set_program_schedule");
-}
-
-bool drt_world_set_schedule(DrtWorld *w, const DrtSchedule *s) {
-  return drt_sched_set(w, &w->sched_api, s, "drt_world_set_schedule");
-}
-
-bool drt_world_schedule(DrtWorld *w, DrtSchedule *out) {
-  if (w->sched_fixed) {
-    *out = (DrtSchedule){w->chunk, w->visit, w->writer};
-    return false;
-  }
-  return drt_sched_resolve(w, out, &w->err);
-}
-
-DrtWriter *drt_world_writer_new(DrtWorld *w) {
-  DrtSchedule s;
-  if (w->sched_fixed) s.writer = w->writer;
-  else (void)drt_sched_resolve(w, &s, NULL); /* a bad value is the run's error */
-  return drt_writer_new_mode(s.writer);
+  /* a chunk given here is the host's (drt_world_set_schedule) */
+  if (chunk) drt_sched_host_chunk(&w->sched, chunk);
 }
 uint32_t drt_world_nworkers(const DrtWorld *w) { return w->nworkers; }
+
+DrtSchedState *drt_world_sched(DrtWorld *w, DrtSchedFacts *f, DrtErrors **err) {
+  f->strandwise = w->prog.strandwise && w->prog.update_chunk && w->lay;
+  f->running = w->stage >= DRT_STAGE_RUNNING;
+  f->pad = w->lay ? w->lay->pad : 1;
+  f->lay_chunk = w->lay ? w->lay->chunk : 0;
+  *err = &w->err;
+  return &w->sched;
+}
 
 uint32_t drt_world_nstrands(const DrtWorld *w) { return w->nactive + w->nstable; }
 uint32_t drt_world_nactive(const DrtWorld *w) { return w->nactive; }
@@ -717,12 +617,12 @@ typedef struct DrtPhase {
 /* The strands [lo, hi) of chunk c: the layout's strand → chunk map, or
  * consecutive runs of `chunk` strands. */
 static void drt_chunk_range(const DrtWorld *w, uint32_t c, uint32_t *lo, uint32_t *hi) {
-  if (w->lay && w->lay->chunk_range && w->chunk == w->lay->chunk) {
-    w->lay->chunk_range(c, w->chunk, w->n, lo, hi);
+  if (w->lay && w->lay->chunk_range && w->sched.run.chunk == w->lay->chunk) {
+    w->lay->chunk_range(c, w->sched.run.chunk, w->n, lo, hi);
     return;
   }
-  *lo = c * w->chunk;
-  *hi = *lo + w->chunk;
+  *lo = c * w->sched.run.chunk;
+  *hi = *lo + w->sched.run.chunk;
   if (*hi > w->n || *hi < *lo) *hi = w->n;
 }
 
@@ -778,7 +678,7 @@ static void drt_run_phase(DrtWorld *w, bool start, uint32_t limit, uint32_t nchu
  * run. */
 static uint32_t drt_step(DrtWorld *w, uint32_t limit) {
   uint32_t n = w->n;
-  uint32_t nchunks = n ? (n - 1) / w->chunk + 1 : 0;
+  uint32_t nchunks = n ? (n - 1) / w->sched.run.chunk + 1 : 0;
   if (!drt_bufs_reserve(w, nchunks ? nchunks : 1)) {
     drt_error(&w->err, "out of memory");
     return 0;
@@ -837,7 +737,7 @@ uint32_t drt_world_run(DrtWorld *w, uint32_t max_steps) {
     return 0;
   }
   if (w->stage == DRT_STAGE_POST_CREATE) {
-    if (drt_sched_fix(w)) return 0; /* a bad schedule: nothing runs */
+    if (drt_world_sched_fix(w)) return 0; /* a bad schedule: nothing runs */
     w->stage = DRT_STAGE_RUNNING;
     if (w->prog.global_start) drt_global_block(w, w->prog.global_start);
     if (drt_world_failed(w)) return 0;
@@ -851,7 +751,7 @@ uint32_t drt_world_run(DrtWorld *w, uint32_t max_steps) {
    * terminal's progress line, a library's callback, which may stop the run
    * at a step) or -v */
   bool strandwise = w->prog.strandwise && w->prog.update_chunk && w->lay && !w->progress &&
-                    !w->verbose && w->visit != 1;
+                    !w->verbose && w->sched.run.steps != 1;
   uint32_t steps = 0;
   drt_world_progress_begin(w);
   while (w->nactive > 0 && (max_steps == 0 || steps < max_steps)) {
@@ -859,7 +759,7 @@ uint32_t drt_world_run(DrtWorld *w, uint32_t max_steps) {
      * and the step limit; the step count is the same either way (every
      * strand still active after a visit ran all of its updates) */
     uint32_t limit = !strandwise ? 1 : max_steps ? max_steps - steps : UINT32_MAX;
-    if (limit > w->visit) limit = w->visit;
+    if (limit > w->sched.run.steps) limit = w->sched.run.steps;
     uint32_t taken = drt_step(w, limit);
     if (!taken) break;
     steps += taken;
@@ -966,7 +866,7 @@ static void drt_red_chunk(void *arg, uint32_t c) {
 
 static bool drt_reduce(DrtRed *r, double *res, int64_t *resi) {
   DrtWorld *w = r->w;
-  uint32_t nchunks = w->n ? (w->n - 1) / w->chunk + 1 : 0;
+  uint32_t nchunks = w->n ? (w->n - 1) / w->sched.run.chunk + 1 : 0;
   size_t k = nchunks ? nchunks : 1;
   r->pr = malloc(k * sizeof *r->pr);
   r->pi = malloc(k * sizeof *r->pi);
@@ -1053,7 +953,7 @@ bool drt_world_external_begin(DrtWorld *w, bool *first) {
   }
   if (w->stage == DRT_STAGE_DONE) return true;
   if (w->stage == DRT_STAGE_POST_CREATE) {
-    if (drt_sched_fix(w)) return true;
+    if (drt_world_sched_fix(w)) return true;
     w->stage = DRT_STAGE_RUNNING;
     *first = true;
   }
@@ -1095,4 +995,4 @@ bool drt_world_external_sync(DrtWorld *w, uint32_t n, const void *packed,
   return false;
 }
 
-uint32_t drt_world_chunk(const DrtWorld *w) { return w->chunk; }
+uint32_t drt_world_chunk(const DrtWorld *w) { return w->sched.run.chunk; }
