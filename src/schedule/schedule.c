@@ -219,6 +219,8 @@ static const char *strandwise_refusal(const SchedFacts *f) {
   if (f->target == SCHED_TARGET_CUDA) return "the CUDA target runs super-steps (rt/cuda/dc_run.h)";
   if (!f->has_update) return "the strand has no update method";
   if (f->global_update) return "a global update block runs between super-steps";
+  /* (only a global update changes globals: implied by the rule above) */
+  if (f->reads_changing_globals) return "strands read globals that change between super-steps";
   if (f->shared_state) return "strands read other strands' state";
   if (f->strand_new) return "strand code creates strands (new)";
   if (f->strand_sphere) return "strand code queries sphere()";
@@ -318,9 +320,9 @@ void schedule_defaults(Arena *a, const SchedFacts *f, Schedule *s) {
     s->simd_width = 0;
     schedule_set(s, SCHED_P_SIMD_WIDTH, SCHED_DEFAULT,
                  arena_printf(a, "D_SIMD_W: the C compiler's vector width in reals (16, 8 or 4 "
-                              "floats for AVX-512, AVX, other)%s; %d here",
+                              "floats for AVX-512, AVX, other)%s; %d for %d-byte vectors",
                               s->strand_layout == SCHED_AOSOA ? ", at most the AoSoA width" : "",
-                              s->simd_width_auto));
+                              s->simd_width_auto, f->vec_bytes > 0 ? f->vec_bytes : 32));
   }
   if (!is_set(s, SCHED_P_LOOP_LANES)) {
     /* driver_codegen: .loop_lanes = !o->scalar && !no-loop-lanes; a file's
@@ -445,12 +447,15 @@ bool schedule_check(Arena *a, const SchedFacts *f, const Schedule *s, bool deter
                    "image-layout: the brick edge %d must be a power of two from 2 to 64",
                    s->image_brick);
   /* simd = strands from a file: where the back end can print groups (a
-   * flag falls back to the scalar update, as before) */
+   * flag falls back to the scalar update, as before). No layout rule: a
+   * group gathers its strands' words from any layout (d_gather,
+   * emit_c_simd.c), AoS included, as the default schedule does */
   if (s->simd == SCHED_SIMD_STRANDS && w[SCHED_P_SIMD].source == SCHED_FILE && groups_impossible(f))
     schedule_error(d, &w[SCHED_P_SIMD], "simd = strands: the update cannot run in across-strand "
                    "groups: %s", groups_impossible(f));
   /* simd-width: lanes of reals in one vector register at most (64 bytes),
-   * and within an AoSoA block */
+   * and within an AoSoA block. The AoSoA width need not be a multiple of
+   * the automatic width: lane_types_once clips D_SIMD_W to it */
   if (s->simd_width) {
     int rb = f->double_real ? 8 : 4;
     if (!is_pow2(s->simd_width) || s->simd_width < 2 || s->simd_width * rb > 64)

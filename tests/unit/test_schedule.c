@@ -186,6 +186,7 @@ static void test_defaults(Arena *a) {
       {offsetof(SchedFacts, strand_counts), "strand counts"},
       {offsetof(SchedFacts, strand_print), "prints"},
       {offsetof(SchedFacts, strand_dseq), "dynamic sequences"},
+      {offsetof(SchedFacts, reads_changing_globals), "globals that change"},
   };
   for (size_t i = 0; i < sizeof inter / sizeof inter[0]; i++) {
     g = probing();
