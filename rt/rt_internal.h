@@ -81,9 +81,11 @@ void drt_sched_host_chunk(DrtSchedState *st, uint32_t chunk);
 DrtSchedState *drt_world_sched(DrtWorld *w, DrtSchedFacts *f, DrtErrors **err);
 /* As the first run begins (true after an error: the run must not begin). */
 bool drt_world_sched_fix(DrtWorld *w);
-/* The environment's writer choice (DRT_WRITER_AUTO when unset or bad),
- * and a writer under a given one (rt_writer.c). */
+/* The writer choice of the environment, and of a world's schedule
+ * (DRT_WRITER_AUTO when unset or bad), and a writer under a given one
+ * (rt_writer.c). */
 int drt_sched_env_writer(void);
+int drt_world_sched_writer(DrtWorld *w);
 DrtWriter *drt_writer_new_mode(int writer);
 
 /* A monotonic clock in seconds (rt_progress.c). */

@@ -247,11 +247,11 @@ bool drt_world_schedule(DrtWorld *w, DrtSchedule *out) {
   return resolve(st, &f, out, e);
 }
 
-DrtWriter *drt_world_writer_new(DrtWorld *w) {
+int drt_world_sched_writer(DrtWorld *w) {
   DrtSchedFacts f;
   DrtErrors *e;
   DrtSchedState *st = drt_world_sched(w, &f, &e);
   DrtSchedule s = st->run;
   if (!st->fixed) (void)resolve(st, &f, &s, NULL); /* a bad value is the run's error */
-  return drt_writer_new_mode(s.writer);
+  return s.writer;
 }

@@ -122,6 +122,8 @@ static void *writer_main(void *arg) {
 
 DrtWriter *drt_writer_new(void) { return drt_writer_new_mode(drt_sched_env_writer()); }
 
+DrtWriter *drt_world_writer_new(DrtWorld *w) { return drt_writer_new_mode(drt_world_sched_writer(w)); }
+
 /* writer: a DrtSchedWriter (-sched-writer, diderot_world.h) */
 DrtWriter *drt_writer_new_mode(int writer) {
   if (writer == DRT_WRITER_OFF) return NULL;

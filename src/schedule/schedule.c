@@ -110,7 +110,7 @@ static bool is_set(const Schedule *s, SchedParam p) { return s->why[p].source !=
 
 static bool is_pow2(long x) { return x > 0 && (x & (x - 1)) == 0; }
 
-/* A power of two in [lo, hi], the whole text (emit_c_layout.c parse_pow2). */
+/* A power of two in [lo, hi], the whole text (core/emit_c_layout.c parse_pow2). */
 static bool parse_pow2(const char *t, long lo, long hi, int *out) {
   char *end = NULL;
   if (!*t || *t < '0' || *t > '9') return false;
@@ -120,7 +120,7 @@ static bool parse_pow2(const char *t, long lo, long hi, int *out) {
   return true;
 }
 
-/* emit_c_layout.c emit_parse_strand_layout: aos, soa, aosoa:W (W a power
+/* core/emit_c_layout.c emit_parse_strand_layout: aos, soa, aosoa:W (W a power
  * of two, 2..1024). */
 bool schedule_parse_strand_layout(const char *text, SchedStrandLayout *kind, int *width) {
   if (!text) return false;
@@ -141,7 +141,7 @@ bool schedule_parse_strand_layout(const char *text, SchedStrandLayout *kind, int
   return false;
 }
 
-/* emit_c_layout.c emit_parse_image_layout: linear, brick:B (2..64). */
+/* core/emit_c_layout.c emit_parse_image_layout: linear, brick:B (2..64). */
 bool schedule_parse_image_layout(const char *text, int *brick) {
   if (!text) return false;
   *brick = 0;
@@ -213,7 +213,7 @@ bool schedule_apply_flags(Arena *a, const SchedFlags *fl, Schedule *s, SchedDiag
 
 /* ---- defaults and heuristics ---------------------------------------------------- */
 
-/* emit_c_step.c emit_step_strandwise without --force-bsp: NULL when the
+/* program/emit_c_step.c emit_step_strandwise without --force-bsp: NULL when the
  * program may run strand by strand, else why not. */
 static const char *strandwise_refusal(const SchedFacts *f) {
   if (f->target == SCHED_TARGET_CUDA) return "the CUDA target runs super-steps (rt/cuda/dc_run.h)";
@@ -230,7 +230,7 @@ static const char *strandwise_refusal(const SchedFacts *f) {
   return NULL;
 }
 
-/* emit_c_simd.c plan_pays: groups pay where the update reads image
+/* lanes/emit_c_simd.c plan_pays: groups pay where the update reads image
  * samples and can run again, and queries no sphere(). NULL when they pay. */
 static const char *groups_refusal(const SchedFacts *f) {
   if (!f->update_probes) return "the update reads no image";
@@ -239,8 +239,9 @@ static const char *groups_refusal(const SchedFacts *f) {
   return NULL;
 }
 
-/* Across-strand groups are possible at all: emit_simd_used's
- * emit_step_chunked and plan_of conditions. NULL when they are. */
+/* Across-strand groups are possible at all: lanes/emit_c_simd.c
+ * emit_simd_used's conditions, core/emit_c.c emit_step_chunked (a C
+ * target, an update) and plan_of. NULL when they are. */
 static const char *groups_impossible(const SchedFacts *f) {
   if (f->target == SCHED_TARGET_CUDA) return "the CUDA target runs the update in its kernel";
   if (!f->has_update) return "the strand has no update method";
@@ -250,12 +251,12 @@ static const char *groups_impossible(const SchedFacts *f) {
 }
 
 uint32_t schedule_default_chunk(int aosoa_width) {
-  /* emit_c_layout.c emit_layout_init: chunks are whole AoSoA blocks (256
+  /* core/emit_c_layout.c emit_layout_init: chunks are whole AoSoA blocks (256
    * is a multiple of every W <= 256); rt_world.c DRT_DEFAULT_CHUNK = 256 */
   return aosoa_width > 256 ? (uint32_t)aosoa_width : 256u;
 }
 
-/* emit_c_lanes.c lane_types_once: D_SIMD_W is the C compiler's vector
+/* lanes/emit_c_lanes.c lane_types_once: D_SIMD_W is the C compiler's vector
  * width in reals (AVX-512: 16 floats or 8 doubles, AVX: 8 or 4, else 4 or
  * 2), at most the AoSoA width so that a group's state words are
  * consecutive. vec_bytes stands for the build machine (0: 32, AVX). */
@@ -332,7 +333,7 @@ void schedule_defaults(Arena *a, const SchedFacts *f, Schedule *s) {
                  !s->loop_lanes ? "no vector code"
                  : cuda         ? "no effect on the CUDA target (device code has no loops in lanes)"
                  : f->loops_paying
-                     ? arena_printf(a, "%d loop%s over sequences pay%s for lanes (emit_c_loops.c)",
+                     ? arena_printf(a, "%d loop%s over sequences pay%s for lanes (lanes/emit_c_loops.c)",
                                     f->loops_paying, f->loops_paying == 1 ? "" : "s",
                                     f->loops_paying == 1 ? "s" : "")
                      : "no loop over a sequence pays for lanes");
@@ -359,13 +360,13 @@ void schedule_defaults(Arena *a, const SchedFacts *f, Schedule *s) {
                                  : "one AoSoA block (wider than 256 strands)");
   }
   if (!is_set(s, SCHED_P_OMP_SCHEDULE)) {
-    /* emit_c_program.c d_pfor: #pragma omp parallel for schedule(dynamic, 1) */
+    /* program/emit_c_program.c d_pfor: #pragma omp parallel for schedule(dynamic, 1) */
     s->omp_schedule = SCHED_OMP_DYNAMIC;
     schedule_set(s, SCHED_P_OMP_SCHEDULE, SCHED_DEFAULT,
                  "chunks handed out one at a time: strands do unequal work");
   }
   if (!is_set(s, SCHED_P_OMP_WAIT)) {
-    /* emit_c.c: an OpenMP executable's constructor calls rt_omp.c
+    /* core/emit_c.c: an OpenMP executable's constructor calls rt_omp.c
      * drt_omp_default_wait_policy */
     s->omp_wait = SCHED_WAIT_PASSIVE;
     schedule_set(s, SCHED_P_OMP_WAIT, SCHED_DEFAULT,
@@ -377,7 +378,7 @@ void schedule_defaults(Arena *a, const SchedFacts *f, Schedule *s) {
     schedule_set(s, SCHED_P_WRITER, SCHED_DEFAULT, "a writer thread when the process has >= 2 CPUs");
   }
   if (!is_set(s, SCHED_P_CUDA_BLOCK)) {
-    /* emit_cuda.h CUDA_BLOCK */
+    /* cuda/emit_cuda.h CUDA_BLOCK */
     s->cuda_block = SCHED_CUDA_BLOCK_DEFAULT;
     schedule_set(s, SCHED_P_CUDA_BLOCK, SCHED_DEFAULT, "threads per block of the step kernel");
   }
@@ -449,7 +450,7 @@ bool schedule_check(Arena *a, const SchedFacts *f, const Schedule *s, bool deter
   /* simd = strands from a file: where the back end can print groups (a
    * flag falls back to the scalar update, as before). No layout rule: a
    * group gathers its strands' words from any layout (d_gather,
-   * emit_c_simd.c), AoS included, as the default schedule does */
+   * lanes/emit_c_simd.c), AoS included, as the default schedule does */
   if (s->simd == SCHED_SIMD_STRANDS && w[SCHED_P_SIMD].source == SCHED_FILE && groups_impossible(f))
     schedule_error(d, &w[SCHED_P_SIMD], "simd = strands: the update cannot run in across-strand "
                    "groups: %s", groups_impossible(f));
@@ -470,7 +471,7 @@ bool schedule_check(Arena *a, const SchedFacts *f, const Schedule *s, bool deter
       schedule_error(d, &w[SCHED_P_SIMD_WIDTH], "simd-width = %d: needs vector code (simd is off)",
                      s->simd_width);
   }
-  /* loop lanes are vector code (emit_c_loops.c plan_of: !scalar) */
+  /* loop lanes are vector code (lanes/emit_c_loops.c plan_of: !scalar) */
   if (s->loop_lanes && s->simd == SCHED_SIMD_OFF)
     schedule_error(d, &w[SCHED_P_LOOP_LANES], "loop-lanes = on: needs vector code (simd = off%s)",
                    w[SCHED_P_SIMD].source == SCHED_FLAG ? ", from --scalar" : "");

@@ -2,8 +2,9 @@
  * end and the runtime in one typed struct (shared/docs/MDH.md §3.3).
  *
  * Until this record, those decisions were implicit: booleans of
- * EmitOptions, heuristics spread through src/backend (emit_c_simd.c,
- * emit_c_loops.c, emit_c_step.c, emit_c_layout.c, emit_cuda.h) and
+ * EmitOptions (backend/core/emit_options.h), heuristics spread through
+ * src/backend (lanes/emit_c_simd.c, lanes/emit_c_loops.c,
+ * program/emit_c_step.c, core/emit_c_layout.c, cuda/emit_cuda.h) and
  * constants of the runtime (rt_world.c, rt_writer.c, rt_omp.c). Here each
  * is one parameter with a value, where the value came from (a default, a
  * heuristic over the program, a command-line flag or a schedule file) and
@@ -56,7 +57,7 @@ typedef struct SchedFacts {
   bool double_real;   /* --double */
   bool long_int;      /* --long-int */
   int vec_bytes;      /* the widest native vector in bytes (EmitOptions.vec_bytes; 0: 32) */
-  /* the strand's update (emit_c_simd.c, emit_c_step.c) */
+  /* the strand's update (lanes/emit_c_simd.c, program/emit_c_step.c) */
   bool has_update;    /* the strand has an update method (emit_step_chunked) */
   bool update_probes; /* it loads image samples: LOAD/VLOAD (plan_pays) */
   bool update_again;  /* an exit of it continues: it can run again (plan_pays) */
@@ -140,7 +141,7 @@ typedef enum SchedCompaction { SCHED_COMPACT_ALWAYS } SchedCompaction;
 enum {
   SCHED_STEPS_ALL = 0,          /* steps-per-visit = all */
   SCHED_CHUNK_MAX = 1 << 30,
-  SCHED_CUDA_BLOCK_DEFAULT = 128 /* CUDA_BLOCK of src/backend/emit_cuda.h */
+  SCHED_CUDA_BLOCK_DEFAULT = 128 /* CUDA_BLOCK of src/backend/cuda/emit_cuda.h */
 };
 
 typedef struct Schedule {
