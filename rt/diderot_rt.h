@@ -433,7 +433,8 @@ int drt_cli_exit_status(int result);
 void drt_cli_usage(const DrtCli *cli, const char *prog, FILE *f, bool full);
 
 /* The standard options of a generated executable, in the original's order
- * (-l, -s, -print, -v, -t, -n), then ours (-q). Outputs (-o / -o-NAME, -sp / -sp-NAME)
+ * (-l, -s, -print, -v, -t, -n), then ours (-q, -sched-chunk, -sched-steps,
+ * and -sched-writer with snapshots). Outputs (-o / -o-NAME, -sp / -sp-NAME)
  * depend on the program and are table entries the generated code writes
  * itself, e.g.
  *   { "o,output", DRT_OPT_FILE, 1, "output file", "rgb.nrrd", false, &o }
@@ -447,10 +448,16 @@ typedef struct DrtStdOptions {
   uint32_t nworkers;       /* -n/--nworkers (parallel target), 0 = all */
   uint32_t snapshot;       /* -s/--snapshot period, 0 = none (doc/differences.md, Q13) */
   bool quiet;              /* -q/--quiet: no progress line (ours) */
+  /* -sched-chunk, -sched-steps, -sched-writer (ours, last): the run-time
+   * schedule (diderot_world.h); given ones are put in the environment
+   * (DIDEROT_SCHED_CHUNK, ...), where the world reads them as its run
+   * begins */
+  uint32_t sched_chunk;
+  const char *sched_steps_text, *sched_writer;
 } DrtStdOptions;
 
 enum { DRT_CLI_PARALLEL = 1, DRT_CLI_SNAPSHOT = 2 };
-#define DRT_CLI_MAX_STD 7
+#define DRT_CLI_MAX_STD 10
 
 /* Write the standard option entries (at most DRT_CLI_MAX_STD) into tab,
  * bound to *so, for the features given (DRT_CLI_* bits); returns the

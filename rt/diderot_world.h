@@ -200,10 +200,70 @@ bool drt_world_verbose(const DrtWorld *w);
 
 /* Parallel execution: parallel_for NULL means sequential. nworkers is
  * handed to parallel_for; chunk is the number of strands per chunk (0:
- * the default, 256). Callable before the first run. */
+ * the schedule's, see below; nonzero: as drt_world_set_schedule's chunk).
+ * Callable before the first run. */
 void drt_world_set_parallel(DrtWorld *w, DrtParallelFor pfor, uint32_t nworkers,
                             uint32_t chunk);
 uint32_t drt_world_nworkers(const DrtWorld *w);
+
+/* ---- the run-time schedule (doc/user-guide.md "Schedules") ----
+ *
+ * The decisions of a run that need no other code (diderotc's schedule
+ * record, src/schedule): the chunk (strands per work unit, the unit of
+ * parallel_for and of the per-chunk bookkeeping above), the updates of one
+ * strand per visit where the program may run strand by strand
+ * (DrtProgram.strandwise), and the snapshot writer thread. In every field
+ * 0 means "no choice here", so the levels overlay, lowest first:
+ *
+ *   1. the runtime's defaults: the layout's chunk (256), every update of a
+ *      strand in one visit when strand-wise (else one per super-step), a
+ *      writer thread when the process may use two CPUs;
+ *   2. the program's own (drt_world_set_program_schedule: what diderotc
+ *      prints for a non-default schedule);
+ *   3. the environment, DIDEROT_SCHED_CHUNK, DIDEROT_SCHED_STEPS and
+ *      DIDEROT_SCHED_WRITER, which an executable's -sched-chunk,
+ *      -sched-steps and -sched-writer options set (rt_cli.c);
+ *   4. drt_world_set_schedule (a host program's choice).
+ *
+ * The schedule is fixed when the first run begins (drt_world_run or
+ * drt_world_external_begin) and checked against the program then: a chunk
+ * must be a multiple of the layout's pad (the AoSoA width), at most
+ * DRT_SCHED_MAX_CHUNK; steps above 1 need a strand-wise program. A bad
+ * value is an error of that run (the world's DrtErrors), naming where it
+ * came from.
+ *
+ * What the values can change: the chunk orders the strands that `new`
+ * creates in both start and update (by the creator's chunk, then phase),
+ * and a real sum, product or mean over strands adds its per-chunk
+ * partials in chunk order (float reassociation); nothing else. Steps per
+ * visit and the writer change no result (strand-wise runs are only
+ * allowed where no strand can tell; the writer saves the same bytes). */
+typedef enum DrtSchedWriter {
+  DRT_WRITER_AUTO = 0, /* a writer thread with two CPUs or more */
+  DRT_WRITER_ON = 1,   /* always a writer thread */
+  DRT_WRITER_OFF = 2   /* snapshots saved in place by the main thread */
+} DrtSchedWriter;
+
+enum { DRT_SCHED_MAX_CHUNK = 1 << 30 };
+
+typedef struct DrtSchedule {
+  uint32_t chunk;        /* strands per chunk; 0: the default */
+  uint32_t steps;        /* updates per visit; 0: the default; 1: super-steps */
+  DrtSchedWriter writer; /* DRT_WRITER_AUTO: the default */
+} DrtSchedule;
+
+/* Levels 2 and 4 above; s NULL clears the level. True (and an error) when
+ * the world has begun running, or on a value out of range. */
+bool drt_world_set_program_schedule(DrtWorld *w, const DrtSchedule *s);
+bool drt_world_set_schedule(DrtWorld *w, const DrtSchedule *s);
+/* The schedule of the run: fixed once it began, else what it would be
+ * now (levels 1-4, the defaults filled in: chunk and steps are never 0
+ * here, steps UINT32_MAX for "all"). True (and an error) when the
+ * environment holds a bad value. */
+bool drt_world_schedule(DrtWorld *w, DrtSchedule *out);
+/* drt_writer_new under the world's schedule (drt_writer_new itself reads
+ * only the environment: it knows no world). */
+DrtWriter *drt_world_writer_new(DrtWorld *w);
 
 /* ---- the stage machine (§7.3) ---- */
 

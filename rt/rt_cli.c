@@ -507,6 +507,32 @@ static void store(const CliOpt *c, bool from_user) {
   }
 }
 
+/* -sched-NAME given on the command line: checked, and put in the
+ * environment (DIDEROT_SCHED_NAME), where the world reads it as its run
+ * begins (rt_schedule.c says why). No program option can be named so:
+ * inputs are identifiers, and outputs are o-NAME and sp-NAME. */
+static int sched_options(const CliState *st, const char *prog, FILE *err) {
+  for (unsigned i = 0; i < st->n; i++) {
+    const CliOpt *c = &st->opts[i];
+    if (strncmp(c->o->name, "sched-", 6) != 0 || c->hidx < 0 ||
+        st->hopt[c->hidx].source != hestSourceUser)
+      continue;
+    char num[16], why[200];
+    const char *text;
+    if (c->o->type == DRT_OPT_UINT) {
+      snprintf(num, sizeof num, "%u", (unsigned)*(const uint32_t *)c->o->dest);
+      text = num;
+    } else if (is_string(c->o->type)) {
+      text = *(const char *const *)c->o->dest;
+    } else {
+      continue;
+    }
+    if (drt_sched_cli(c->o->name + 6, text, why, sizeof why))
+      return fail(st, prog, err, "option '%s': %s", c->shown, why);
+  }
+  return DRT_CLI_OK;
+}
+
 static int parse(DrtCli *cli, CliState *st, int argc, const char *const *argv,
                  const char *prog, FILE *out, FILE *err) {
   /* -h / --help anywhere, before hest (as the original): the usage is
@@ -557,7 +583,7 @@ static int parse(DrtCli *cli, CliState *st, int argc, const char *const *argv,
     if (c->o->given) *c->o->given = user;
     store(c, user);
   }
-  return DRT_CLI_OK;
+  return sched_options(st, prog, err);
 }
 
 int drt_cli_parse(DrtCli *cli, int argc, const char *const *argv,
@@ -591,6 +617,9 @@ unsigned drt_cli_std_options(DrtOption *tab, DrtStdOptions *so,
   unsigned n = 0;
   so->nworkers = 0;
   so->snapshot = 0;
+  so->sched_chunk = 0;
+  so->sched_steps_text = "0";
+  so->sched_writer = "auto"; /* also without snapshots, where it is no option */
   tab[n++] = (DrtOption){"l,limit", DRT_OPT_UINT, 1,
                          "specify limit on number of super-steps (0 means unlimited)", "0",
                          false, &so->limit, NULL};
@@ -615,5 +644,20 @@ unsigned drt_cli_std_options(DrtOption *tab, DrtStdOptions *so,
   tab[n++] = (DrtOption){"q,quiet", DRT_OPT_FLAG, 0,
                          "no progress display on a terminal (step, strands, time)", NULL, false,
                          &so->quiet, NULL};
+  /* the run-time schedule (diderot_world.h), last: no input can take
+   * these names (they are not identifiers) */
+  tab[n++] = (DrtOption){"sched-chunk", DRT_OPT_UINT, 1,
+                         "strands per work chunk: a multiple of the strand layout's block (0 means "
+                         "the program's default)",
+                         "0", false, &so->sched_chunk, NULL};
+  tab[n++] = (DrtOption){"sched-steps", DRT_OPT_STRING, 1,
+                         "updates of a strand per visit where the program runs strand by strand: "
+                         "N, all, or 0 for the program's default (1 means super-steps)",
+                         "0", false, &so->sched_steps_text, NULL};
+  if (features & DRT_CLI_SNAPSHOT)
+    tab[n++] = (DrtOption){"sched-writer", DRT_OPT_STRING, 1,
+                           "save snapshots on a writer thread: auto (with two CPUs or more), on "
+                           "or off",
+                           "auto", false, &so->sched_writer, NULL};
   return n;
 }

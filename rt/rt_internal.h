@@ -4,6 +4,7 @@
 #define DIDEROT_RT_INTERNAL_H
 
 #include "diderot_rt.h"
+#include "diderot_world.h" /* DrtSchedule, DrtWorld */
 
 /* Append from's errors and warnings to to's, in order, and free from
  * (the writer thread's messages joining the program's). */
@@ -44,6 +45,48 @@ void drt_nrrd_reason(char *biff, char *msg, size_t len);
  * transparent huge pages, so that first touch faults once per 2 MiB
  * instead of once per 4 KiB (rt_world.c). */
 void *drt_big_alloc(size_t align, size_t size);
+
+/* The run-time schedule's values (rt_schedule.c; DrtSchedule is in
+ * diderot_world.h). Keys: chunk, steps, writer. drt_sched_value parses
+ * one value's text into its field of *s (true, with why, when bad);
+ * drt_sched_env overlays the environment's DIDEROT_SCHED_* (true after
+ * an error in e, which may be NULL); drt_sched_overlay copies from's
+ * nonzero fields; drt_sched_cli checks -sched-NAME TEXT and puts it in
+ * the environment (true, with why, when bad). */
+enum { DRT_SCHED_CHUNK, DRT_SCHED_STEPS, DRT_SCHED_WRITER, DRT_SCHED_NKEYS };
+int drt_sched_key(const char *name);
+const char *drt_sched_env_name(int key);
+bool drt_sched_value(int key, const char *text, DrtSchedule *s, char *why, size_t n);
+bool drt_sched_env(DrtSchedule *s, DrtErrors *e);
+void drt_sched_overlay(DrtSchedule *to, const DrtSchedule *from);
+bool drt_sched_cli(const char *name, const char *text, char *why, size_t n);
+/* A world's run-time schedule (rt_schedule.c; one per world in
+ * rt_world.c): the program's and the host's levels, and the values of the
+ * run (run.chunk, run.steps with UINT32_MAX for all, run.writer), which
+ * are the levels' before the first run and fixed as it begins. */
+typedef struct DrtSchedState {
+  DrtSchedule prog, api, run;
+  uint32_t lay_chunk;  /* the layout's chunk (0: none) */
+  bool fixed;
+} DrtSchedState;
+/* What the schedule is checked against: whether the program may run strand
+ * by strand, whether it runs already, the layout's pad and chunk. */
+typedef struct DrtSchedFacts {
+  bool strandwise, running;
+  uint32_t pad, lay_chunk;
+} DrtSchedFacts;
+void drt_sched_init(DrtSchedState *st, uint32_t lay_chunk);
+void drt_sched_host_chunk(DrtSchedState *st, uint32_t chunk);
+/* rt_world.c: a world's state and facts, and where its errors go */
+DrtSchedState *drt_world_sched(DrtWorld *w, DrtSchedFacts *f, DrtErrors **err);
+/* As the first run begins (true after an error: the run must not begin). */
+bool drt_world_sched_fix(DrtWorld *w);
+/* The writer choice of the environment, and of a world's schedule
+ * (DRT_WRITER_AUTO when unset or bad), and a writer under a given one
+ * (rt_writer.c). */
+int drt_sched_env_writer(void);
+int drt_world_sched_writer(DrtWorld *w);
+DrtWriter *drt_writer_new_mode(int writer);
 
 /* A monotonic clock in seconds (rt_progress.c). */
 double drt_seconds(void);

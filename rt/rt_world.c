@@ -9,7 +9,7 @@
 #include <string.h>
 #include <sys/mman.h>
 
-enum { DRT_DEFAULT_CHUNK = 256, DRT_MAX_AXES = 15 };
+enum { DRT_MAX_AXES = 15 };
 
 /* Strands created by `new` in one chunk during one step, in creation
  * order; creators are ascending because a chunk runs its strands in
@@ -29,7 +29,10 @@ struct DrtWorld {
   DrtStage stage;
   bool verbose;
   DrtParallelFor pfor;
-  uint32_t nworkers, chunk;
+  uint32_t nworkers;
+  /* the run-time schedule (rt_schedule.c): sched.run.chunk strands per
+   * chunk, sched.run.steps updates per strand-wise visit */
+  DrtSchedState sched;
   size_t ssz, align;       /* state size rounded to the alignment */
   const DrtStateLayout *lay; /* NULL: AoS slots of ssz bytes */
   unsigned char *state;    /* cap slots of ssz bytes, or the layout's store */
@@ -186,7 +189,6 @@ DrtWorld *drt_world_new(const DrtProgram *prog, void *globals) {
   size_t s = prog->state_size ? prog->state_size : 1;
   w->ssz = (s + w->align - 1) / w->align * w->align;
   w->nworkers = 1;
-  w->chunk = DRT_DEFAULT_CHUNK;
   w->stage = DRT_STAGE_POST_NEW;
   w->lay = prog->layout;
   w->seqs = drt_seqheap_new();
@@ -194,8 +196,8 @@ DrtWorld *drt_world_new(const DrtProgram *prog, void *globals) {
     free(w);
     return NULL;
   }
+  drt_sched_init(&w->sched, w->lay ? w->lay->chunk : 0);
   if (w->lay) {
-    if (w->lay->chunk) w->chunk = w->lay->chunk;
     w->tmp = drt_alloc_aligned(w->align, w->ssz);
     if (!w->tmp || !w->lay->bytes || !w->lay->get || !w->lay->put || !w->lay->pad ||
         (w->lay->pad & (w->lay->pad - 1))) {
@@ -309,9 +311,19 @@ void drt_world_set_parallel(DrtWorld *w, DrtParallelFor pfor, uint32_t nworkers,
                             uint32_t chunk) {
   w->pfor = pfor;
   w->nworkers = nworkers ? nworkers : 1;
-  w->chunk = chunk ? chunk : w->lay && w->lay->chunk ? w->lay->chunk : DRT_DEFAULT_CHUNK;
+  /* a chunk given here is the host's (drt_world_set_schedule) */
+  if (chunk) drt_sched_host_chunk(&w->sched, chunk);
 }
 uint32_t drt_world_nworkers(const DrtWorld *w) { return w->nworkers; }
+
+DrtSchedState *drt_world_sched(DrtWorld *w, DrtSchedFacts *f, DrtErrors **err) {
+  f->strandwise = w->prog.strandwise && w->prog.update_chunk && w->lay;
+  f->running = w->stage >= DRT_STAGE_RUNNING;
+  f->pad = w->lay ? w->lay->pad : 1;
+  f->lay_chunk = w->lay ? w->lay->chunk : 0;
+  *err = &w->err;
+  return &w->sched;
+}
 
 uint32_t drt_world_nstrands(const DrtWorld *w) { return w->nactive + w->nstable; }
 uint32_t drt_world_nactive(const DrtWorld *w) { return w->nactive; }
@@ -605,12 +617,12 @@ typedef struct DrtPhase {
 /* The strands [lo, hi) of chunk c: the layout's strand → chunk map, or
  * consecutive runs of `chunk` strands. */
 static void drt_chunk_range(const DrtWorld *w, uint32_t c, uint32_t *lo, uint32_t *hi) {
-  if (w->lay && w->lay->chunk_range && w->chunk == w->lay->chunk) {
-    w->lay->chunk_range(c, w->chunk, w->n, lo, hi);
+  if (w->lay && w->lay->chunk_range && w->sched.run.chunk == w->lay->chunk) {
+    w->lay->chunk_range(c, w->sched.run.chunk, w->n, lo, hi);
     return;
   }
-  *lo = c * w->chunk;
-  *hi = *lo + w->chunk;
+  *lo = c * w->sched.run.chunk;
+  *hi = *lo + w->sched.run.chunk;
   if (*hi > w->n || *hi < *lo) *hi = w->n;
 }
 
@@ -666,7 +678,7 @@ static void drt_run_phase(DrtWorld *w, bool start, uint32_t limit, uint32_t nchu
  * run. */
 static uint32_t drt_step(DrtWorld *w, uint32_t limit) {
   uint32_t n = w->n;
-  uint32_t nchunks = n ? (n - 1) / w->chunk + 1 : 0;
+  uint32_t nchunks = n ? (n - 1) / w->sched.run.chunk + 1 : 0;
   if (!drt_bufs_reserve(w, nchunks ? nchunks : 1)) {
     drt_error(&w->err, "out of memory");
     return 0;
@@ -725,6 +737,7 @@ uint32_t drt_world_run(DrtWorld *w, uint32_t max_steps) {
     return 0;
   }
   if (w->stage == DRT_STAGE_POST_CREATE) {
+    if (drt_world_sched_fix(w)) return 0; /* a bad schedule: nothing runs */
     w->stage = DRT_STAGE_RUNNING;
     if (w->prog.global_start) drt_global_block(w, w->prog.global_start);
     if (drt_world_failed(w)) return 0;
@@ -738,11 +751,15 @@ uint32_t drt_world_run(DrtWorld *w, uint32_t max_steps) {
    * terminal's progress line, a library's callback, which may stop the run
    * at a step) or -v */
   bool strandwise = w->prog.strandwise && w->prog.update_chunk && w->lay && !w->progress &&
-                    !w->verbose;
+                    !w->verbose && w->sched.run.steps != 1;
   uint32_t steps = 0;
   drt_world_progress_begin(w);
   while (w->nactive > 0 && (max_steps == 0 || steps < max_steps)) {
+    /* strand-wise: up to the schedule's updates per visit (-sched-steps)
+     * and the step limit; the step count is the same either way (every
+     * strand still active after a visit ran all of its updates) */
     uint32_t limit = !strandwise ? 1 : max_steps ? max_steps - steps : UINT32_MAX;
+    if (limit > w->sched.run.steps) limit = w->sched.run.steps;
     uint32_t taken = drt_step(w, limit);
     if (!taken) break;
     steps += taken;
@@ -849,7 +866,7 @@ static void drt_red_chunk(void *arg, uint32_t c) {
 
 static bool drt_reduce(DrtRed *r, double *res, int64_t *resi) {
   DrtWorld *w = r->w;
-  uint32_t nchunks = w->n ? (w->n - 1) / w->chunk + 1 : 0;
+  uint32_t nchunks = w->n ? (w->n - 1) / w->sched.run.chunk + 1 : 0;
   size_t k = nchunks ? nchunks : 1;
   r->pr = malloc(k * sizeof *r->pr);
   r->pi = malloc(k * sizeof *r->pi);
@@ -936,6 +953,7 @@ bool drt_world_external_begin(DrtWorld *w, bool *first) {
   }
   if (w->stage == DRT_STAGE_DONE) return true;
   if (w->stage == DRT_STAGE_POST_CREATE) {
+    if (drt_world_sched_fix(w)) return true;
     w->stage = DRT_STAGE_RUNNING;
     *first = true;
   }
@@ -977,4 +995,4 @@ bool drt_world_external_sync(DrtWorld *w, uint32_t n, const void *packed,
   return false;
 }
 
-uint32_t drt_world_chunk(const DrtWorld *w) { return w->chunk; }
+uint32_t drt_world_chunk(const DrtWorld *w) { return w->sched.run.chunk; }

@@ -20,7 +20,8 @@
  * has waited WRITER_DELAY_MS, and then saves all that is queued.
  *
  * With one CPU to run on there is no writer: snapshots are saved in
- * place. A failed save stops the run at a later snapshot, the first one after
+ * place (-sched-writer on|off, DIDEROT_SCHED_WRITER, chooses otherwise:
+ * diderot_world.h). A failed save stops the run at a later snapshot, the first one after
  * the writer met it (the writer drops what was queued after it, which a
  * synchronous run would never have written); drt_writer_finish waits for
  * the writer and moves its errors and warnings into the program's.
@@ -32,6 +33,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "diderot_world.h"
 #include "rt_internal.h"
 
 enum {
@@ -118,10 +120,18 @@ static void *writer_main(void *arg) {
   return NULL;
 }
 
-DrtWriter *drt_writer_new(void) {
-  /* on one CPU the writer would only take turns with the strands */
+DrtWriter *drt_writer_new(void) { return drt_writer_new_mode(drt_sched_env_writer()); }
+
+DrtWriter *drt_world_writer_new(DrtWorld *w) { return drt_writer_new_mode(drt_world_sched_writer(w)); }
+
+/* writer: a DrtSchedWriter (-sched-writer, diderot_world.h) */
+DrtWriter *drt_writer_new_mode(int writer) {
+  if (writer == DRT_WRITER_OFF) return NULL;
+  /* on one CPU the writer would only take turns with the strands (auto) */
   cpu_set_t cpus;
-  if (sched_getaffinity(0, sizeof cpus, &cpus) == 0 && CPU_COUNT(&cpus) < 2) return NULL;
+  if (writer != DRT_WRITER_ON && sched_getaffinity(0, sizeof cpus, &cpus) == 0 &&
+      CPU_COUNT(&cpus) < 2)
+    return NULL;
   DrtWriter *w = calloc(1, sizeof *w);
   if (!w) return NULL;
   if (pthread_mutex_init(&w->mu, NULL) != 0) goto no_mutex;

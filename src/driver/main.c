@@ -141,6 +141,10 @@ static bool driver_internal_supported(const DriverOptions *o) {
 /* Everything after typechecking is refused explicitly until it is built. */
 static const char *driver_unbuilt_request(const DriverOptions *o) {
   if (o->dump & DUMP_TREE) return "--dump=tree (there is no TreeIR: use --dump=low)";
+  /* parsed (src/schedule has the record, the file format and the printer),
+   * refused until the back end reads its decisions from the record */
+  if (o->dump & DUMP_SCHEDULE) return "--dump=schedule (not wired into the pipeline yet)";
+  if (o->schedule) return "--schedule=FILE (not wired into the pipeline yet)";
   if (!driver_internal_supported(o)) return "internal compiler controls";
   return NULL;
 }

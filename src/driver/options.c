@@ -14,7 +14,7 @@ typedef enum OptId {
   O_HELP, O_HELP_ALL, O_VERSION, O_ABOUT, O_EXEC, O_STATIC, O_SHARED, O_JSON,
   O_OUTPUT, O_NAMESPACE, O_SNAPSHOT, O_DEBUG, O_DOUBLE, O_LONG_INT, O_SCALAR,
   O_TARGET, O_LOG, O_STATS, O_VERBOSE, O_CHECK, O_DUMP, O_NO_WARN, O_WERROR, O_COLOR,
-  O_STRAND_LAYOUT, O_IMAGE_LAYOUT, O_CUDA_EMULATE, O_SIMD, O_INTERNAL,
+  O_STRAND_LAYOUT, O_IMAGE_LAYOUT, O_CUDA_EMULATE, O_SIMD, O_SCHEDULE, O_INTERNAL,
 } OptId;
 
 typedef struct OptSpec {
@@ -48,7 +48,8 @@ static const OptSpec option_table[] = {
     {O_LOG, 0, "log", ARG_NONE, false, "write a compiler log NAME.log"},
     {O_STATS, 0, "stats", ARG_NONE, false, "report per-phase IR sizes and rewrite counts"},
     {O_VERBOSE, 0, "verbose", ARG_NONE, false, "report compiler phases on stderr"},
-    {O_DUMP, 0, "dump", ARG_REQUIRED, false, "print an IR: ast, high, mid, low, tree (comma list)"},
+    {O_DUMP, 0, "dump", ARG_REQUIRED, false,
+     "print an IR: ast, high, mid, low, tree, or the schedule (comma list)"},
     {O_NO_WARN, 'w', NULL, ARG_NONE, false, "suppress warnings"},
     {O_WERROR, 0, "Werror", ARG_NONE, false, "treat warnings as errors"},
     {O_COLOR, 0, "color", ARG_REQUIRED, false,
@@ -57,6 +58,8 @@ static const OptSpec option_table[] = {
     {O_IMAGE_LAYOUT, 0, "image-layout", ARG_REQUIRED, false, "linear or brick:N"},
     {O_SIMD, 0, "simd", ARG_REQUIRED, false,
      "auto (default: also across strands where the update probes images), within (vectors within a strand only), strands (also across strands) or off (= --scalar)"},
+    {O_SCHEDULE, 0, "schedule", ARG_REQUIRED, false,
+     "a schedule file (key = value lines) over the heuristics; flags override it"},
     {O_CUDA_EMULATE, 0, "cuda-emulate", ARG_NONE, false,
      "with --target=cuda: run the kernels on the CPU (emulation, for testing)"},
     {O_INTERNAL, 0, "disable-inlining", ARG_NONE, true, "internal control"},
@@ -139,8 +142,9 @@ static bool opt_set_dump(DriverOptions *o, Arena *a, const char *v) {
     else if (!strcmp(tok, "mid")) o->dump |= DUMP_MID;
     else if (!strcmp(tok, "low")) o->dump |= DUMP_LOW;
     else if (!strcmp(tok, "tree")) o->dump |= DUMP_TREE;
+    else if (!strcmp(tok, "schedule")) o->dump |= DUMP_SCHEDULE;
     else if (!strcmp(tok, "all")) o->dump |= DUMP_AST | DUMP_HIGH | DUMP_MID | DUMP_LOW | DUMP_TREE;
-    else return opt_error("unknown --dump phase '%s' (expected ast, high, mid, low, tree, all)", tok);
+    else return opt_error("unknown --dump phase '%s' (expected ast, high, mid, low, tree, schedule, all)", tok);
     if (!p[strcspn(p, ",")]) return true;
   }
 }
@@ -205,6 +209,10 @@ static bool opt_apply(Arena *a, DriverOptions *o, const OptSpec *s, const char *
     case O_STRAND_LAYOUT: o->strand_layout = val; break;
     case O_IMAGE_LAYOUT: o->image_layout = val; break;
     case O_CUDA_EMULATE: o->cuda_emulate = true; break;
+    case O_SCHEDULE:
+      if (!*val) return opt_error("option '--schedule' needs a file name%s", "");
+      o->schedule = val;
+      break;
     case O_SIMD:
       o->simd_strands = o->simd_within = false;
       if (!strcmp(val, "auto")) {

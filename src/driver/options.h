@@ -21,6 +21,7 @@ enum {
   DUMP_MID = 1 << 2,
   DUMP_LOW = 1 << 3,
   DUMP_TREE = 1 << 4,
+  DUMP_SCHEDULE = 1 << 5, /* the schedule record (src/schedule: schedule_print) */
 };
 
 typedef enum ColorMode { COLOR_AUTO, COLOR_ALWAYS, COLOR_NEVER } ColorMode;
@@ -39,6 +40,7 @@ typedef struct DriverOptions {
   ColorMode color;        /* --color=auto|always|never */
   unsigned dump;          /* DUMP_* */
   const char *strand_layout, *image_layout;
+  const char *schedule;   /* --schedule=FILE (src/schedule: schedule_read_file) */
   bool cuda_emulate;      /* --cuda-emulate (or DIDEROT_CUDA_EMULATE=1) */
   bool simd_strands;      /* --simd=strands (emit_c_simd.c) */
   bool simd_within;       /* --simd=within: no across-strand groups (default: auto) */

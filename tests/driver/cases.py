@@ -133,6 +133,17 @@ CASES = [
          env={"NO_COLOR": "1", "TERM": "xterm"}, has=["error: undeclared"], hasnt=[ESC]),
     dict(name="color_bad_mode", args=["--color=sometimes", "{prog}"], status=2,
          has=["unknown --color mode 'sometimes' (expected auto, always or never)"]),
+    # the schedule record's options: parsed, refused until they are wired in
+    dict(name="dump_schedule", args=["--dump=schedule", "{prog}"], status=1,
+         has=["error: --dump=schedule (not wired into the pipeline yet) is not supported"]),
+    dict(name="schedule_file", args=["--schedule=x.sched", "{prog}"], status=1,
+         has=["error: --schedule=FILE (not wired into the pipeline yet) is not supported"]),
+    dict(name="schedule_no_file", args=["{prog}", "--schedule"], status=2,
+         has=["option '--schedule' needs an argument"]),
+    dict(name="schedule_empty", args=["--schedule=", "{prog}"], status=2,
+         has=["option '--schedule' needs a file name"]),
+    dict(name="dump_bad_phase", args=["--dump=schedul", "{prog}"], status=2,
+         has=["unknown --dump phase 'schedul' (expected ast, high, mid, low, tree, schedule, all)"]),
     # a missing tool or runtime is the user's to fix, named with the way to
     # get it: exit 69 (EX_UNAVAILABLE), not an internal error (70)
     dict(name="missing_nvcc", args=["--target=cuda", "--exec", "{prog}", "-o", "{work}/p"],

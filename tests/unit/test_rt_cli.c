@@ -74,6 +74,21 @@ static void run_free(Run *r) {
   free(r->err);
 }
 
+/* text with every run of white space one space: the glossary's column and
+ * wrapping follow its longest option (-sched-chunk <int>) */
+static char *flat(const char *t) {
+  char *f = malloc(strlen(t ? t : "") + 1), *q = f;
+  bool sp = false;
+  for (const char *p = t ? t : ""; *p; p++) {
+    bool w = *p == ' ' || *p == '\n' || *p == '\t';
+    if (w && sp) continue;
+    *q++ = w ? ' ' : *p;
+    sp = w;
+  }
+  *q = '\0';
+  return f;
+}
+
 #define ARGV(...) (const char *const[]){"prog", __VA_ARGS__}
 #define NARGS(...) (int)(sizeof((const char *const[]){"prog", __VA_ARGS__}) / sizeof(char *))
 #define PARSE(n, ...) run(n, NARGS(__VA_ARGS__), ARGV(__VA_ARGS__))
@@ -410,8 +425,8 @@ static void test_usage(void) {
   CHECK(r.r == DRT_CLI_HELP && drt_cli_exit_status(r.r) == 0);
   CHECK(r.nerr == 0);
   static const char usage[] = "\nUsage: prog [-h,--help] [-l,--limit <int>] [-print <str>] "
-                              "[-v,--verbose] \\\n       [-t,--timing] [-q,--quiet] -img <str> "
-                              "[-cent <x y>]";
+                              "[-v,--verbose] \\\n       [-t,--timing] [-q,--quiet] [-sched-chunk "
+                              "<int>] [-sched-steps <str>] \\\n       -img <str> [-cent <x y>]";
   CHECK_MSG(r.out && strncmp(r.out, usage, sizeof usage - 1) == 0 &&
                 !strstr(r.out, " = "),
             "%s", r.out);
@@ -434,8 +449,13 @@ static void test_usage(void) {
       " -big <int> = (long int); default: \"77\"\n",
       " -o <str> , --output <str> = output file (string); default: \"out.nrrd\"\n",
   };
-  for (size_t i = 0; i < sizeof want / sizeof want[0]; i++)
-    CHECK_MSG(r.out && strstr(r.out, want[i]), "missing:\n%s\nin:\n%s", want[i], r.out);
+  char *fo = flat(r.out);
+  for (size_t i = 0; i < sizeof want / sizeof want[0]; i++) {
+    char *fw = flat(want[i]);
+    CHECK_MSG(r.out && strstr(fo, fw), "missing:\n%s\nin:\n%s", want[i], r.out);
+    free(fw);
+  }
+  free(fo);
   /* hest wraps at 79 columns */
   if (r.out) {
     size_t col = 0;
@@ -504,12 +524,14 @@ static void test_shadowing(void) {
   run_free(&r);
   r = run_opts(t2, n - 1, 2, (const char *const[]){"prog", "--help"});
   CHECK(r.r == DRT_CLI_HELP);
+  char *fo = flat(r.out);
   CHECK_MSG(r.out && strstr(r.out, "Usage: prog [--help] ") &&
                 strstr(r.out, " --help = print usage") &&
                 strstr(r.out, "[--nworkers <int>]") && strstr(r.out, "[-h <int>]") &&
                 strstr(r.out, "[-n <int>]") && !strstr(r.out, "-n,--nworkers") &&
-                strstr(r.out, "\n--nworkers <int> = specify number of worker threads"),
+                strstr(fo, " --nworkers <int> = specify number of worker threads"),
             "usage with shadowed short names: %s", r.out ? r.out : "");
+  free(fo);
   run_free(&r);
   /* -h is the input's: a bad value, not help */
   r = run_opts(t2, n - 1, 2, (const char *const[]){"prog", "-h"});
@@ -531,6 +553,64 @@ static void test_shadowing(void) {
   fclose(null);
 }
 
+/* -sched-chunk, -sched-steps, -sched-writer: last of the standard options,
+ * checked, and put in the environment for the world (rt_schedule.c) */
+static void test_schedule(void) {
+  Vals v;
+  unsigned n = make_table(&v, DRT_CLI_PARALLEL | DRT_CLI_SNAPSHOT);
+  CHECK_STR(tab[7].name, "sched-chunk");
+  CHECK_STR(tab[8].name, "sched-steps");
+  CHECK_STR(tab[9].name, "sched-writer");
+  unsetenv("DIDEROT_SCHED_CHUNK");
+  unsetenv("DIDEROT_SCHED_STEPS");
+  unsetenv("DIDEROT_SCHED_WRITER");
+  /* not given: the environment is left alone */
+  Run r = PARSE(n, "-img", "z");
+  CHECK_MSG(r.r == DRT_CLI_OK, "%s", r.err);
+  CHECK(!getenv("DIDEROT_SCHED_CHUNK") && !getenv("DIDEROT_SCHED_STEPS") &&
+        !getenv("DIDEROT_SCHED_WRITER"));
+  CHECK(v.so.sched_chunk == 0 && !strcmp(v.so.sched_steps_text, "0") &&
+        !strcmp(v.so.sched_writer, "auto"));
+  run_free(&r);
+  r = PARSE(n, "-img", "z", "-sched-chunk", "64", "-sched-steps", "all", "-sched-writer", "off");
+  CHECK_MSG(r.r == DRT_CLI_OK, "%s", r.err);
+  CHECK(v.so.sched_chunk == 64);
+  const char *e1 = getenv("DIDEROT_SCHED_CHUNK"), *e2 = getenv("DIDEROT_SCHED_STEPS"),
+             *e3 = getenv("DIDEROT_SCHED_WRITER");
+  CHECK(e1 && !strcmp(e1, "64") && e2 && !strcmp(e2, "all") && e3 && !strcmp(e3, "off"));
+  run_free(&r);
+  /* bad values: status 2, the option named, what it accepts */
+  r = PARSE(n, "-img", "z", "-sched-steps", "many");
+  CHECK(r.r == DRT_CLI_ERROR && drt_cli_exit_status(r.r) == 2);
+  CHECK_MSG(r.err && strstr(r.err, "prog: option '-sched-steps': bad value 'many' (expected a "
+                                   "number of updates, all, or 0 for the program's default)"),
+            "%s", r.err);
+  run_free(&r);
+  r = PARSE(n, "-img", "z", "-sched-writer", "maybe");
+  CHECK(r.r == DRT_CLI_ERROR && r.err &&
+        strstr(r.err, "option '-sched-writer': bad value 'maybe' (expected auto, on or off)"));
+  run_free(&r);
+  r = PARSE(n, "-img", "z", "-sched-chunk", "2000000000");
+  CHECK_MSG(r.r == DRT_CLI_ERROR && r.err &&
+                strstr(r.err, "option '-sched-chunk': bad value '2000000000' (expected a number "
+                              "of strands from 1 to 1073741824, or 0 for the program's default)"),
+            "%s", r.err);
+  run_free(&r);
+  r = PARSE(n, "-img", "z", "-sched-chunk", "-4");
+  CHECK(r.r == DRT_CLI_ERROR && r.err && strstr(r.err, "option '-sched-chunk': bad value '-4'"));
+  run_free(&r);
+  /* the writer is an option only with snapshots */
+  n = make_table(&v, 0);
+  CHECK(n == 9 + 8 - 2); /* no -s, -n, -sched-writer */
+  r = PARSE(n, "-img", "z", "-sched-writer", "on");
+  CHECK(r.r == DRT_CLI_ERROR);
+  run_free(&r);
+  CHECK(!strcmp(v.so.sched_writer, "auto"));
+  unsetenv("DIDEROT_SCHED_CHUNK");
+  unsetenv("DIDEROT_SCHED_STEPS");
+  unsetenv("DIDEROT_SCHED_WRITER");
+}
+
 int main(void) {
   test_good();
   test_repeated();
@@ -538,5 +618,6 @@ int main(void) {
   test_bad();
   test_usage();
   test_shadowing();
+  test_schedule();
   return unit_finish("rt_cli");
 }
