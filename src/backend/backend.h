@@ -19,6 +19,7 @@
 #include "backend/core/emit_c_layout.h"
 #include "backend/core/emit_options.h"
 #include "ir/ir.h"
+#include "schedule/schedule.h"
 #include "util/arena.h"
 #include "util/diag.h"
 
@@ -47,6 +48,10 @@ const char *target_stem(Arena *a, const char *source, const char *output, bool e
  * the C compiler failed ("diderotc: internal error: C compiler failed",
  * with the kept generated file named). */
 int target_build(Arena *a, IrModule *low, const TargetOptions *o);
+
+/* What the back end's analyses find in m, for the schedule record
+ * (facts.c): opt holds the target and the options asked for. */
+void target_schedule_facts(Arena *a, IrModule *m, const EmitOptions *opt, SchedFacts *f);
 
 /* Whether target t can print module m: the CUDA target refuses what the
  * device cannot run, one ERR_NOT_YET per construct at its position in

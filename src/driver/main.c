@@ -18,7 +18,7 @@
 #include "frontend/parser.h"
 #include "frontend/typecheck.h"
 #include "backend/backend.h"
-#include "layout/layout.h"
+#include "driver/driver_schedule.h"
 #include "opt/mid_opt.h"
 #include "opt/high_opt.h"
 #include "translate/ast_to_high.h"
@@ -63,34 +63,21 @@ static const char *driver_dirname(Arena *a, const char *path) {
   return slash ? arena_strndup(a, path, (size_t)(slash - path) + (slash == path)) : ".";
 }
 
-/* The data layouts the options choose, parsed once (driver_check_options)
- * and handed on: the image brick edge to the lowering and to the back end,
- * which must agree on it, and the strand-state layout to the back end. */
-typedef struct DriverLayouts {
-  EmitStrandLayout strand; /* SoA by default on the GPU: a warp's loads of
-                              one state word coalesce; AoS elsewhere */
-  int aosoa_width;         /* W of aosoa:W, else 1 */
-  int brick;               /* B of brick:B, 0 for linear */
-} DriverLayouts;
+static bool driver_internal(const DriverOptions *o, const char *name);
 
-/* Combinations the reference also refuses ("inconsistent options"), and
- * requests for phases that do not exist yet; fills *lay from
- * --strand-layout and --image-layout. */
-static int driver_check_options(const DriverOptions *o, DriverLayouts *lay) {
+/* Combinations the reference also refuses ("inconsistent options"); then
+ * the schedule record from --schedule and the flags (driver_schedule.c). */
+static int driver_check_options(Arena *a, const DriverOptions *o, Schedule *sched) {
   if (o->exec && (o->json || o->static_lib || o->shared_lib))
     return driver_usage_error("inconsistent options: %s", "--exec with --json, --static or --shared");
   if (o->static_lib && o->shared_lib)
     return driver_usage_error("inconsistent options: %s", "--static with --shared");
   if (o->cuda_emulate && o->target != TARGET_CUDA)
     return driver_usage_error("inconsistent options: %s", "--cuda-emulate without --target=cuda");
-  *lay = (DriverLayouts){o->target == TARGET_CUDA ? EMIT_STRAND_SOA : EMIT_STRAND_AOS, 1, 0};
-  if (o->strand_layout && !emit_parse_strand_layout(o->strand_layout, &lay->strand, &lay->aosoa_width))
-    return driver_usage_error("bad --strand-layout '%s' (expected aos, soa or aosoa:N with N a "
-                              "power of two from 2 to 1024)", o->strand_layout);
-  if (o->image_layout && !lyt_parse_image_layout(o->image_layout, &lay->brick))
-    return driver_usage_error("bad --image-layout '%s' (expected linear or brick:N with N a "
-                              "power of two from 2 to 64)", o->image_layout);
-  return 0;
+  int status = 0;
+  driver_schedule_begin(a, o, driver_internal(o, "force-bsp"), driver_internal(o, "no-loop-lanes"),
+                        sched, &status);
+  return status;
 }
 
 /* --exec: an input `x` is the option -x, and the executable's later
@@ -141,10 +128,6 @@ static bool driver_internal_supported(const DriverOptions *o) {
 /* Everything after typechecking is refused explicitly until it is built. */
 static const char *driver_unbuilt_request(const DriverOptions *o) {
   if (o->dump & DUMP_TREE) return "--dump=tree (there is no TreeIR: use --dump=low)";
-  /* parsed (src/schedule has the record, the file format and the printer),
-   * refused until the back end reads its decisions from the record */
-  if (o->dump & DUMP_SCHEDULE) return "--dump=schedule (not wired into the pipeline yet)";
-  if (o->schedule) return "--schedule=FILE (not wired into the pipeline yet)";
   if (!driver_internal_supported(o)) return "internal compiler controls";
   return NULL;
 }
@@ -369,9 +352,29 @@ static DriverEnv driver_read_env(void) {
   };
 }
 
+/* The EmitOptions the schedule does not decide. */
+static EmitOptions driver_emit_options(const DriverOptions *o, const DriverEnv *env) {
+  return (EmitOptions){
+      .double_real = o->double_real, .long_int = o->long_int, .debug = o->debug, .exec = o->exec,
+      .snapshot = o->snapshot, .no_space_partition = driver_internal(o, "no-space-partition"),
+      .target = o->target == TARGET_OMP    ? EMIT_TARGET_OMP
+                : o->target == TARGET_CUDA ? EMIT_TARGET_CUDA
+                                           : EMIT_TARGET_SEQ,
+      .cuda_emulate = o->cuda_emulate || env->cuda_emulate, .ns = o->ns, .stats = o->stats};
+}
+
+/* --dump=schedule: the record of the program, as a schedule file. */
+static int driver_dump_schedule(Arena *arena, IrModule *low, const DriverOptions *o,
+                                const DriverEnv *env, Schedule *sched) {
+  EmitOptions eo = driver_emit_options(o, env);
+  int status = 0;
+  if (!driver_schedule_finish(arena, low, o, sched, &eo, &status)) return status;
+  fputs(schedule_print(arena, sched), stdout);
+  return 0;
+}
+
 static int driver_codegen(Arena *arena, DiagCtx *diag, Program *prog, const DriverOptions *o,
-                          const DriverLayouts *lay, const DriverEnv *env,
-                          DriverWatch *w) {
+                          Schedule *sched, const DriverEnv *env, DriverWatch *w) {
   EinContext *ec = ein_context_new(arena);
   int hstatus = 0;
   IrModule *high = driver_high(arena, diag, prog, o, ec, w, &hstatus);
@@ -380,7 +383,7 @@ static int driver_codegen(Arena *arena, DiagCtx *diag, Program *prog, const Driv
   IrModule *mid = driver_mid(diag, high, o, ec, w, &mstatus);
   if (!mid) return mstatus;
   int lstatus = 0;
-  IrModule *low = driver_low(diag, mid, o, lay->brick, w, &lstatus);
+  IrModule *low = driver_low(diag, mid, o, sched->image_brick, w, &lstatus);
   if (!low) return lstatus;
   /* the CUDA target: refuse what the device cannot run, with positions */
   if (o->target == TARGET_CUDA) {
@@ -388,21 +391,8 @@ static int driver_codegen(Arena *arena, DiagCtx *diag, Program *prog, const Driv
     diag_flush(diag);
     if (!ok) return EXIT_PROGRAM_ERROR;
   }
-  bool cuda_emulate = o->cuda_emulate || env->cuda_emulate;
   TargetOptions to = {
-      .emit = {.double_real = o->double_real, .long_int = o->long_int, .scalar = o->scalar,
-               .debug = o->debug, .exec = o->exec, .snapshot = o->snapshot,
-               .no_space_partition = driver_internal(o, "no-space-partition"),
-               .force_bsp = driver_internal(o, "force-bsp"),
-               .loop_lanes = !o->scalar && !driver_internal(o, "no-loop-lanes"),
-               .target = o->target == TARGET_OMP    ? EMIT_TARGET_OMP
-                         : o->target == TARGET_CUDA ? EMIT_TARGET_CUDA
-                                                    : EMIT_TARGET_SEQ,
-               .cuda_emulate = cuda_emulate,
-               .ns = o->ns, .strand_layout = (int)lay->strand,
-               .aosoa_width = lay->aosoa_width, .image_brick = lay->brick,
-               .stats = o->stats, .simd_strands = o->simd_strands,
-               .simd_auto = !o->simd_strands && !o->simd_within && !o->scalar},
+      .emit = driver_emit_options(o, env),
       .source = o->file,
       .output = o->output,
       .shared_lib = o->shared_lib,
@@ -414,6 +404,8 @@ static int driver_codegen(Arena *arena, DiagCtx *diag, Program *prog, const Driv
       .log = w->log,
       .env = env->cc,
   };
+  int status = 0;
+  if (!driver_schedule_finish(arena, low, o, sched, &to.emit, &status)) return status;
   return target_build(arena, low, &to);
 }
 
@@ -449,8 +441,8 @@ int main(int argc, char **argv) {
     status = driver_usage_error("missing file argument%s", " (use 'diderotc --help' for usage)");
     goto done;
   }
-  DriverLayouts layouts;
-  if ((status = driver_check_options(&opts, &layouts))) goto done;
+  Schedule sched;
+  if ((status = driver_check_options(arena, &opts, &sched))) goto done;
   if (!driver_has_extension(opts.file)) {
     status = driver_usage_error("source file '%s' must have extension .diderot or .ddro", opts.file);
     goto done;
@@ -504,18 +496,21 @@ int main(int argc, char **argv) {
     fprintf(stderr, "%s: error: %s is not supported by this diderotc\n", opts.file, unbuilt);
     status = EXIT_PROGRAM_ERROR;
   } else if (!opts.check && !opts.dump) {
-    status = driver_codegen(arena, diag, prog, &opts, &layouts, &env, &watch);
+    status = driver_codegen(arena, diag, prog, &opts, &sched, &env, &watch);
     if (watch.log) {
       fprintf(watch.log, "exit status %d\n", status);
       fclose(watch.log);
     }
-  } else if ((opts.dump & (DUMP_HIGH | DUMP_MID | DUMP_LOW)) || opts.stats) {
+  } else if ((opts.dump & (DUMP_HIGH | DUMP_MID | DUMP_LOW | DUMP_SCHEDULE)) || opts.stats) {
     EinContext *ec = ein_context_new(arena);
     IrModule *high = driver_high(arena, diag, prog, &opts, ec, &watch, &status);
     IrModule *mid = NULL;
-    if (high && ((opts.dump & (DUMP_MID | DUMP_LOW)) || opts.stats))
+    if (high && ((opts.dump & (DUMP_MID | DUMP_LOW | DUMP_SCHEDULE)) || opts.stats))
       mid = driver_mid(diag, high, &opts, ec, &watch, &status);
-    if (mid && ((opts.dump & DUMP_LOW) || opts.stats)) driver_low(diag, mid, &opts, layouts.brick, &watch, &status);
+    IrModule *low = NULL;
+    if (mid && ((opts.dump & (DUMP_LOW | DUMP_SCHEDULE)) || opts.stats))
+      low = driver_low(diag, mid, &opts, sched.image_brick, &watch, &status);
+    if (low && (opts.dump & DUMP_SCHEDULE)) status = driver_dump_schedule(arena, low, &opts, &env, &sched);
   }
 
 done:

@@ -14,7 +14,7 @@ typedef enum OptId {
   O_HELP, O_HELP_ALL, O_VERSION, O_ABOUT, O_EXEC, O_STATIC, O_SHARED, O_JSON,
   O_OUTPUT, O_NAMESPACE, O_SNAPSHOT, O_DEBUG, O_DOUBLE, O_LONG_INT, O_SCALAR,
   O_TARGET, O_LOG, O_STATS, O_VERBOSE, O_CHECK, O_DUMP, O_NO_WARN, O_WERROR, O_COLOR,
-  O_STRAND_LAYOUT, O_IMAGE_LAYOUT, O_CUDA_EMULATE, O_SIMD, O_SCHEDULE, O_INTERNAL,
+  O_STRAND_LAYOUT, O_IMAGE_LAYOUT, O_CUDA_EMULATE, O_SIMD, O_SCHEDULE, O_DETERMINISTIC, O_INTERNAL,
 } OptId;
 
 typedef struct OptSpec {
@@ -60,6 +60,8 @@ static const OptSpec option_table[] = {
      "auto (default: also across strands where the update probes images), within (vectors within a strand only), strands (also across strands) or off (= --scalar)"},
     {O_SCHEDULE, 0, "schedule", ARG_REQUIRED, false,
      "a schedule file (key = value lines) over the heuristics; flags override it"},
+    {O_DETERMINISTIC, 0, "deterministic", ARG_NONE, false,
+     "refuse schedule choices that can change results (a chunk size where new strands or real reductions over strands depend on it)"},
     {O_CUDA_EMULATE, 0, "cuda-emulate", ARG_NONE, false,
      "with --target=cuda: run the kernels on the CPU (emulation, for testing)"},
     {O_INTERNAL, 0, "disable-inlining", ARG_NONE, true, "internal control"},
@@ -209,6 +211,7 @@ static bool opt_apply(Arena *a, DriverOptions *o, const OptSpec *s, const char *
     case O_STRAND_LAYOUT: o->strand_layout = val; break;
     case O_IMAGE_LAYOUT: o->image_layout = val; break;
     case O_CUDA_EMULATE: o->cuda_emulate = true; break;
+    case O_DETERMINISTIC: o->deterministic = true; break;
     case O_SCHEDULE:
       if (!*val) return opt_error("option '--schedule' needs a file name%s", "");
       o->schedule = val;

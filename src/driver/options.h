@@ -43,6 +43,7 @@ typedef struct DriverOptions {
   const char *schedule;   /* --schedule=FILE (src/schedule: schedule_read_file) */
   bool cuda_emulate;      /* --cuda-emulate (or DIDEROT_CUDA_EMULATE=1) */
   bool simd_strands;      /* --simd=strands (emit_c_simd.c) */
+  bool deterministic;     /* --deterministic: no schedule choice that changes results */
   bool simd_within;       /* --simd=within: no across-strand groups (default: auto) */
   ConstOverride *consts;  /* --Cname=value, in command-line order */
   const char **defines;   /* --Dname[=value] */

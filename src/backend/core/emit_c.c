@@ -299,7 +299,9 @@ void emit_prelude(EmitCtx *e, EmitBuf *out) {
                   "#include \"diderot_tensor.h\"\n",
                   o->source ? o->source : "a Diderot program");
   if (o->target == EMIT_TARGET_OMP) emit_buf_puts(out, "#include <omp.h>\n");
-  if (o->target == EMIT_TARGET_OMP && o->exec) /* rt_omp.c says why; never in a library */
+  /* rt_omp.c says why; never in a library; not with the schedule's omp-wait = system */
+  if (o->target == EMIT_TARGET_OMP && o->exec &&
+      !(o->schedule && o->schedule->omp_wait == SCHED_WAIT_SYSTEM))
     emit_buf_puts(out, "__attribute__((constructor)) static void d_omp_defaults(void) {\n"
                        "  drt_omp_default_wait_policy();\n}\n");
   emit_buf_printf(out, "\ntypedef %s dint;\ntypedef %s dreal;\n",

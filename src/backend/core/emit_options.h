@@ -40,6 +40,7 @@
 #include <stdio.h>
 
 #include "ir/ir.h"
+#include "schedule/schedule.h"
 #include "util/arena.h"
 
 /* EMIT_TARGET_CUDA: NAME.c is the host half (this file's glue with the
@@ -75,6 +76,14 @@ typedef struct EmitOptions {
    * D_SIMD_W iterations at once where that pays (emit_c_loops.c); off
    * (--no-loop-lanes), the same loops stay scalar in a file compiled alike */
   bool loop_lanes;
+  /* The schedule record these options come from (src/schedule; NULL for
+   * callers without one, unit tests: then every schedule parameter has its
+   * default), for the parameters that have no field above: group width,
+   * OpenMP loop schedule and wait policy, CUDA block size, the snapshot
+   * writer; and the C initializer of its run-time part (a DrtSchedule,
+   * schedule_runtime_c), NULL at the runtime's defaults. */
+  const struct Schedule *schedule;
+  const char *schedule_runtime;
 } EmitOptions;
 
 /* A growable string in an arena. */

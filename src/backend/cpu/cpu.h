@@ -13,6 +13,10 @@
 bool emit_c_program(Arena *a, IrModule *m, const EmitOptions *opt, const char **out, EmitInfo *info,
                     char *err, size_t errlen);
 
+/* How many loops over sequences of m would run their iterations in lanes
+ * under opt (the schedule's facts). */
+int emit_c_loops_planned(Arena *a, IrModule *m, const EmitOptions *opt);
+
 /* For tests: the prelude (types, helpers) followed by each function CFG of
  * cfgs as `static RESULT NAME(params...)` (FUNC CFGs only, no globals or
  * state). */

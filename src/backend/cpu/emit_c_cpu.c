@@ -65,3 +65,9 @@ bool emit_c_program(Arena *a, IrModule *m, const EmitOptions *opt, const char **
   if (info) info->simd_groups = emit_simd_used(&e), info->loop_lanes = emit_loops_found(&e);
   return true;
 }
+
+int emit_c_loops_planned(Arena *a, IrModule *m, const EmitOptions *opt) {
+  EmitCtx e;
+  cpu_ctx_init(&e, a, m, opt);
+  return emit_layout_init(&e) ? emit_loops_planned(&e) : 0;
+}

@@ -50,6 +50,11 @@ static const char *red_params(EmitCtx *e, const IrInstr *in, const char *first, 
 /* ---- the host half ----------------------------------------------------------------- */
 
 
+/* Threads per block of the strand kernels: the schedule's cuda-block. */
+static int cuda_block(const EmitCtx *e) {
+  return e->opt->schedule ? e->opt->schedule->cuda_block : CUDA_BLOCK;
+}
+
 /* ---- strings ------------------------------------------------------------------------ */
 
 /* Whether cfg reads v other than as an argument of print (print's text
@@ -314,8 +319,9 @@ static bool cuda_layouts(EmitCtx *e, CudaEmit *c) {
   c->state_txt = lyt_to_string(ix, c->state);
   /* strand → thread: position (thread t, block b) of the worklist */
   const IxExpr *B = ix_var(ix, "gridDim.x", 1, INT32_MAX);
-  const Layout *tl = lyt_pair(ix, lyt_leafk(ix, CUDA_BLOCK, 1), lyt_leaf(ix, B, ix_const(ix, CUDA_BLOCK)));
-  const IxExpr *tc[2] = {ix_var(ix, "threadIdx.x", 0, CUDA_BLOCK - 1),
+  const int T = cuda_block(e);
+  const Layout *tl = lyt_pair(ix, lyt_leafk(ix, T, 1), lyt_leaf(ix, B, ix_const(ix, T)));
+  const IxExpr *tc[2] = {ix_var(ix, "threadIdx.x", 0, T - 1),
                          ix_var_full(ix, "blockIdx.x", 0, INT32_MAX - 1, B, 1)};
   c->thread = ix_text(e, ix, simp(ix, lyt_emit_fwd(ix, tl, tc, 2, &err)));
   c->thread_txt = lyt_to_string(ix, tl);
@@ -807,7 +813,7 @@ bool emit_cuda_program(Arena *a, IrModule *m, const EmitOptions *opt, const char
       "enum { D_STATE_WORDS = %d, D_BLOCK = %d, D_PAD = %d };\n"
       "static DC_HD size_t d_store_words(uint32_t cap) {\n  const int64_t d_N = cap;\n"
       "  return (size_t)%s;\n}\n",
-      c.state_txt, emit_state_words(e), CUDA_BLOCK, c.W, c.words);
+      c.state_txt, emit_state_words(e), cuda_block(e), c.W, c.words);
   for (int put = 0; put <= 1; put++)
     OUT("static DC_HD void d_%s(%sdreal *st, uint32_t cap, uint32_t i, %sdreal *pk) {\n"
         "  const int64_t d_N = cap, d_i = i;\n  (void)d_N;\n"

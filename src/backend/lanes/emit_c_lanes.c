@@ -64,13 +64,19 @@ static void lane_types_once(EmitCtx *e) {
   int aw = emit_simd_aosoa_width(e);
   /* the width of the target the C compiler builds for; within an AoSoA
    * block, so that a group's state words are consecutive */
-  emit_buf_printf(&e->types,
-                  "/* --simd=strands: D_SIMD_W strands per group (emit_c_lanes.c) */\n"
-                  "#if defined(__AVX512F__)\n#define D_SIMD_W %d\n"
-                  "#elif defined(__AVX__)\n#define D_SIMD_W %d\n"
-                  "#else\n#define D_SIMD_W %d\n#endif\n",
-                  e->opt->double_real ? 8 : 16, e->opt->double_real ? 4 : 8,
-                  e->opt->double_real ? 2 : 4);
+  const Schedule *sc = e->opt->schedule;
+  if (sc && sc->simd_width) /* the schedule's simd-width */
+    emit_buf_printf(&e->types,
+                    "/* --simd=strands: D_SIMD_W strands per group (emit_c_lanes.c; the "
+                    "schedule's simd-width) */\n#define D_SIMD_W %d\n", sc->simd_width);
+  else
+    emit_buf_printf(&e->types,
+                    "/* --simd=strands: D_SIMD_W strands per group (emit_c_lanes.c) */\n"
+                    "#if defined(__AVX512F__)\n#define D_SIMD_W %d\n"
+                    "#elif defined(__AVX__)\n#define D_SIMD_W %d\n"
+                    "#else\n#define D_SIMD_W %d\n#endif\n",
+                    e->opt->double_real ? 8 : 16, e->opt->double_real ? 4 : 8,
+                    e->opt->double_real ? 2 : 4);
   if (aw)
     emit_buf_printf(&e->types, "#if D_SIMD_W > %d\n#undef D_SIMD_W\n#define D_SIMD_W %d\n#endif\n",
                     aw, aw);

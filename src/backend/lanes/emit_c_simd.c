@@ -346,6 +346,24 @@ static bool plan_pays(const SimdPlan *p) {
   return probes && again && !queries;
 }
 
+void emit_simd_facts(EmitCtx *e, SchedFacts *f) {
+  /* the plan over the update as it is (no flag decides whether one exists) */
+  if (!emit_step_chunked(e)) return;
+  const SimdPlan *p = plan_of(e);
+  f->update_groupable = p != NULL;
+  f->groups_why = p ? NULL : emit_lanes_state(e)->simd_why;
+  if (!p) return;
+  for (int k = 0; k < p->n; k++) {
+    const IrBlock *b = p->order[k];
+    f->update_again |= b->term.kind == IR_T_CONTINUE || b->term.kind == IR_T_RETURN;
+    for (int i = 0; i < b->ninstrs; i++) {
+      const IrInstr *in = b->instrs[i];
+      f->update_probes |= in->kind == IR_I_OP && (in->op == IR_LOP_LOAD || in->op == IR_LOP_VLOAD);
+      f->update_sphere |= in->kind == IR_I_OP && (in->op == IR_OP_SPHERE || in->op == IR_OP_SPHERE_AT);
+    }
+  }
+}
+
 bool emit_simd_used(EmitCtx *e) {
   if (!(e->opt->simd_strands || e->opt->simd_auto) || !emit_step_chunked(e) || !plan_of(e))
     return false;

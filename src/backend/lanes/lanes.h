@@ -7,6 +7,7 @@
 #define DIDEROT_BACKEND_LANES_H
 
 #include "backend/core/core.h"
+#include "schedule/schedule.h"
 
 /* The plans of the lanes printers for one context, made on first use. */
 struct EmitLanesState {
@@ -56,6 +57,11 @@ void emit_lanes_row(EmitCtx *e, EmitBuf *out, int w, const char *img, const char
 /* Whether the update is printed as an across-strand group update too (the
  * option is set and the update can be if-converted); decided once. */
 bool emit_simd_used(EmitCtx *e);
+/* What the group planner finds in the update, whatever the options ask:
+ * whether it can run in groups (else why not) and what plan_pays weighs
+ * (update_groupable, groups_why, update_probes, update_again,
+ * update_sphere of SchedFacts). */
+void emit_simd_facts(EmitCtx *e, SchedFacts *f);
 /* The group function d_update_group (after the CFG functions). */
 void emit_simd_group(EmitCtx *e, EmitBuf *out);
 /* The part of d_update_chunk that runs whole groups (i, lo, hi, ns_, nd_

@@ -110,6 +110,15 @@ static void emit_cfgs(EmitCtx *e, EmitBuf *protos, EmitBuf *out) {
   emit_step_glue(e, out); /* emit_c_step.c (and emit_c_simd.c's group) */
 }
 
+/* The OpenMP loop schedule of the chunks (the schedule's omp-schedule). */
+static const char *omp_schedule_name(EmitCtx *e) {
+  const Schedule *s = e->opt->schedule;
+  if (!s) return "dynamic";
+  return s->omp_schedule == SCHED_OMP_STATIC ? "static"
+         : s->omp_schedule == SCHED_OMP_GUIDED ? "guided"
+                                               : "dynamic";
+}
+
 /* ---- helpers of the generated program ------------------------------------------------ */
 
 static void emit_helpers(EmitCtx *e, EmitBuf *out) {
@@ -143,8 +152,9 @@ static void emit_helpers(EmitCtx *e, EmitBuf *out) {
   if (e->opt->target == EMIT_TARGET_OMP)
     OUT("/* the parallel loop of the scheduler: chunks of strands over OpenMP threads */\n"
         "static void d_pfor(uint32_t n, void (*body)(void *, uint32_t), void *arg, uint32_t nw) {\n"
-        "#pragma omp parallel for schedule(dynamic, 1) num_threads(nw)\n"
-        "  for (uint32_t c = 0; c < n; c++) body(arg, c);\n}\n\n");
+        "#pragma omp parallel for schedule(%s, 1) num_threads(nw)\n"
+        "  for (uint32_t c = 0; c < n; c++) body(arg, c);\n}\n\n",
+        omp_schedule_name(e));
 }
 
 /* ---- input defaults ------------------------------------------------------------------- */
@@ -409,6 +419,11 @@ static void emit_world_fns(EmitCtx *e, EmitBuf *out) {
   if (sphere) OUT("  if (d_sphere_init(wrld)) { drt_world_free(wrld->rt); free(wrld); return NULL; }\n");
   if (e->opt->target == EMIT_TARGET_OMP)
     OUT("  drt_world_set_parallel(wrld->rt, d_pfor, (uint32_t)omp_get_num_procs(), 0);\n");
+  if (e->opt->schedule_runtime) /* the schedule's run-time part, where it is not the default */
+    OUT("  static const DrtSchedule d_sched = %s;\n"
+        "  if (drt_world_set_program_schedule(wrld->rt, &d_sched)) {\n"
+        "    drt_world_free(wrld->rt); free(wrld); return NULL;\n  }\n",
+        e->opt->schedule_runtime);
   OUT("  return wrld;\n}\n\n"
       "static void d_world_free(d_world *wrld) {\n  if (!wrld) return;\n"
       "  for (unsigned i = 0; i < wrld->nimgs; i++) { drt_image_free(wrld->imgs[i]); free(wrld->imgs[i]); }\n"

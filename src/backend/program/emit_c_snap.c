@@ -85,13 +85,21 @@ void emit_snapshot_fn(EmitCtx *e, EmitBuf *out) {
   OUT("  return bad_;\n}\n\n");
 }
 
+/* The snapshot writer: the runtime's choice (drt_writer_new: a thread with
+ * two CPUs), or the schedule's snapshot-writer through the world. */
+static const char *writer_new(EmitCtx *e) {
+  const Schedule *s = e->opt->schedule;
+  if (!s || s->writer == SCHED_WRITER_AUTO) return "drt_writer_new()";
+  return "drt_world_writer_new(wrld->rt)";
+}
+
 const char *emit_snapshot_run(EmitCtx *e, const char *run_limit, const char *run_chunk) {
   if (!e->opt->snapshot) return run_limit;
   return arena_printf(
       e->a,
       "if (so.snapshot == 0) {\n    %s;\n  } else {\n"
       "    /* §7.2: -0000 before the global start block, then every so.snapshot steps */\n"
-      "    DrtWriter *wr_ = drt_writer_new(); /* files saved while the strands go on */\n"
+      "    DrtWriter *wr_ = %s; /* files saved while the strands go on */\n"
       "    bool sbad_ = d_snapshot(wrld, spf, wr_, drt_world_total_steps(wrld->rt));\n"
       "    uint32_t done_ = 0;\n"
       "    while (!sbad_ && !drt_any_errors(err)) {\n"
@@ -108,5 +116,5 @@ const char *emit_snapshot_run(EmitCtx *e, const char *run_limit, const char *run
       "      if (so.limit && done_ >= so.limit) break;\n"
       "    }\n"
       "    (void)drt_writer_finish(wr_, err);\n  }",
-      run_limit, run_chunk);
+      run_limit, writer_new(e), run_chunk);
 }

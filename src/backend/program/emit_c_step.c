@@ -31,6 +31,32 @@ static bool strandwise_op(const IrInstr *in) {
   }
 }
 
+void emit_step_facts(EmitCtx *e, SchedFacts *f) {
+  const IrModule *m = e->m;
+  f->has_update = ir_module_find_cfg(m, IR_CFG_UPDATE) != NULL;
+  f->global_update = ir_module_find_cfg(m, IR_CFG_GLOBAL_UPDATE) != NULL;
+  for (int i = 0; i < m->nstate; i++) f->shared_state |= m->state[i]->shared;
+  for (int c = 0; c < m->ncfgs; c++) {
+    const IrCFG *cfg = m->cfgs[c];
+    if (cfg->kind != IR_CFG_START && cfg->kind != IR_CFG_UPDATE && cfg->kind != IR_CFG_STABILIZE &&
+        cfg->kind != IR_CFG_FUNC)
+      continue;
+    for (int b = 0; b < cfg->nblocks; b++)
+      for (int i = 0; i < cfg->blocks[b]->ninstrs; i++) {
+        const IrInstr *in = cfg->blocks[b]->instrs[i];
+        f->strand_dseq |= in->dst && emit_type_has_dseq(in->dst->ty);
+        if (in->kind != IR_I_OP) continue;
+        f->strand_new |= in->op == IR_OP_NEW;
+        f->new_in_start |= in->op == IR_OP_NEW && cfg->kind == IR_CFG_START;
+        f->new_in_update |= in->op == IR_OP_NEW && cfg->kind == IR_CFG_UPDATE;
+        f->strand_print |= in->op == IR_OP_PRINT;
+        f->strand_sphere |= in->op == IR_OP_SPHERE || in->op == IR_OP_SPHERE_AT;
+        f->strand_counts |= in->op == IR_OP_NUM_STRANDS || in->op == IR_OP_NUM_ACTIVE ||
+                            in->op == IR_OP_NUM_STABLE;
+      }
+  }
+}
+
 bool emit_step_strandwise(EmitCtx *e) {
   const IrModule *m = e->m;
   if (!emit_step_chunked(e) || e->opt->force_bsp || ir_module_find_cfg(m, IR_CFG_GLOBAL_UPDATE))

@@ -9,6 +9,7 @@
 #define DIDEROT_BACKEND_PROGRAM_H
 
 #include "backend/core/core.h"
+#include "schedule/schedule.h"
 
 /* What a target adds to the program glue (EmitCtx.glue); NULL members and
  * a NULL table: the C targets' glue. */
@@ -39,6 +40,10 @@ bool emit_c_header(Arena *a, IrModule *m, const EmitOptions *opt, const char **o
 bool emit_c_json(Arena *a, IrModule *m, const EmitOptions *opt, const char **out);
 
 /* ---- emit_c_step.c: the update phase of a chunk (DrtUpdateChunk) ---- */
+/* What strand code does that decides strand-wise runs and what the chunk
+ * size can change (the has_update, global_update, shared_state, strand_*
+ * and new_in_* fields of SchedFacts: emit_step_strandwise's conditions). */
+void emit_step_facts(EmitCtx *e, SchedFacts *f);
 /* Whether the program may run strand by strand (DrtProgram.strandwise). */
 bool emit_step_strandwise(EmitCtx *e);
 /* The signature of the update method's body, inlined into the chunk loop. */
