@@ -1207,9 +1207,11 @@ class Runner:
         # driver/progress/... (tests/driver/progress.py) and install/...
         # (tests/install/install.py), viewer/... (tests/viewer/viewer.py): groups
         # of (name, fn) like docs/
-        # layering/...: which folder may use which (tests/layering/layering.py)
+        # layering/...: which folder may use which (tests/layering/layering.py);
+        # schedule/space/...: a schedule space over map-only examples
         for rel in (("driver", "progress.py"), ("install", "install.py"),
-                    ("viewer", "viewer.py"), ("layering", "layering.py")):
+                    ("viewer", "viewer.py"), ("layering", "layering.py"),
+                    ("schedule", "space.py")):
             path = os.path.join(self.srcdir, "tests", *rel)
             scope = {"__name__": "tests_" + rel[0]}
             exec(compile(read_text(path), path, "exec"), scope)
@@ -1437,7 +1439,8 @@ def main(argv):
         # viewer/: the viewer and its Python version, the same
         tests = [t for t in tests
                  if not t[0].startswith(("cuda/nvcc/", "omp/", "layouts/", "simd/", "bsp/", "docs/", "install/",
-                                         "python/", "viewer/", "layering/"))]
+                                         "python/", "viewer/", "layering/",
+                                         "schedule/"))]
     counts = {"pass": 0, "fail": 0, "skip": 0}
 
     times = open(args.times, "a") if args.times else None

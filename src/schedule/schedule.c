@@ -433,8 +433,8 @@ bool schedule_check(Arena *a, const SchedFacts *f, const Schedule *s, bool deter
                          : p == SCHED_P_OMP_WAIT   ? "an executable (--exec) of --target=omp"
                          : p == SCHED_P_WRITER     ? "an executable (--exec) with --snapshot"
                                                    : "--target=cuda";
-      schedule_error(d, &w[p], "%s: applies only to %s (this is a %s %s%s)", schedule_key(p), need,
-                     target_name(f->target), f->exec ? "executable" : "library",
+      schedule_error(d, &w[p], "%s: applies only to %s (this is --target=%s, %s%s)", schedule_key(p), need,
+                     target_name(f->target), f->exec ? "an executable" : "a library",
                      f->snapshot ? " with snapshots" : "");
     }
   /* strand layout: the parser's rule, for records filled by hand */

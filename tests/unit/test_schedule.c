@@ -402,7 +402,7 @@ static void test_constraints(Arena *a) {
   ACCEPTED(&cu, NULL, "cuda-block = 256\ncompaction = always\n");
   ACCEPTED(&cu, NULL, "cuda-block = 1024\n");
   /* keys of another target, of executables with snapshots */
-  REFUSED(&f, NULL, "cuda-block = 256\n", "f.sched:1:14: error: cuda-block: applies only to --target=cuda (this is a seq executable)");
+  REFUSED(&f, NULL, "cuda-block = 256\n", "f.sched:1:14: error: cuda-block: applies only to --target=cuda (this is --target=seq, an executable)");
   REFUSED(&f, NULL, "compaction = always\n", "compaction: applies only to --target=cuda");
   REFUSED(&f, NULL, "omp-schedule = static\n", "omp-schedule: applies only to --target=omp");
   REFUSED(&cu, NULL, "omp-wait = system\n", "omp-wait: applies only to an executable (--exec) of --target=omp");
@@ -410,7 +410,7 @@ static void test_constraints(Arena *a) {
   omp.target = SCHED_TARGET_OMP;
   ACCEPTED(&omp, NULL, "omp-schedule = guided\nomp-wait = system\n");
   omp.exec = false;
-  REFUSED(&omp, NULL, "omp-wait = system\n", "(this is a omp library)");
+  REFUSED(&omp, NULL, "omp-wait = system\n", "(this is --target=omp, a library)");
   REFUSED(&f, NULL, "snapshot-writer = off\n", "snapshot-writer: applies only to an executable (--exec) with --snapshot");
   SchedFacts sn = probing();
   sn.snapshot = true;
