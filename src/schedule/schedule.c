@@ -10,6 +10,8 @@
  */
 #include "schedule/schedule.h"
 
+#include "layout/layout.h"
+
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
@@ -110,17 +112,7 @@ static bool is_set(const Schedule *s, SchedParam p) { return s->why[p].source !=
 
 static bool is_pow2(long x) { return x > 0 && (x & (x - 1)) == 0; }
 
-/* A power of two in [lo, hi], the whole text (core/emit_c_layout.c parse_pow2). */
-static bool parse_pow2(const char *t, long lo, long hi, int *out) {
-  char *end = NULL;
-  if (!*t || *t < '0' || *t > '9') return false;
-  long v = strtol(t, &end, 10);
-  if (*end || v < lo || v > hi || !is_pow2(v)) return false;
-  *out = (int)v;
-  return true;
-}
-
-/* core/emit_c_layout.c emit_parse_strand_layout: aos, soa, aosoa:W (W a power
+/* --strand-layout and the strand-layout key: aos, soa, aosoa:W (W a power
  * of two, 2..1024). */
 bool schedule_parse_strand_layout(const char *text, SchedStrandLayout *kind, int *width) {
   if (!text) return false;
@@ -133,7 +125,7 @@ bool schedule_parse_strand_layout(const char *text, SchedStrandLayout *kind, int
     *kind = SCHED_SOA;
     return true;
   }
-  if (!strncmp(text, "aosoa:", 6) && parse_pow2(text + 6, 2, 1024, width)) {
+  if (!strncmp(text, "aosoa:", 6) && lyt_parse_pow2(text + 6, 2, 1024, width)) {
     *kind = SCHED_AOSOA;
     return true;
   }
@@ -141,12 +133,9 @@ bool schedule_parse_strand_layout(const char *text, SchedStrandLayout *kind, int
   return false;
 }
 
-/* core/emit_c_layout.c emit_parse_image_layout: linear, brick:B (2..64). */
+/* --image-layout and the image-layout key: the layout module's parser. */
 bool schedule_parse_image_layout(const char *text, int *brick) {
-  if (!text) return false;
-  *brick = 0;
-  if (!strcmp(text, "linear")) return true;
-  return !strncmp(text, "brick:", 6) && parse_pow2(text + 6, 2, 64, brick);
+  return text && lyt_parse_image_layout(text, brick);
 }
 
 /* ---- flags ---------------------------------------------------------------------- */

@@ -26,7 +26,8 @@
  * is a whole number of AoSoA blocks, loops run in lanes only with vector
  * code, and so on.
  *
- * This module knows nothing of the IR or the back end: the back end
+ * This module knows nothing of the IR or the back end (it uses src/util and
+ * the layout module's parsers only): the back end
  * describes the program in a SchedFacts (what its analyses found) and
  * reads the decisions back (schedule_emit_bits gives today's EmitOptions
  * booleans, schedule_runtime_c the run-time part). One exception of
@@ -280,7 +281,7 @@ const char *schedule_runtime_c(Arena *a, const SchedFacts *f, const Schedule *s)
 uint32_t schedule_default_chunk(int aosoa_width);
 
 /* Helpers shared by schedule.c and schedule_file.c (also the parsers of
- * --strand-layout / --image-layout: emit_parse_strand_layout's rules). */
+ * --strand-layout / --image-layout; the image layouts are src/layout's). */
 bool schedule_parse_strand_layout(const char *text, SchedStrandLayout *kind, int *width);
 bool schedule_parse_image_layout(const char *text, int *brick);
 void schedule_set(Schedule *s, SchedParam p, SchedSource src, const char *reason);

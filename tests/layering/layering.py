@@ -28,7 +28,7 @@ RULES = {
     "ir": BASE,
     "opt": BASE | {"ir"},
     "layout": {"util"},
-    "schedule": {"util"},
+    "schedule": {"util", "layout"},
     "translate": BASE | {"frontend", "ir", "opt", "layout"},
     "backend/core": BASE | {"ir", "layout", "schedule"},
     "backend/lanes": BASE | {"ir", "layout", "schedule", "backend/core"},

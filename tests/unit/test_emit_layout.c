@@ -4,6 +4,7 @@
 #include <stdlib.h>
 
 #include "backend/core/emit_c_layout.h"
+#include "schedule/schedule.h"
 #include "unit.h"
 
 static int64_t eval1(const IxExpr *e, int nv, const int64_t *env, bool *ok) {
@@ -14,16 +15,16 @@ static int64_t eval1(const IxExpr *e, int nv, const int64_t *env, bool *ok) {
 }
 
 static void test_parse(void) {
-  EmitStrandLayout k;
+  SchedStrandLayout k;
   int w, b;
-  CHECK(emit_parse_strand_layout("aos", &k, &w) && k == EMIT_STRAND_AOS && w == 1);
-  CHECK(emit_parse_strand_layout("soa", &k, &w) && k == EMIT_STRAND_SOA);
-  CHECK(emit_parse_strand_layout("aosoa:8", &k, &w) && k == EMIT_STRAND_AOSOA && w == 8);
-  CHECK(!emit_parse_strand_layout("aosoa:6", &k, &w));  /* not a power of two */
-  CHECK(!emit_parse_strand_layout("aosoa:", &k, &w));
-  CHECK(!emit_parse_strand_layout("aosoa:1", &k, &w));
-  CHECK(!emit_parse_strand_layout("aosoa:8x", &k, &w));
-  CHECK(!emit_parse_strand_layout("AoS", &k, &w));
+  CHECK(schedule_parse_strand_layout("aos", &k, &w) && k == SCHED_AOS && w == 1);
+  CHECK(schedule_parse_strand_layout("soa", &k, &w) && k == SCHED_SOA);
+  CHECK(schedule_parse_strand_layout("aosoa:8", &k, &w) && k == SCHED_AOSOA && w == 8);
+  CHECK(!schedule_parse_strand_layout("aosoa:6", &k, &w));  /* not a power of two */
+  CHECK(!schedule_parse_strand_layout("aosoa:", &k, &w));
+  CHECK(!schedule_parse_strand_layout("aosoa:1", &k, &w));
+  CHECK(!schedule_parse_strand_layout("aosoa:8x", &k, &w));
+  CHECK(!schedule_parse_strand_layout("AoS", &k, &w));
   CHECK(lyt_parse_image_layout("linear", &b) && b == 0);
   CHECK(lyt_parse_image_layout("brick:4", &b) && b == 4);
   CHECK(!lyt_parse_image_layout("brick:3", &b));

@@ -20,27 +20,7 @@
 
 #define OUT(...) emit_buf_printf(out, __VA_ARGS__)
 
-/* ---- option parsing -------------------------------------------------------------- */
-
 static bool is_pow2(long x) { return x > 0 && (x & (x - 1)) == 0; }
-
-bool emit_parse_strand_layout(const char *text, EmitStrandLayout *kind, int *width) {
-  if (!text) return false;
-  *width = 1;
-  if (!strcmp(text, "aos")) {
-    *kind = EMIT_STRAND_AOS;
-    return true;
-  }
-  if (!strcmp(text, "soa")) {
-    *kind = EMIT_STRAND_SOA;
-    return true;
-  }
-  if (!strncmp(text, "aosoa:", 6) && lyt_parse_pow2(text + 6, 2, 1024, width)) {
-    *kind = EMIT_STRAND_AOSOA;
-    return true;
-  }
-  return false;
-}
 
 /* ---- the layouts -------------------------------------------------------------------- */
 

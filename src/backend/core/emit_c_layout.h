@@ -33,8 +33,6 @@ typedef enum EmitStrandLayout {
   EMIT_STRAND_AOSOA = 2
 } EmitStrandLayout;
 
-/* "aos", "soa", "aosoa:W" (W a power of two, 2..1024); false when bad. */
-bool emit_parse_strand_layout(const char *text, EmitStrandLayout *kind, int *width);
 
 /* The strand-state layout of F words over N strands, coordinate order
  * (strand, word). NULL with err set when the algebra refuses. */

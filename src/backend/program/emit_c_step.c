@@ -19,17 +19,6 @@
  * also keep super-steps for `print` in strand code (its output order is
  * by step) and for dynamic sequences built by strands (the sequence heap is
  * collected between steps only). */
-static bool strandwise_op(const IrInstr *in) {
-  if (in->dst && emit_type_has_dseq(in->dst->ty)) return false;
-  if (in->kind != IR_I_OP) return true;
-  switch (in->op) {
-  case IR_OP_NEW: case IR_OP_PRINT: case IR_OP_SPHERE: case IR_OP_SPHERE_AT:
-  case IR_OP_NUM_STRANDS: case IR_OP_NUM_ACTIVE: case IR_OP_NUM_STABLE:
-    return false;
-  default:
-    return true;
-  }
-}
 
 void emit_step_facts(EmitCtx *e, SchedFacts *f) {
   const IrModule *m = e->m;
@@ -58,21 +47,11 @@ void emit_step_facts(EmitCtx *e, SchedFacts *f) {
 }
 
 bool emit_step_strandwise(EmitCtx *e) {
-  const IrModule *m = e->m;
-  if (!emit_step_chunked(e) || e->opt->force_bsp || ir_module_find_cfg(m, IR_CFG_GLOBAL_UPDATE))
-    return false;
-  for (int i = 0; i < m->nstate; i++)
-    if (m->state[i]->shared) return false;
-  for (int c = 0; c < m->ncfgs; c++) {
-    const IrCFG *cfg = m->cfgs[c];
-    if (cfg->kind != IR_CFG_START && cfg->kind != IR_CFG_UPDATE && cfg->kind != IR_CFG_STABILIZE &&
-        cfg->kind != IR_CFG_FUNC)
-      continue;
-    for (int b = 0; b < cfg->nblocks; b++)
-      for (int i = 0; i < cfg->blocks[b]->ninstrs; i++)
-        if (!strandwise_op(cfg->blocks[b]->instrs[i])) return false;
-  }
-  return true;
+  if (!emit_step_chunked(e) || e->opt->force_bsp) return false;
+  SchedFacts f = {0};
+  emit_step_facts(e, &f);
+  return !f.global_update && !f.shared_state && !f.strand_new && !f.strand_print &&
+         !f.strand_sphere && !f.strand_counts && !f.strand_dseq;
 }
 
 const char *emit_step_update_signature(EmitCtx *e) {
