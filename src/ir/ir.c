@@ -830,6 +830,16 @@ void ir_cfg_replace_uses(IrCFG *cfg, IrVar *from, IrVar *to) {
   each_slot(cfg, replace_slot, &r);
 }
 
+static void replace_all_slot(void *ctx, IrVar **slot, IrBlock *b, IrInstr *in, int arg) {
+  (void)b, (void)in, (void)arg;
+  IrVar **repl = ctx;
+  while (*slot && repl[(*slot)->id]) *slot = repl[(*slot)->id];
+}
+
+void ir_cfg_replace_all(IrCFG *cfg, IrVar **repl) {
+  each_slot(cfg, replace_all_slot, repl);
+}
+
 static void reset_slot(void *ctx, IrVar **slot, IrBlock *b, IrInstr *in, int arg) {
   (void)ctx, (void)b, (void)in, (void)arg;
   if (*slot) {

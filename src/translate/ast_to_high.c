@@ -420,32 +420,58 @@ void th_flush_globals(Fn *f) {
 }
 
 /* Replace phis whose arguments are all one value (or the phi itself). */
-static void remove_trivial_phis(IrCFG *cfg) {
-  bool changed = true;
+/* The variable v stands for after the phis removed so far (repl). */
+static IrVar *resolved(IrVar **repl, IrVar *v) {
+  while (v && repl[v->id]) v = repl[v->id];
+  return v;
+}
+
+/* Phis whose arguments are one variable (or the phi itself) become that
+ * variable. The replacements are collected first, each phi's arguments
+ * read through those found before it, until a round finds none; then one
+ * walk of the CFG rewrites every use and the phis go: linear in the CFG
+ * (plus a pass over the phis per round), where replacing the uses of each
+ * phi as it was found walked the whole CFG once per phi. */
+static void remove_trivial_phis(Arena *a, IrCFG *cfg) {
+  int nids = cfg->module->next_var_id + 1;
+  IrVar **repl = ARENA_NEW_ARRAY(a, IrVar *, nids);
+  memset(repl, 0, (size_t)nids * sizeof *repl);
+  bool any = false, changed = true;
   while (changed) {
     changed = false;
     for (int i = 0; i < cfg->nblocks; i++) {
       IrBlock *b = cfg->blocks[i];
       for (int j = 0; j < b->nphis; j++) {
         IrInstr *phi = b->phis[j];
+        if (!phi->dst || repl[phi->dst->id]) continue;
         IrVar *same = NULL;
         bool trivial = true;
         for (int k = 0; k < phi->nargs; k++) {
-          IrVar *a = phi->args[k];
-          if (a == phi->dst || a == same) continue;
-          if (same || !a) {
+          IrVar *v = resolved(repl, phi->args[k]);
+          if (v == phi->dst || v == same) continue;
+          if (same || !v) {
             trivial = false;
             break;
           }
-          same = a;
+          same = v;
         }
         if (!trivial || !same) continue;
-        ir_cfg_replace_uses(cfg, phi->dst, same);
-        ir_instr_remove(phi);
-        changed = true;
-        j--;
+        repl[phi->dst->id] = same;
+        any = changed = true;
       }
     }
+  }
+  if (!any) return;
+  ir_cfg_replace_all(cfg, repl);
+  for (int i = 0; i < cfg->nblocks; i++) {
+    IrBlock *b = cfg->blocks[i];
+    int kept = 0;
+    for (int j = 0; j < b->nphis; j++) {
+      IrInstr *phi = b->phis[j];
+      if (phi->dst && repl[phi->dst->id]) phi->block = NULL; /* as ir_instr_remove */
+      else b->phis[kept++] = phi;
+    }
+    b->nphis = kept;
   }
 }
 
@@ -455,7 +481,7 @@ void th_fn_finish(Fn *f) {
   for (int i = 0; i < f->cfg->nblocks; i++) th_seal(f, f->cfg->blocks[i]);
   for (int i = 0; i < f->nexits; i++) write_back(f, f->exits[i]);
   ir_remove_unreachable(f->cfg);
-  remove_trivial_phis(f->cfg);
+  remove_trivial_phis(f->t->a, f->cfg);
 }
 
 /* ---- literals -------------------------------------------------------------------------- */
