@@ -81,6 +81,18 @@ const char *drt_signal_name(int sig) {
   return sig == SIGINT ? "SIGINT" : sig == SIGTERM ? "SIGTERM" : "a signal";
 }
 
+bool drt_interrupt_stop(DrtErrors *e, bool *told, uint32_t step) {
+  int sig = caught;
+  if (!sig) return false;
+  if (!*told && step == UINT32_MAX)
+    drt_error(e, "stopped by %s while creating strands", drt_signal_name(sig));
+  else if (!*told)
+    drt_error(e, "stopped by %s after step %u; no outputs are written", drt_signal_name(sig),
+              (unsigned)step);
+  *told = true;
+  return true;
+}
+
 void drt_exec_fail(DrtErrors *e) {
   if (!exec_prog) return;
   drt_errors_report(e, stderr, exec_prog);

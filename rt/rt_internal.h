@@ -80,6 +80,22 @@ DrtMemRoom drt_mem_room(void);
  * what snprintf returns. */
 int drt_mem_describe(char *buf, size_t n, uint64_t count, const char *things, uint64_t bytes,
                      const DrtMemRoom *room, bool failed);
+/* The slots to allocate for `need` strands (things) when cap are there:
+ * exactly need rounded up to pad (exact: a grid, allocated once), else
+ * doubling, or as much as the room holds when a doubling does not fit,
+ * but at least an eighth more than cap (a strand at a time every strand
+ * would be copied each time). bytes(ctx, n): what n slots take. 0, with
+ * the message in e, when need is above max or what it takes does not fit
+ * the room (room->limit NULL: read drt_mem_room when needed). Pure given a
+ * room: the unit tests plan 2^32 strands without allocating them. */
+typedef struct DrtMemPlan {
+  uint64_t cap, need, pad, max;
+  bool exact;
+  uint64_t (*bytes)(const void *ctx, uint64_t n);
+  const void *ctx;
+  const char *things;
+} DrtMemPlan;
+uint64_t drt_mem_plan(DrtErrors *e, const DrtMemPlan *p, DrtMemRoom *room);
 /* Allocations from this size on are compared with drt_mem_room first. */
 #define DRT_MEM_CHECK_BYTES ((uint64_t)64 << 20)
 /* True, with that message (prefixed "WHAT: " when what is set) in e, when
@@ -163,6 +179,9 @@ const char *drt_exec_prog(void);
 int drt_interrupted(void);
 const char *drt_signal_name(int sig);
 void drt_exec_fail(DrtErrors *e);
+/* After an interrupt: true, and (unless *told) the message "stopped by
+ * SIGINT after step N; ..." (step UINT32_MAX: while creating strands). */
+bool drt_interrupt_stop(DrtErrors *e, bool *told, uint32_t step);
 
 /* ---- temporaries (rt_tmpfile.c) ----
  * An unnamed file in target's directory (O_TMPFILE), or -1 with errno

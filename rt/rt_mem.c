@@ -235,7 +235,7 @@ static void cgroups(const char *root, DrtMemRoom *room) {
     line[strcspn(line, "\n")] = '\0';
     char *c1 = strchr(line, ':'), *c2 = c1 ? strchr(c1 + 1, ':') : NULL;
     if (!c2 || c2[1] != '/') continue;
-    *c2 = '\0';
+    *c1 = *c2 = '\0';
     const char *ctrl = c1 + 1, *path = c2 + 1;
     if (strcmp(line, "0") == 0 && !*ctrl) {
       /* the unified hierarchy: /sys/fs/cgroup, or .../unified beside v1 */
@@ -306,6 +306,56 @@ void drt_mem_failed(DrtErrors *e, const char *what, uint64_t count, const char *
                     uint64_t bytes) {
   DrtMemRoom room = drt_mem_room();
   report(e, what, count, things, bytes, &room, true);
+}
+
+/* The room, read the first time it is needed (room->limit NULL: not yet;
+ * the tests give one). */
+static uint64_t room_bytes(DrtMemRoom *room) {
+  if (!room->limit) *room = drt_mem_room();
+  return room->bytes;
+}
+
+/* Whether `bytes` must be refused: from DRT_MEM_CHECK_BYTES on, against
+ * the room; always beyond size_t. */
+static bool over(uint64_t bytes, DrtMemRoom *room) {
+  if (bytes > SIZE_MAX) return true;
+  return bytes >= DRT_MEM_CHECK_BYTES && bytes > room_bytes(room);
+}
+
+uint64_t drt_mem_plan(DrtErrors *e, const DrtMemPlan *p, DrtMemRoom *room) {
+  uint64_t pad = p->pad ? p->pad : 1;
+  if (p->need > p->max) {
+    /* what it would need first, in the user's terms; then the count */
+    uint64_t b = p->bytes(p->ctx, p->need);
+    if (over(b, room)) {
+      report(e, NULL, p->need, p->things, b, room, false);
+    } else {
+      char c[32];
+      drt_mem_count_text(c, sizeof c, p->need);
+      drt_error(e, "%s %s: more than the %" PRIu64 " %s a world can hold", c, p->things, p->max,
+                p->things);
+    }
+    return 0;
+  }
+  if (p->need <= p->cap) return p->cap;
+  /* growth by less than an eighth would copy everything for a few more */
+  uint64_t want = p->need, eighth = p->cap + p->cap / 8;
+  if (!p->exact && eighth > want) want = eighth < p->max ? eighth : p->max;
+  uint64_t least = drt_mem_grow_cap(p->cap, want, pad, true, p->max);
+  uint64_t b = p->bytes(p->ctx, least);
+  if (over(b, room)) {
+    report(e, NULL, want, p->things, b, room, false);
+    return 0;
+  }
+  if (p->exact) return least;
+  /* doubling, or as much as fits when that does not */
+  uint64_t c = drt_mem_grow_cap(p->cap, want, pad, false, p->max);
+  uint64_t bc = p->bytes(p->ctx, c);
+  if (c > least && over(bc, room)) {
+    uint64_t fit = bc > SIZE_MAX ? 0 : room_bytes(room) / (bc / c + 1) / pad * pad;
+    c = fit > least ? (fit < c ? fit : c) : least;
+  }
+  return c;
 }
 
 /* ---- big arrays ---------------------------------------------------------------------- */

@@ -107,7 +107,8 @@ static bool drt_grow_aligned(unsigned char **p, size_t align, size_t old_bytes, 
 
 /* Bytes of the arrays for cap slots (states through the layout, which
  * takes a uint32_t capacity; beyond one, the packed records). */
-static uint64_t drt_world_bytes(const DrtWorld *w, uint64_t cap) {
+static uint64_t drt_world_bytes(const void *ctx, uint64_t cap) {
+  const DrtWorld *w = ctx;
   uint64_t states;
   if (!w->lay) states = drt_mem_mul(cap, w->ssz);
   else if (cap <= UINT32_MAX) states = w->lay->bytes((uint32_t)cap);
@@ -115,46 +116,17 @@ static uint64_t drt_world_bytes(const DrtWorld *w, uint64_t cap) {
   return drt_mem_world_bytes(cap, states, w->prog.shared);
 }
 
-/* Whether `need` strands could be held at all: what they need is compared
- * with what the process may use (rt_mem.c) before anything is allocated,
- * then with the most a world holds. */
-static bool drt_world_fits(DrtWorld *w, uint64_t need) {
-  uint64_t pad = w->lay ? w->lay->pad : 1;
-  uint64_t cap = need > DRT_MAX_STRANDS ? need : drt_mem_grow_cap(0, need, pad, true, DRT_MAX_STRANDS);
-  if (drt_mem_refuse(&w->err, NULL, need, "strands", drt_world_bytes(w, cap))) return false;
-  if (need > DRT_MAX_STRANDS) {
-    char c[32];
-    drt_mem_count_text(c, sizeof c, need);
-    drt_error(&w->err, "%s strands: more than the %" PRIu64 " strands a world can hold", c,
-              DRT_MAX_STRANDS);
-    return false;
-  }
-  return true;
-}
-
-/* Room for at least `need` slots: exactly that many (rounded up to the
- * layout's pad) for a grid, which is allocated once, else by doubling, or
- * by as much as fits when a doubling would not, but never by less than an
- * eighth (a strand at a time, every strand would be copied each time).
- * One attempt: a failure is an error in the user's terms, never retried. */
+/* Room for at least `need` slots, planned (rt_mem.c: exactly for a grid,
+ * else by doubling or what fits) against what the process may use before
+ * anything is allocated. One attempt: a failure is an error in the user's
+ * terms, never retried. */
 static bool drt_reserve(DrtWorld *w, uint64_t need, bool exact) {
   if (need <= w->cap) return true;
-  uint64_t want = need;
-  if (!exact && need <= DRT_MAX_STRANDS && w->cap + w->cap / 8 > want)
-    want = w->cap + w->cap / 8 < DRT_MAX_STRANDS ? w->cap + w->cap / 8 : DRT_MAX_STRANDS;
-  if (!drt_world_fits(w, want)) return false;
-  uint64_t pad = w->lay ? w->lay->pad : 1;
-  uint64_t cap64 = drt_mem_grow_cap(w->cap, want, pad, exact, DRT_MAX_STRANDS);
-  uint64_t bytes = drt_world_bytes(w, cap64);
-  if (cap64 > want && bytes >= DRT_MEM_CHECK_BYTES) {
-    DrtMemRoom room = drt_mem_room();
-    if (bytes > room.bytes) {
-      uint64_t fit = room.bytes / (bytes / cap64 + 1) / pad * pad;
-      uint64_t least = drt_mem_grow_cap(w->cap, want, pad, true, DRT_MAX_STRANDS);
-      cap64 = fit > least ? fit : least;
-    }
-  }
-  uint32_t cap = (uint32_t)cap64;
+  DrtMemPlan plan = {w->cap, need, w->lay ? w->lay->pad : 1, DRT_MAX_STRANDS, exact,
+                     drt_world_bytes, w, "strands"};
+  DrtMemRoom room = {0, NULL};
+  uint32_t cap = (uint32_t)drt_mem_plan(&w->err, &plan, &room);
+  if (!cap) return false;
   /* (as big arrays: huge pages for large worlds) */
   if (!drt_grow_aligned(&w->status, 64, w->n, cap) || !drt_grow_aligned(&w->fresh, 64, w->n, cap))
     goto oom;
@@ -425,9 +397,8 @@ static void drt_commit_pending(DrtWorld *w) {
 
 void *drt_world_create_strand(DrtWorld *w) {
   if (w->create_failed) return NULL;
-  if (drt_interrupted()) {
-    /* nothing is written yet: an executable ends now (rt_exec.c) */
-    drt_error(&w->err, "stopped by %s while creating strands", drt_signal_name(drt_interrupted()));
+  /* nothing is written yet: an executable ends now (rt_exec.c) */
+  if (drt_interrupted() && drt_interrupt_stop(&w->err, &w->interrupt_told, UINT32_MAX)) {
     drt_create_failed(w);
     return NULL;
   }
@@ -646,15 +617,8 @@ bool drt_world_failed(const DrtWorld *w) {
   return __atomic_load_n(&w->failed, __ATOMIC_ACQUIRE) || drt_interrupted();
 }
 
-/* After an interrupt: the run stops, with a message (once). */
 static bool drt_world_interrupted(DrtWorld *w) {
-  int sig = drt_interrupted();
-  if (!sig) return false;
-  if (!w->interrupt_told)
-    drt_error(&w->err, "stopped by %s after step %u; no outputs are written", drt_signal_name(sig),
-              (unsigned)w->steps);
-  w->interrupt_told = true;
-  return true;
+  return drt_interrupt_stop(&w->err, &w->interrupt_told, w->steps);
 }
 
 static void drt_global_block(DrtWorld *w, DrtGlobalBlock block) {
