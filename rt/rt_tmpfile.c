@@ -144,31 +144,23 @@ void drt_tmp_sweep_dir(const char *dir) {
   closedir(d);
 }
 
-/* The directories swept by this process (device and inode), so that a
- * run's 300 snapshots read their directory once. */
+/* The directories swept by this process, by name (the same directory
+ * under two names is swept twice, which is harmless), so that a run's 300
+ * snapshots read their directory once and cost no system call more. */
 enum { SWEPT_MAX = 16 };
-static struct {
-  dev_t dev;
-  ino_t ino;
-} swept[SWEPT_MAX];
+static char *swept[SWEPT_MAX];
 static unsigned nswept;
 static pthread_mutex_t swept_mu = PTHREAD_MUTEX_INITIALIZER;
 
 void drt_tmp_sweep(const char *target) {
   char *dir = dir_of(target);
-  struct stat st;
-  if (!dir || stat(dir, &st) != 0) {
-    free(dir);
-    return;
-  }
+  if (!dir) return;
   pthread_mutex_lock(&swept_mu); /* the snapshot writer saves too */
   bool seen = false;
-  for (unsigned i = 0; i < nswept && i < SWEPT_MAX && !seen; i++)
-    seen = swept[i].dev == st.st_dev && swept[i].ino == st.st_ino;
+  for (unsigned i = 0; i < SWEPT_MAX && swept[i] && !seen; i++) seen = strcmp(swept[i], dir) == 0;
   if (!seen) {
-    swept[nswept % SWEPT_MAX].dev = st.st_dev;
-    swept[nswept % SWEPT_MAX].ino = st.st_ino;
-    nswept++;
+    free(swept[nswept % SWEPT_MAX]);
+    swept[nswept++ % SWEPT_MAX] = strdup(dir); /* (NULL: swept again later) */
   }
   pthread_mutex_unlock(&swept_mu);
   if (!seen) drt_tmp_sweep_dir(dir);
