@@ -287,6 +287,7 @@ void drt_world_progress_begin(DrtWorld *w) {
 
 bool drt_world_progress_step(DrtWorld *w, uint32_t step, uint32_t nactive, uint32_t nstable) {
   w->progress_reported = false;
+  if (drt_interrupted()) return true; /* SIGINT, SIGTERM: stop after this step (rt_exec.c) */
   if (!w->progress) return false;
   double t = drt_seconds();
   if (t - w->progress_last < w->progress_interval) return false;
@@ -296,6 +297,8 @@ bool drt_world_progress_step(DrtWorld *w, uint32_t step, uint32_t nactive, uint3
 }
 
 void drt_world_progress_end(DrtWorld *w, uint32_t step, uint32_t nactive, uint32_t nstable) {
+  /* the run under way has ended: an interrupt is said now (every target) */
+  (void)drt_interrupt_stop(&w->err, &w->interrupt_told, step);
   if (w->progress && !w->progress_reported)
     w->progress(w->progress_data, step, nactive, nstable, drt_seconds() - w->progress_t0);
 }
@@ -794,7 +797,6 @@ uint32_t drt_world_run(DrtWorld *w, uint32_t max_steps) {
     if (drt_any_errors(&w->err)) break;
     if (drt_world_progress_step(w, w->steps, w->nactive, w->nstable)) break;
   }
-  (void)drt_world_interrupted(w); /* (the step under way has ended) */
   if (w->nactive == 0) w->stage = DRT_STAGE_DONE;
   drt_world_progress_end(w, w->steps, w->nactive, w->nstable);
   return steps;
