@@ -46,6 +46,14 @@ void drt_nrrd_reason(char *biff, char *msg, size_t len);
  * instead of once per 4 KiB (rt_mem.c). */
 void *drt_big_alloc(size_t align, size_t size);
 enum { DRT_HUGE = 2u << 20 }; /* a transparent huge page (x86-64, arm64 4K) */
+/* posix_memalign of size (0: align) bytes; NULL when out of memory. */
+void *drt_alloc_aligned(size_t align, size_t size);
+/* Grow an aligned big array from old_bytes to new_bytes (contents kept,
+ * the old one freed); false, with *p unchanged, when out of memory. */
+bool drt_grow_aligned(unsigned char **p, size_t align, size_t old_bytes, size_t new_bytes);
+/* Touch the pages of fresh memory from the world's threads (pfor), so that
+ * the kernel zeroes them on every core: for arrays of 8 MiB or more. */
+void drt_mem_first_touch(DrtParallelFor pfor, uint32_t nworkers, unsigned char *p, size_t bytes);
 
 /* ---- memory planning (rt_mem.c) ----
  * 64-bit arithmetic that saturates at UINT64_MAX instead of wrapping. */

@@ -360,7 +360,7 @@ uint64_t drt_mem_plan(DrtErrors *e, const DrtMemPlan *p, DrtMemRoom *room) {
 
 /* ---- big arrays ---------------------------------------------------------------------- */
 
-static void *alloc_aligned(size_t align, size_t size) {
+void *drt_alloc_aligned(size_t align, size_t size) {
   void *p = NULL;
   if (size == 0) size = align;
   if (posix_memalign(&p, align, size)) return NULL;
@@ -378,7 +378,7 @@ static void *alloc_aligned(size_t align, size_t size) {
  * One attempt: a failure is the caller's error to report, never retried. */
 void *drt_big_alloc(size_t align, size_t size) {
   if (size < (size_t)DRT_HUGE / 2) {
-    void *p = alloc_aligned(align, size);
+    void *p = drt_alloc_aligned(align, size);
 #ifdef MADV_POPULATE_WRITE
     if (p && size >= 256 * 1024) {
       uintptr_t lo = ((uintptr_t)p + 4095) & ~(uintptr_t)4095;
@@ -390,9 +390,37 @@ void *drt_big_alloc(size_t align, size_t size) {
   }
   if (size > SIZE_MAX - (DRT_HUGE - 1)) return NULL;
   size_t whole = (size + (DRT_HUGE - 1)) & ~(size_t)(DRT_HUGE - 1);
-  void *p = alloc_aligned(align > DRT_HUGE ? align : DRT_HUGE, whole);
+  void *p = drt_alloc_aligned(align > DRT_HUGE ? align : DRT_HUGE, whole);
 #ifdef MADV_HUGEPAGE
   if (p) (void)madvise(p, whole, MADV_HUGEPAGE);
 #endif
   return p;
+}
+
+/* Fault in new memory with the world's threads: the kernel's page zeroing
+ * then runs on every core instead of on the thread that touches it first. */
+typedef struct {
+  unsigned char *p;
+  size_t bytes, piece;
+} DrtTouch;
+
+static void touch_chunk(void *data, uint32_t c) {
+  const DrtTouch *t = data;
+  size_t lo = (size_t)c * t->piece, hi = lo + t->piece < t->bytes ? lo + t->piece : t->bytes;
+  for (size_t o = lo; o < hi; o += 4096) t->p[o] = 0;
+}
+
+void drt_mem_first_touch(DrtParallelFor pfor, uint32_t nworkers, unsigned char *p, size_t bytes) {
+  if (!pfor || nworkers < 2 || bytes < 4 * (size_t)DRT_HUGE) return;
+  DrtTouch t = {p, bytes, DRT_HUGE};
+  pfor((uint32_t)((bytes + DRT_HUGE - 1) / DRT_HUGE), touch_chunk, &t, nworkers);
+}
+
+bool drt_grow_aligned(unsigned char **p, size_t align, size_t old_bytes, size_t new_bytes) {
+  unsigned char *q = drt_big_alloc(align, new_bytes);
+  if (!q) return false;
+  if (*p && old_bytes) memcpy(q, *p, old_bytes);
+  free(*p);
+  *p = q;
+  return true;
 }

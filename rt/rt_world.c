@@ -69,40 +69,9 @@ struct DrtWorld {
 
 /* ---- memory ---------------------------------------------------------------- */
 
-static void *drt_alloc_aligned(size_t align, size_t size) {
-  void *p = NULL;
-  if (size == 0) size = align;
-  if (posix_memalign(&p, align, size)) return NULL;
-  return p;
-}
-
-/* Fault in new memory with the world's threads: the kernel's page zeroing
- * then runs on every core instead of on the thread that touches it first. */
-typedef struct {
-  unsigned char *p;
-  size_t bytes, piece;
-} DrtTouch;
-
-static void drt_touch_chunk(void *data, uint32_t c) {
-  const DrtTouch *t = data;
-  size_t lo = (size_t)c * t->piece, hi = lo + t->piece < t->bytes ? lo + t->piece : t->bytes;
-  for (size_t o = lo; o < hi; o += 4096) t->p[o] = 0;
-}
-
+/* (drt_alloc_aligned, drt_first_touch, drt_grow_aligned: rt_mem.c) */
 static void drt_first_touch(DrtWorld *w, unsigned char *p, size_t bytes) {
-  if (!w->pfor || w->nworkers < 2 || bytes < 4 * (size_t)DRT_HUGE) return;
-  DrtTouch t = {p, bytes, DRT_HUGE};
-  w->pfor((uint32_t)((bytes + DRT_HUGE - 1) / DRT_HUGE), drt_touch_chunk, &t, w->nworkers);
-}
-
-/* Grow an aligned array from old_bytes to new_bytes (contents kept). */
-static bool drt_grow_aligned(unsigned char **p, size_t align, size_t old_bytes, size_t new_bytes) {
-  unsigned char *q = drt_big_alloc(align, new_bytes);
-  if (!q) return false;
-  if (*p && old_bytes) memcpy(q, *p, old_bytes);
-  free(*p);
-  *p = q;
-  return true;
+  drt_mem_first_touch(w->pfor, w->nworkers, p, bytes);
 }
 
 /* Bytes of the arrays for cap slots (states through the layout, which
