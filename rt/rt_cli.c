@@ -590,6 +590,7 @@ int drt_cli_parse(DrtCli *cli, int argc, const char *const *argv,
                   FILE *out, FILE *err) {
   drt_cli_free(cli);
   const char *prog = prog_name(cli, argc > 0 ? argv[0] : NULL);
+  drt_exec_begin(prog); /* an executable: signals, creation failures (rt_exec.c) */
   char *why;
   CliState *st = state_new(cli, false, &why);
   if (!st) {

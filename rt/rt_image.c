@@ -480,9 +480,15 @@ static bool finish(DrtErrors *e, const DrtImageSpec *spec, const char *file,
   /* convert to the storage type */
   size_t nelems = nrrdElementNumber(n);
   if (n->type != spec->store_type) {
-    void *buf = malloc(nelems * nrrdTypeSize[spec->store_type] + 1);
+    /* the converted copy, against what the process may use (rt_mem.c) */
+    char who[512];
+    if (file) snprintf(who, sizeof who, "%s (file '%s')", what ? what : "image", file);
+    else snprintf(who, sizeof who, "%s (nrrd)", what ? what : "image");
+    uint64_t bytes = (uint64_t)nelems * nrrdTypeSize[spec->store_type] + 1;
+    bool refused = drt_mem_refuse(e, who, nelems, "samples", bytes);
+    void *buf = refused ? NULL : malloc(bytes);
     if (!buf) {
-      drt_error_at(e, what, file, "out of memory");
+      if (!refused) drt_mem_failed(e, who, nelems, "samples", bytes);
       goto fail;
     }
     drt_convert(buf, spec->store_type, n->data, n->type, nelems, false);

@@ -43,8 +43,76 @@ void drt_nrrd_reason(char *biff, char *msg, size_t len);
 /* size bytes aligned to align (a power of two, at least sizeof(void *)),
  * released by free(); arrays of megabytes are 2 MiB-aligned and marked for
  * transparent huge pages, so that first touch faults once per 2 MiB
- * instead of once per 4 KiB (rt_world.c). */
+ * instead of once per 4 KiB (rt_mem.c). */
 void *drt_big_alloc(size_t align, size_t size);
+enum { DRT_HUGE = 2u << 20 }; /* a transparent huge page (x86-64, arm64 4K) */
+/* posix_memalign of size (0: align) bytes; NULL when out of memory. */
+void *drt_alloc_aligned(size_t align, size_t size);
+/* Grow an aligned big array from old_bytes to new_bytes (contents kept,
+ * the old one freed); false, with *p unchanged, when out of memory. */
+bool drt_grow_aligned(unsigned char **p, size_t align, size_t old_bytes, size_t new_bytes);
+/* Touch the pages of fresh memory from the world's threads (pfor), so that
+ * the kernel zeroes them on every core: for arrays of 8 MiB or more. */
+void drt_mem_first_touch(DrtParallelFor pfor, uint32_t nworkers, unsigned char *p, size_t bytes);
+
+/* ---- memory planning (rt_mem.c) ----
+ * 64-bit arithmetic that saturates at UINT64_MAX instead of wrapping. */
+uint64_t drt_mem_mul(uint64_t a, uint64_t b);
+uint64_t drt_mem_add(uint64_t a, uint64_t b);
+/* The strands of a grid: the product of its sizes (0 when one is 0). */
+uint64_t drt_mem_grid_count(unsigned naxes, const size_t *sizes);
+/* The capacity (slots) to hold `need` strands when `cap` are there: cap
+ * itself when enough, else (exact) need rounded up to a multiple of pad,
+ * or doubling from cap (from 64 or pad when 0), rounded to pad; never above
+ * max rounded down to pad. 0 when need is above that. */
+uint64_t drt_mem_grow_cap(uint64_t cap, uint64_t need, uint64_t pad, bool exact, uint64_t max);
+/* Bytes of a world's arrays for cap slots whose states take state_bytes
+ * (status, fresh flag and id per slot; states twice when shared). */
+uint64_t drt_mem_world_bytes(uint64_t cap, uint64_t state_bytes, bool shared);
+/* "4e10", "4.29e9", "12345"; "960 GB", "7.2 MB", "512 bytes" (decimal units). */
+void drt_mem_count_text(char *buf, size_t n, uint64_t count);
+void drt_mem_bytes_text(char *buf, size_t n, uint64_t bytes);
+
+/* What this process may still allocate (bytes; UINT64_MAX: no limit
+ * known) and the limit that says so, in the user's terms. */
+typedef struct DrtMemRoom {
+  uint64_t bytes;
+  const char *limit;
+} DrtMemRoom;
+/* Read under root ("" for the real /proc and /sys; a made-up tree in the
+ * tests), with the soft RLIMIT_AS and RLIMIT_DATA (UINT64_MAX: none). */
+DrtMemRoom drt_mem_room_at(const char *root, uint64_t rlim_as, uint64_t rlim_data);
+DrtMemRoom drt_mem_room(void);
+/* "COUNT THINGS of B bytes need N; this process may use R (LIMIT)", or
+ * with failed "out of memory: ... the allocation failed (...)"; returns
+ * what snprintf returns. */
+int drt_mem_describe(char *buf, size_t n, uint64_t count, const char *things, uint64_t bytes,
+                     const DrtMemRoom *room, bool failed);
+/* The slots to allocate for `need` strands (things) when cap are there:
+ * exactly need rounded up to pad (exact: a grid, allocated once), else
+ * doubling, or as much as the room holds when a doubling does not fit,
+ * but at least an eighth more than cap (a strand at a time every strand
+ * would be copied each time). bytes(ctx, n): what n slots take. 0, with
+ * the message in e, when need is above max or what it takes does not fit
+ * the room (room->limit NULL: read drt_mem_room when needed). Pure given a
+ * room: the unit tests plan 2^32 strands without allocating them. */
+typedef struct DrtMemPlan {
+  uint64_t cap, need, pad, max;
+  bool exact;
+  uint64_t (*bytes)(const void *ctx, uint64_t n);
+  const void *ctx;
+  const char *things;
+} DrtMemPlan;
+uint64_t drt_mem_plan(DrtErrors *e, const DrtMemPlan *p, DrtMemRoom *room);
+/* Allocations from this size on are compared with drt_mem_room first. */
+#define DRT_MEM_CHECK_BYTES ((uint64_t)64 << 20)
+/* True, with that message (prefixed "WHAT: " when what is set) in e, when
+ * `bytes` for `count` things do not fit the room (or not size_t). */
+bool drt_mem_refuse(DrtErrors *e, const char *what, uint64_t count, const char *things,
+                    uint64_t bytes);
+/* The message after an allocation of `bytes` failed. */
+void drt_mem_failed(DrtErrors *e, const char *what, uint64_t count, const char *things,
+                    uint64_t bytes);
 
 /* The run-time schedule's values (rt_schedule.c; DrtSchedule is in
  * diderot_world.h). Keys: chunk, steps, writer. drt_sched_value parses
@@ -107,5 +175,36 @@ size_t drt_seqheap_bytes(const DrtSeqHeap *h); /* held now, headers included */
 bool drt_seqheap_begin(DrtSeqHeap *h);
 bool drt_seqheap_mark(DrtSeqHeap *h, const void *p);
 void drt_seqheap_sweep(DrtSeqHeap *h);
+
+/* ---- executables (rt_exec.c) ----
+ * drt_cli_parse calls drt_exec_begin: the process is an executable named
+ * prog, whose first SIGINT/SIGTERM stops the run (drt_interrupted: that
+ * signal, 0 before one; always 0 in a library) and which ends by that
+ * signal at exit. drt_exec_fail reports e's errors as "PROG: error: ..."
+ * and exits with status 1 in an executable; in a library it returns. */
+void drt_exec_begin(const char *prog);
+const char *drt_exec_prog(void);
+int drt_interrupted(void);
+const char *drt_signal_name(int sig);
+void drt_exec_fail(DrtErrors *e);
+/* After an interrupt: true, and (unless *told) the message "stopped by
+ * SIGINT after step N; ..." (step UINT32_MAX: while creating strands). */
+bool drt_interrupt_stop(DrtErrors *e, bool *told, uint32_t step);
+
+/* ---- temporaries (rt_tmpfile.c) ----
+ * An unnamed file in target's directory (O_TMPFILE), or -1 with errno
+ * where there is none; drt_tmp_link names it (linkat; EEXIST when the
+ * name exists); drt_tmp_name is the temporary name for target
+ * ("TARGET.diderot-PID-K.tmp", malloc'd); drt_tmp_sweep removes the
+ * temporaries of dead processes from target's directory (once per
+ * directory and process; drt_tmp_sweep_dir: now, the tests' entry);
+ * drt_tmp_set_unnamed(false) makes saves use named temporaries, as on
+ * file systems without O_TMPFILE (for the tests). */
+int drt_tmp_open_unnamed(const char *target);
+int drt_tmp_link(int fd, const char *name);
+char *drt_tmp_name(const char *target, unsigned k);
+void drt_tmp_sweep(const char *target);
+void drt_tmp_sweep_dir(const char *dir);
+void drt_tmp_set_unnamed(bool on);
 
 #endif

@@ -117,9 +117,12 @@ static bool alloc(DrtErrors *e, const char *what, Nrrd *n, int type,
     for (unsigned i = 0; i < dim; i++) n->axis[i].kind = kinds[i];
     return false;
   }
+  /* what the output needs, against what the process may use (rt_mem.c) */
+  uint64_t count = total / nrrdTypeSize[type];
+  if (drt_mem_refuse(e, what, count, "values", total)) return true;
   void *data = drt_big_alloc(64, total ? total : 1);
   if (!data) {
-    drt_error(e, "%s: out of memory for the output (%zu bytes)", what, total);
+    drt_mem_failed(e, what, count, "values", total);
     return true;
   }
   if (nrrdWrap_nva(n, data, type, dim, sizes)) {
@@ -245,6 +248,13 @@ static NrrdIoState *io_state(const NrrdFormat *fmt) {
   return nio;
 }
 
+/* After an interrupt (rt_exec.c) no output is started or completed. */
+static bool interrupted(DrtErrors *e, const char *what, const char *file) {
+  int sig = drt_interrupted();
+  if (sig) drt_error_at(e, what, file, "not written: stopped by %s", drt_signal_name(sig));
+  return sig != 0;
+}
+
 /* The data of src after its header (written with skipData): fill's items
  * through a small buffer (64 KiB: taken from the heap, not mapped fresh)
  * in large writes; every byte the header announces, or an error. */
@@ -260,7 +270,8 @@ static bool write_parts(DrtErrors *e, const char *what, const char *file,
   }
   size_t done = 0, n;
   bool over = false;
-  while (done < want && (n = src->fill(src->ctx, buf, cap)) > 0) {
+  /* (an interrupt stops a long write: the file is dropped, see save_replace) */
+  while (done < want && !drt_interrupted() && (n = src->fill(src->ctx, buf, cap)) > 0) {
     size_t left = (want - done) / isz;
     if (n > left) { /* never more bytes than the header announced */
       over = true;
@@ -274,6 +285,7 @@ static bool write_parts(DrtErrors *e, const char *what, const char *file,
   free(buf);
   if (ferror(f)) return false; /* write_stream reports it */
   if (done == want && !over) return false;
+  if (interrupted(e, what, file)) return true;
   if (over) {
     drt_error_at(e, what, file, "cannot write the output: more values than its %zu bytes (internal error)",
                  want);
@@ -452,45 +464,10 @@ static bool save_special(DrtErrors *e, const char *what, const char *file,
   return write_fd(e, what, file, fd, src, nio);
 }
 
-/* Write a regular file as TARGET under a temporary name in
- * its directory, then rename(2) it over TARGET: a failed write never
- * leaves a partial file. An existing file's permission bits are kept
- * (old: its stat, or NULL). Errors name FILE, and TARGET when it is the
- * end of a link. */
-static bool save_replace(DrtErrors *e, const char *what, const char *file,
-                         const char *target, const struct stat *old,
-                         const OutSource *src, NrrdIoState *nio) {
-  const char *via = strcmp(file, target) != 0 ? target : NULL;
-  if (!old) {
-    /* A new file (a snapshot, a first run): create it under its own name,
-     * and remove it if the write fails; a temporary name and a rename
-     * would cost two more directory searches (circle's 300 snapshots
-     * spent a tenth of their time in ext4_search_dir). O_EXCL: if the
-     * name appeared meanwhile, it is replaced as an existing file is. */
-    int fd = open(target, O_WRONLY | O_CREAT | O_EXCL | O_NOCTTY, 0666);
-    if (fd >= 0) {
-      bool err = write_fd(e, what, file, fd, src, nio);
-      if (err) unlink(target);
-      return err;
-    }
-  }
-  size_t n = strlen(target) + 48;
-  char *tmp = malloc(n);
-  int fd = -1;
-  for (unsigned k = 0; tmp && k < 100 && fd < 0; k++) {
-    snprintf(tmp, n, "%s.%ld-%u.tmp", target, (long)getpid(), k);
-    fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL, 0666);
-    if (fd < 0 && errno != EEXIST) break;
-  }
-  if (fd < 0) {
-    const char *why = tmp ? strerror(errno) : "out of memory";
-    if (via) drt_error_at(e, what, file, "cannot create the output '%s': %s", via, why);
-    else drt_error_at(e, what, file, "cannot create the output: %s", why);
-    free(tmp);
-    return true;
-  }
-  if (old) (void)fchmod(fd, old->st_mode & 0777); /* best effort */
-  bool err = write_fd(e, what, file, fd, src, nio);
+/* The complete new contents, named TMP, become TARGET's (old: TARGET
+ * exists); TMP is gone afterwards either way. */
+static bool put_in_place(DrtErrors *e, const char *what, const char *file, const char *via,
+                         const char *target, const char *tmp, bool old) {
   bool swapped = false;
 #ifdef RENAME_EXCHANGE
   /* Over an existing file, swap the two names (as atomic as rename) and
@@ -499,19 +476,98 @@ static bool save_replace(DrtErrors *e, const char *what, const char *file,
    * freeing the old blocks, 1.3x an in-place write of the probe
    * benchmark's outputs (bench/results.md); the exchange is as fast as
    * one. Where it is unsupported (EINVAL, ENOSYS) rename as before. */
-  if (!err && old && renameat2(AT_FDCWD, tmp, AT_FDCWD, target, RENAME_EXCHANGE) == 0) {
+  if (old && renameat2(AT_FDCWD, tmp, AT_FDCWD, target, RENAME_EXCHANGE) == 0) {
     swapped = true;
     if (unlink(tmp) != 0)
       drt_warning(e, "%s: the previous contents of '%s' are left in '%s': %s", what,
                   target, tmp, strerror(errno));
   }
+#else
+  (void)old;
 #endif
-  if (!err && !swapped && rename(tmp, target) != 0) {
+  if (!swapped && rename(tmp, target) != 0) {
     if (via) drt_error_at(e, what, file, "cannot write the output '%s': %s", via, strerror(errno));
     else drt_error_at(e, what, file, "cannot write the output: %s", strerror(errno));
-    err = true;
+    unlink(tmp);
+    return true;
   }
+  return false;
+}
+
+/* A temporary name beside TARGET, created (fd >= 0: an unnamed file to
+ * link there; else a new empty file, its descriptor in *out); NULL with
+ * the error reported. */
+static char *make_temp(DrtErrors *e, const char *what, const char *file, const char *via,
+                       const char *target, int fd, int *out) {
+  char *tmp = NULL;
+  int err = 0;
+  for (unsigned k = 0; k < 100; k++) {
+    free(tmp);
+    tmp = drt_tmp_name(target, k);
+    if (!tmp) {
+      err = ENOMEM;
+      break;
+    }
+    int r = fd >= 0 ? drt_tmp_link(fd, tmp) : (*out = open(tmp, O_WRONLY | O_CREAT | O_EXCL, 0666));
+    if (r >= 0) return tmp;
+    err = errno;
+    if (err != EEXIST) break;
+  }
+  free(tmp);
+  if (via) drt_error_at(e, what, file, "cannot create the output '%s': %s", via, strerror(err));
+  else drt_error_at(e, what, file, "cannot create the output: %s", strerror(err));
+  return NULL;
+}
+
+/* Write a regular file as TARGET: into a file without a name in its
+ * directory (O_TMPFILE), named only when complete, so that neither a
+ * failed write nor a killed run leaves a partial file or a temporary;
+ * where the file system has no unnamed files, under a temporary name and
+ * then rename(2) (a killed run's temporary is removed by the next run:
+ * drt_tmp_sweep). An existing file's permission bits are kept (old: its
+ * stat, or NULL). Errors name FILE, and TARGET when it is the end of a
+ * link. */
+static bool save_replace(DrtErrors *e, const char *what, const char *file,
+                         const char *target, const struct stat *old,
+                         const OutSource *src, NrrdIoState *nio) {
+  const char *via = strcmp(file, target) != 0 ? target : NULL;
+  drt_tmp_sweep(target);
+  int fd = drt_tmp_open_unnamed(target);
+  if (fd >= 0) {
+    if (old) (void)fchmod(fd, old->st_mode & 0777); /* best effort */
+    int keep = dup(fd); /* write_fd closes fd; the name is given after */
+    if (keep < 0) {
+      drt_error_at(e, what, file, "cannot create the output: %s", strerror(errno));
+      close(fd);
+      return true;
+    }
+    bool err = write_fd(e, what, file, fd, src, nio) || interrupted(e, what, file);
+    if (!err && !old) {
+      /* A new file (a snapshot, a first run) takes its name at once; if
+       * the name appeared meanwhile, it is replaced as an existing file is */
+      if (drt_tmp_link(keep, target) == 0) {
+        close(keep);
+        return false;
+      }
+      if (errno != EEXIST) {
+        if (via) drt_error_at(e, what, file, "cannot create the output '%s': %s", via, strerror(errno));
+        else drt_error_at(e, what, file, "cannot create the output: %s", strerror(errno));
+        err = true;
+      }
+    }
+    char *tmp = err ? NULL : make_temp(e, what, file, via, target, keep, NULL);
+    close(keep); /* an unnamed file not linked disappears here */
+    err = err || !tmp || put_in_place(e, what, file, via, target, tmp, true);
+    free(tmp);
+    return err;
+  }
+  int tfd = -1;
+  char *tmp = make_temp(e, what, file, via, target, -1, &tfd);
+  if (!tmp) return true;
+  if (old) (void)fchmod(tfd, old->st_mode & 0777); /* best effort */
+  bool err = write_fd(e, what, file, tfd, src, nio) || interrupted(e, what, file);
   if (err) unlink(tmp);
+  else err = put_in_place(e, what, file, via, target, tmp, old != NULL);
   free(tmp);
   return err;
 }
@@ -543,6 +599,7 @@ static bool save_detached(DrtErrors *e, const char *what, const char *file,
  * result is one NRRD stream (not a detached header). */
 static bool save_source(DrtErrors *e, const char *what, const char *file,
                         const NrrdFormat *fmt, const OutSource *src) {
+  if (interrupted(e, what, file)) return true;
   bool dash = strcmp(file, "-") == 0;
   NrrdIoState *nio = io_state(fmt);
   if (!nio) {
@@ -656,9 +713,11 @@ bool drt_output_save_parts(DrtErrors *e, const char *what, const char *file,
   /* other formats (and a detached header) go through Teem whole: the
    * data in one array first */
   size_t bytes = nrrdElementNumber(head) * nrrdElementSize(head);
+  uint64_t count = nrrdElementNumber(head);
+  if (drt_mem_refuse(e, what, count, "values", bytes)) return true;
   void *data = drt_big_alloc(64, bytes ? bytes : 1);
   if (!data) {
-    drt_error(e, "%s: out of memory for the output (%zu bytes)", what, bytes);
+    drt_mem_failed(e, what, count, "values", bytes);
     return true;
   }
   if (fill_all(e, what, item_bytes, fill, ctx, data, bytes)) {
@@ -715,10 +774,13 @@ bool drt_output_to_memory(DrtErrors *e, const char *what, const char *file, Nrrd
    * memory, the header just before them */
   enum { DATA_ALIGN = 16 };
   size_t at = (hlen + DATA_ALIGN - 1) / DATA_ALIGN * DATA_ALIGN;
-  char *buf = malloc(at + want + 1);
+  /* a snapshot waits in memory for the writer thread: its whole file */
+  uint64_t count = nrrdElementNumber(head), need = drt_mem_add(at + 1, want);
+  bool refused = drt_mem_refuse(e, what, count, "values", need);
+  char *buf = refused ? NULL : malloc(at + want + 1);
   if (!buf) {
     free(hdr);
-    drt_error_at(e, what, file, "cannot write the output: out of memory (%zu bytes)", hlen + want);
+    if (!refused) drt_mem_failed(e, what, count, "values", need);
     return true;
   }
   memcpy(buf + at - hlen, hdr, hlen);

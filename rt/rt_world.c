@@ -1,15 +1,17 @@
 /* rt_world.c -- the world and the bulk-synchronous scheduler (doc/language.md
  * §8.3, §14); the design is described in diderot_world.h. */
-#define _DEFAULT_SOURCE /* madvise, MADV_HUGEPAGE */
 #include "diderot_world.h"
 #include "rt_internal.h"
 
+#include <inttypes.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/mman.h>
 
 enum { DRT_MAX_AXES = 15 };
+/* The most strands of a world: slots and counts are uint32_t, and
+ * drt_world_create_strand keeps UINT32_MAX unused. */
+#define DRT_MAX_STRANDS ((uint64_t)UINT32_MAX - 1)
 
 /* Strands created by `new` in one chunk during one step, in creation
  * order; creators are ascending because a chunk runs its strands in
@@ -20,6 +22,7 @@ typedef struct DrtNewBuf {
   uint32_t nstab, ndie; /* the chunk's status changes this step */
   uint32_t most;        /* strand-wise: the most updates a strand ran */
   bool oom;
+  size_t oom_n;         /* the strands it could not hold (the message's count) */
 } DrtNewBuf;
 
 struct DrtWorld {
@@ -46,6 +49,7 @@ struct DrtWorld {
   uint32_t n, cap, in_cap;
   uint32_t nactive, nstable;
   bool grid;
+  bool create_failed;      /* creation failed: later strands are refused at once */
   unsigned naxes;
   size_t sizes[DRT_MAX_AXES];
   uint32_t steps;
@@ -60,87 +64,38 @@ struct DrtWorld {
   double progress_t0, progress_last; /* this run's start, the last call */
   bool progress_reported;  /* the last call reported the current step */
   int failed;              /* a run-time error of the program (atomic: set once) */
+  bool interrupt_told;     /* drt_world_interrupted has said so */
 };
 
 /* ---- memory ---------------------------------------------------------------- */
 
-static void *drt_alloc_aligned(size_t align, size_t size) {
-  void *p = NULL;
-  if (size == 0) size = align;
-  if (posix_memalign(&p, align, size)) return NULL;
-  return p;
-}
-
-enum { DRT_HUGE = 2u << 20 }; /* a transparent huge page (x86-64, arm64 4K) */
-
-/* Big arrays (strand state, status, ids, outputs): from 1 MiB on, whole
- * transparent huge pages, the size rounded up to them so that the last
- * one is one too. First touches of fresh memory are where large worlds
- * spend their set-up time: on the 2-core VM of bench/results.md, memset
- * of 8 MiB fresh 4 KiB pages takes 26-40 ms and of huge pages 1 ms
- * (section "Fresh memory"). Smaller arrays from 256 KiB on are mapped in
- * one call (MADV_POPULATE_WRITE, Linux 5.14+) instead of a fault per
- * page. Both are hints: without THP or the call, pages come as before. */
-void *drt_big_alloc(size_t align, size_t size) {
-  if (size < (size_t)DRT_HUGE / 2) {
-    void *p = drt_alloc_aligned(align, size);
-#ifdef MADV_POPULATE_WRITE
-    if (p && size >= 256 * 1024) {
-      uintptr_t lo = ((uintptr_t)p + 4095) & ~(uintptr_t)4095;
-      uintptr_t hi = ((uintptr_t)p + size) & ~(uintptr_t)4095;
-      if (hi > lo) (void)madvise((void *)lo, (size_t)(hi - lo), MADV_POPULATE_WRITE);
-    }
-#endif
-    return p;
-  }
-  size_t whole = size + (DRT_HUGE - 1) < size ? size : (size + (DRT_HUGE - 1)) & ~(size_t)(DRT_HUGE - 1);
-  void *p = drt_alloc_aligned(align > DRT_HUGE ? align : DRT_HUGE, whole);
-#ifdef MADV_HUGEPAGE
-  if (p) (void)madvise(p, whole, MADV_HUGEPAGE);
-#endif
-  return p;
-}
-
-/* Fault in new memory with the world's threads: the kernel's page zeroing
- * then runs on every core instead of on the thread that touches it first. */
-typedef struct {
-  unsigned char *p;
-  size_t bytes, piece;
-} DrtTouch;
-
-static void drt_touch_chunk(void *data, uint32_t c) {
-  const DrtTouch *t = data;
-  size_t lo = (size_t)c * t->piece, hi = lo + t->piece < t->bytes ? lo + t->piece : t->bytes;
-  for (size_t o = lo; o < hi; o += 4096) t->p[o] = 0;
-}
-
+/* (drt_alloc_aligned, drt_first_touch, drt_grow_aligned: rt_mem.c) */
 static void drt_first_touch(DrtWorld *w, unsigned char *p, size_t bytes) {
-  if (!w->pfor || w->nworkers < 2 || bytes < 4 * (size_t)DRT_HUGE) return;
-  DrtTouch t = {p, bytes, DRT_HUGE};
-  w->pfor((uint32_t)((bytes + DRT_HUGE - 1) / DRT_HUGE), drt_touch_chunk, &t, w->nworkers);
+  drt_mem_first_touch(w->pfor, w->nworkers, p, bytes);
 }
 
-/* Grow an aligned array from old_bytes to new_bytes (contents kept). */
-static bool drt_grow_aligned(unsigned char **p, size_t align, size_t old_bytes, size_t new_bytes) {
-  unsigned char *q = drt_big_alloc(align, new_bytes);
-  if (!q) return false;
-  if (*p && old_bytes) memcpy(q, *p, old_bytes);
-  free(*p);
-  *p = q;
-  return true;
+/* Bytes of the arrays for cap slots (states through the layout, which
+ * takes a uint32_t capacity; beyond one, the packed records). */
+static uint64_t drt_world_bytes(const void *ctx, uint64_t cap) {
+  const DrtWorld *w = ctx;
+  uint64_t states;
+  if (!w->lay) states = drt_mem_mul(cap, w->ssz);
+  else if (cap <= UINT32_MAX) states = w->lay->bytes((uint32_t)cap);
+  else states = drt_mem_mul(cap, (w->lay->bytes(1u << 20) + (1u << 20) - 1) >> 20);
+  return drt_mem_world_bytes(cap, states, w->prog.shared);
 }
 
-/* Room for at least `need` slots. */
-static bool drt_reserve(DrtWorld *w, uint32_t need) {
+/* Room for at least `need` slots, planned (rt_mem.c: exactly for a grid,
+ * else by doubling or what fits) against what the process may use before
+ * anything is allocated. One attempt: a failure is an error in the user's
+ * terms, never retried. */
+static bool drt_reserve(DrtWorld *w, uint64_t need, bool exact) {
   if (need <= w->cap) return true;
-  uint32_t cap = w->cap ? w->cap : (w->lay && w->lay->pad > 64 ? w->lay->pad : 64);
-  while (cap < need) {
-    if (cap > UINT32_MAX / 2) {
-      drt_error(&w->err, "too many strands");
-      return false;
-    }
-    cap *= 2;
-  }
+  DrtMemPlan plan = {w->cap, need, w->lay ? w->lay->pad : 1, DRT_MAX_STRANDS, exact,
+                     drt_world_bytes, w, "strands"};
+  DrtMemRoom room = {0, NULL};
+  uint32_t cap = (uint32_t)drt_mem_plan(&w->err, &plan, &room);
+  if (!cap) return false;
   /* (as big arrays: huge pages for large worlds) */
   if (!drt_grow_aligned(&w->status, 64, w->n, cap) || !drt_grow_aligned(&w->fresh, 64, w->n, cap))
     goto oom;
@@ -172,8 +127,15 @@ static bool drt_reserve(DrtWorld *w, uint32_t need) {
   w->cap = cap;
   return true;
 oom:
-  drt_error(&w->err, "out of memory for %u strands", (unsigned)need);
+  drt_mem_failed(&w->err, NULL, need, "strands", drt_world_bytes(w, cap));
   return false;
+}
+
+/* Creation failed (too many strands, out of memory): refuse the strands
+ * still to come at once, and stop an executable there (rt_exec.c). */
+static void drt_create_failed(DrtWorld *w) {
+  w->create_failed = true;
+  drt_exec_fail(&w->err);
 }
 
 /* ---- creation and queries ---------------------------------------------------- */
@@ -294,6 +256,7 @@ void drt_world_progress_begin(DrtWorld *w) {
 
 bool drt_world_progress_step(DrtWorld *w, uint32_t step, uint32_t nactive, uint32_t nstable) {
   w->progress_reported = false;
+  if (drt_interrupted()) return true; /* SIGINT, SIGTERM: stop after this step (rt_exec.c) */
   if (!w->progress) return false;
   double t = drt_seconds();
   if (t - w->progress_last < w->progress_interval) return false;
@@ -303,6 +266,8 @@ bool drt_world_progress_step(DrtWorld *w, uint32_t step, uint32_t nactive, uint3
 }
 
 void drt_world_progress_end(DrtWorld *w, uint32_t step, uint32_t nactive, uint32_t nstable) {
+  /* the run under way has ended: an interrupt is said now (every target) */
+  (void)drt_interrupt_stop(&w->err, &w->interrupt_told, step);
   if (w->progress && !w->progress_reported)
     w->progress(w->progress_data, step, nactive, nstable, drt_seconds() - w->progress_t0);
 }
@@ -387,18 +352,12 @@ bool drt_world_set_grid(DrtWorld *w, unsigned naxes, const size_t *sizes) {
   }
   w->grid = true;
   w->naxes = naxes;
-  size_t total = 1;
-  for (unsigned i = 0; i < naxes; i++) {
-    w->sizes[i] = sizes[i];
-    total = total && sizes[i] > (UINT32_MAX - 1) / total ? UINT32_MAX : total * sizes[i];
-  }
+  for (unsigned i = 0; i < naxes; i++) w->sizes[i] = sizes[i];
   /* the whole grid at once: growth by doubling would move every strand
    * ~log2(n) times (through get/put with a layout) */
-  if (total >= UINT32_MAX) {
-    drt_error(&w->err, "too many strands");
-    return true;
-  }
-  return !drt_reserve(w, (uint32_t)total);
+  if (drt_reserve(w, drt_mem_grid_count(naxes, sizes), true)) return false;
+  drt_create_failed(w);
+  return true;
 }
 
 /* Layouts: scatter the packed record of the last created strand. */
@@ -409,8 +368,17 @@ static void drt_commit_pending(DrtWorld *w) {
 }
 
 void *drt_world_create_strand(DrtWorld *w) {
+  if (w->create_failed) return NULL;
+  /* nothing is written yet: an executable ends now (rt_exec.c) */
+  if (drt_interrupted() && drt_interrupt_stop(&w->err, &w->interrupt_told, UINT32_MAX)) {
+    drt_create_failed(w);
+    return NULL;
+  }
   if (w->lay) drt_commit_pending(w);
-  if (w->n >= w->cap && (w->n == UINT32_MAX - 1 || !drt_reserve(w, w->n + 1))) return NULL;
+  if (w->n >= w->cap && !drt_reserve(w, (uint64_t)w->n + 1, w->grid)) {
+    drt_create_failed(w);
+    return NULL;
+  }
   if (w->lay && !w->lay->packed_stride) {
     uint32_t i = w->n++;
     memset(w->tmp, 0, w->ssz);
@@ -436,11 +404,10 @@ void *drt_world_create_strand(DrtWorld *w) {
 
 bool drt_world_create_end(DrtWorld *w) {
   if (w->lay) drt_commit_pending(w);
-  if (w->grid) {
-    size_t want = 1;
-    for (unsigned i = 0; i < w->naxes; i++) want *= w->sizes[i];
+  if (w->grid && !drt_any_errors(&w->err)) {
+    uint64_t want = drt_mem_grid_count(w->naxes, w->sizes);
     if (want != w->n) {
-      drt_error(&w->err, "internal: grid of %zu cells but %u strands were created", want,
+      drt_error(&w->err, "internal: grid of %" PRIu64 " cells but %u strands were created", want,
                 (unsigned)w->n);
       return true;
     }
@@ -470,8 +437,13 @@ void *drt_world_new_strand(DrtCtx *ctx, uint32_t creator) {
   if (c >= w->nbufs) return NULL;
   DrtNewBuf *b = &w->bufs[c];
   if (b->n == b->cap) {
+    /* (any thread: the limits are read without the world's errors, which
+     * drt_append_new reports after the step) */
     size_t cap = b->cap ? 2 * b->cap : 8;
-    if (!drt_grow_aligned(&b->states, w->align, b->n * w->ssz, cap * w->ssz)) {
+    uint64_t bytes = drt_mem_mul(cap, w->ssz);
+    if (b->oom || drt_mem_refuse(NULL, NULL, cap, "strands", bytes) ||
+        !drt_grow_aligned(&b->states, w->align, b->n * w->ssz, cap * w->ssz)) {
+      if (!b->oom) b->oom_n = cap;
       b->oom = true;
       return NULL;
     }
@@ -509,14 +481,29 @@ static void drt_compact(DrtWorld *w) {
 
 /* Append the new strands of every chunk, in chunk order. */
 static void drt_append_new(DrtWorld *w, uint32_t nchunks) {
+  /* room for all of them at once, or an error once: never a try per chunk */
+  uint64_t total = 0;
+  bool told = false;
   for (uint32_t c = 0; c < nchunks && c < w->nbufs; c++) {
     DrtNewBuf *b = &w->bufs[c];
-    if (b->oom) {
-      drt_error(&w->err, "out of memory for new strands");
-      b->oom = false;
+    if (b->oom && !told) {
+      /* the limits now, as the chunk saw them (or the allocation failed) */
+      if (!drt_mem_refuse(&w->err, "new strands", b->oom_n, "strands",
+                          drt_mem_mul(b->oom_n, w->ssz)))
+        drt_mem_failed(&w->err, "new strands", b->oom_n, "strands",
+                       drt_mem_mul(b->oom_n, w->ssz));
+      told = true;
     }
+    b->oom = false;
+    total += b->n;
+  }
+  if (!total) return;
+  /* (64-bit: never wraps past 2^32 strands) */
+  bool room = drt_reserve(w, (uint64_t)w->n + total, false);
+  for (uint32_t c = 0; c < nchunks && c < w->nbufs; c++) {
+    DrtNewBuf *b = &w->bufs[c];
     if (!b->n) continue;
-    if (!drt_reserve(w, w->n + (uint32_t)b->n)) {
+    if (!room) {
       drt_free_states(w, b->states, b->n);
       b->n = 0;
       continue;
@@ -596,7 +583,15 @@ void drt_world_index_error(DrtWorld *w, long long strand, int line, long long i,
 
 void drt_world_fail(DrtWorld *w) { __atomic_store_n(&w->failed, 1, __ATOMIC_RELEASE); }
 
-bool drt_world_failed(const DrtWorld *w) { return __atomic_load_n(&w->failed, __ATOMIC_ACQUIRE); }
+/* An interrupt (SIGINT, SIGTERM: rt_exec.c) counts too: strand-by-strand
+ * passes ask here every 64 updates of a strand, and stop. */
+bool drt_world_failed(const DrtWorld *w) {
+  return __atomic_load_n(&w->failed, __ATOMIC_ACQUIRE) || drt_interrupted();
+}
+
+static bool drt_world_interrupted(DrtWorld *w) {
+  return drt_interrupt_stop(&w->err, &w->interrupt_told, w->steps);
+}
 
 static void drt_global_block(DrtWorld *w, DrtGlobalBlock block) {
   w->in_global = true;
@@ -680,7 +675,8 @@ static uint32_t drt_step(DrtWorld *w, uint32_t limit) {
   uint32_t n = w->n;
   uint32_t nchunks = n ? (n - 1) / w->sched.run.chunk + 1 : 0;
   if (!drt_bufs_reserve(w, nchunks ? nchunks : 1)) {
-    drt_error(&w->err, "out of memory");
+    drt_mem_failed(&w->err, "the step's bookkeeping", nchunks, "chunks",
+                   (uint64_t)nchunks * sizeof(DrtNewBuf));
     return 0;
   }
   for (uint32_t c = 0; c < nchunks; c++) w->bufs[c].nstab = w->bufs[c].ndie = w->bufs[c].most = 0;
@@ -692,7 +688,8 @@ static uint32_t drt_step(DrtWorld *w, uint32_t limit) {
                            : drt_big_alloc(w->align, (size_t)w->cap * w->ssz);
       if (!w->in_state) {
         w->in_cap = 0;
-        drt_error(&w->err, "out of memory");
+        drt_mem_failed(&w->err, "start-of-step copies", w->cap, "strands",
+                       w->lay ? w->lay->bytes(w->cap) : (size_t)w->cap * w->ssz);
         return 0;
       }
       w->in_cap = w->cap;
@@ -731,7 +728,7 @@ uint32_t drt_world_run(DrtWorld *w, uint32_t max_steps) {
     drt_error(&w->err, "attempt to run uninitialized program");
     return 0;
   }
-  if (w->stage == DRT_STAGE_DONE) return 0;
+  if (w->stage == DRT_STAGE_DONE || drt_world_interrupted(w)) return 0;
   if (drt_world_failed(w)) {
     if (!drt_any_errors(&w->err)) drt_error(&w->err, "the program stopped after a run-time error");
     return 0;
@@ -968,7 +965,7 @@ void drt_world_external_get(const DrtWorld *w, uint32_t id, void *packed) {
 bool drt_world_external_sync(DrtWorld *w, uint32_t n, const void *packed,
                              const unsigned char *status, const unsigned char *fresh,
                              const uint32_t *ids, uint32_t next_id, uint32_t steps) {
-  if (!drt_reserve(w, n)) return true;
+  if (!drt_reserve(w, n, false)) return true;
   const unsigned char *p = packed;
   for (uint32_t i = 0; i < n; i++, p += w->prog.state_size) {
     if (w->lay) {

@@ -66,6 +66,9 @@ Each of these counts as one test:
                        a list of (more diderotc options, more run
                        arguments): each is another build whose runs must
                        pass the same checks and write byte-identical files.
+  bigruns/...          memory limits, SIGINT/SIGTERM and SIGKILL at random
+                       moments (tests/bigruns/bigruns.py): clear errors, the
+                       old files or the complete new ones, no temporaries;
   python/NAME          pytest on python/tests/test_NAME.py: the Python package
                        `diderot` against executables and closed forms
                        (skipped without a python3 with numpy, cffi, pytest);
@@ -1209,9 +1212,10 @@ class Runner:
         # of (name, fn) like docs/
         # layering/...: which folder may use which (tests/layering/layering.py);
         # schedule/space/...: a schedule space over map-only examples
+        # bigruns/...: memory limits, interrupted and killed runs (tests/bigruns/bigruns.py)
         for rel in (("driver", "progress.py"), ("install", "install.py"),
                     ("viewer", "viewer.py"), ("layering", "layering.py"),
-                    ("schedule", "space.py")):
+                    ("schedule", "space.py"), ("bigruns", "bigruns.py")):
             path = os.path.join(self.srcdir, "tests", *rel)
             scope = {"__name__": "tests_" + rel[0]}
             exec(compile(read_text(path), path, "exec"), scope)

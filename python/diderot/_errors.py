@@ -1,5 +1,7 @@
 """The package's exceptions."""
 
+import re
+
 
 class DiderotError(Exception):
     """Base class of the errors this package raises for a program."""
@@ -25,3 +27,21 @@ class InputFileNotFoundError(InputError, FileNotFoundError):
 
 class RunError(DiderotError, RuntimeError):
     """The runtime reported an error while creating strands or running."""
+
+
+class OutOfMemoryError(RunError, MemoryError):
+    """The runtime refused to create strands or an output that do not fit
+    the memory this process may use ("4e10 strands of 24 bytes need 960 GB;
+    this process may use 23 GB (cgroup memory.max)"), or an allocation
+    failed ("out of memory: ..."). Also a MemoryError, so that
+    `except MemoryError` sees it."""
+
+
+# what the runtime's memory errors say (rt/rt_mem.c drt_mem_describe)
+_MEMORY_RE = re.compile(r"; this process may use |\bout of memory\b")
+
+
+def run_error(msg):
+    """The exception for the runtime's message MSG: OutOfMemoryError for a
+    memory error, else RunError."""
+    return (OutOfMemoryError if _MEMORY_RE.search(msg) else RunError)(msg)

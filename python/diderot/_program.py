@@ -12,7 +12,7 @@ import numpy as np
 from cffi import FFI
 
 from . import _teem
-from ._errors import InputError, InputFileNotFoundError, RunError, DiderotError
+from ._errors import InputError, InputFileNotFoundError, RunError, DiderotError, run_error
 from ._teem import ffi as _base_ffi, teem, libc
 from ._types import DType
 
@@ -507,7 +507,7 @@ class World:
         if p._fn("init_world")(w):
             msg = self._errors()
             self._free()
-            raise RunError(msg or "init_world failed")
+            raise run_error(msg or "init_world failed")
         if self.threads is not None and p.target == "omp":
             if p._fn("set_num_workers")(w, self.threads):
                 msg = self._errors()
@@ -533,7 +533,7 @@ class World:
         if p._fn("create_strands")(self._w):
             msg = self._errors()
             self._free()
-            raise RunError(msg or "create_strands failed")
+            raise run_error(msg or "create_strands failed")
         self._created = True
         self.steps = 0
 
@@ -642,7 +642,7 @@ class World:
             p._fn("set_progress_cb")(self._w, p.ffi.NULL, p.ffi.NULL, 0.0)
         self.steps += taken
         if p._fn("any_errors")(self._w):
-            raise RunError(self._errors() or "the run failed")
+            raise run_error(self._errors() or "the run failed")
         if exc:
             raise exc[0]
         return taken
@@ -737,7 +737,7 @@ class World:
         yet) is an empty array; any other error is raised."""
         msg = self._errors()
         if "no strands" not in msg:
-            raise RunError(msg or "output %r failed" % name)
+            raise run_error(msg or "output %r failed" % name)
 
     def __repr__(self):
         state = "not started" if not self._created else "%d steps" % self.steps

@@ -3,6 +3,7 @@ and what was given, or carry the compiler's or the runtime's message; none
 takes the interpreter down."""
 
 import os
+import re
 
 import numpy as np
 import pytest
@@ -130,3 +131,36 @@ create_array { S(i) | i in 0..1 };
     np.testing.assert_array_equal(prog.run(img=img, x=[3.0, 3.0]).v, [1, 1])
     with pytest.raises(ValueError, match="expected shape"):
         prog.run(img=img, x=[1.0], isolate=True)
+
+
+# A grid whose strands hold a 4x4x4x4 tensor (about 1 KB each): 20000^2 of
+# them need 417 GB, beyond the memory of any machine the tests run on.
+HUGE = """#version 2.0
+input int n = 3;
+strand S (int i, int j) {
+  output real v = 0.0;
+  tensor[4,4,4,4] t = zeros[4,4,4,4];
+  update { t = t + 1.0 * zeros[4,4,4,4]; v = real(i + j) + t[0,0,0,0]; stabilize; }
+}
+create_array { S(i, j) | i in 0..n-1, j in 0..n-1 }
+"""
+
+
+def test_memory_error(compile, tmp_path):
+    """Strands that do not fit the memory this process may use: MemoryError
+    (diderot.OutOfMemoryError, also a RunError) with the runtime's message,
+    raised before anything is allocated; the world works again after."""
+    prog = compile(write(tmp_path, "huge.diderot", HUGE))
+    with pytest.raises(MemoryError) as e:
+        prog.run(n=20000)
+    assert isinstance(e.value, diderot.OutOfMemoryError) and isinstance(e.value, diderot.RunError)
+    assert re.match(r"4e8 strands of \d+ bytes need [\d.]+ [kMGTPE]B; this process may use "
+                    r"[\d.]+ ([kMGTPE]B|bytes) \(.+\)$", str(e.value)), str(e.value)
+    with prog.world(n=20000) as w:
+        with pytest.raises(diderot.OutOfMemoryError):
+            w.step()
+        w.set(n=3)
+        w.run()
+        assert w.outputs().v.tolist() == [[i + j for j in range(3)] for i in range(3)]
+    # other run-time errors stay RunError (not MemoryError)
+    assert not issubclass(diderot.RunError, MemoryError)

@@ -529,16 +529,20 @@ static bool dc_append_new(DcWorld *cw, uint32_t nnew) {
               "buffer holds twice the active strands, at least 1024)", (unsigned)cw->ncap);
     return false;
   }
-  unsigned long long *hk = (unsigned long long *)malloc(2 * nnew * sizeof *hk);
+  if ((uint64_t)cw->n + nnew > UINT32_MAX - 1) { /* (64-bit: counts never wrap) */
+    drt_error(cw->err, "too many strands: %u and %u new ones", (unsigned)cw->n, (unsigned)nnew);
+    return false;
+  }
+  unsigned long long *hk = (unsigned long long *)malloc((size_t)2 * nnew * sizeof *hk);
   DcKey *keys = (DcKey *)malloc(nnew * sizeof *keys);
   uint32_t *perm = (uint32_t *)malloc(nnew * sizeof *perm);
   bool ok = hk && keys && perm;
   if (!ok) drt_error(cw->err, "out of memory");
-  ok = ok && dc_ok(cw->err, cudaMemcpy(hk, cw->nkey, 2 * nnew * sizeof *hk, cudaMemcpyDeviceToHost), "copy");
+  ok = ok && dc_ok(cw->err, cudaMemcpy(hk, cw->nkey, (size_t)2 * nnew * sizeof *hk, cudaMemcpyDeviceToHost), "copy");
   if (ok) {
     for (uint32_t j = 0; j < nnew; j++) {
-      keys[j].hi = hk[2 * j];
-      keys[j].lo = hk[2 * j + 1];
+      keys[j].hi = hk[(size_t)2 * j];
+      keys[j].lo = hk[(size_t)2 * j + 1];
       keys[j].idx = j;
     }
     qsort(keys, nnew, sizeof *keys, dc_key_cmp);
