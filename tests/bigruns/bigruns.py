@@ -302,46 +302,39 @@ def t_ulimit_v(builddir, diderotc):
                "RLIMIT_AS, ulimit -v")
 
 
+def growth_case(builddir, diderotc, name, source, args, most):
+    """A population that grows past a 1 GB address space stops with the
+    memory error, writes nothing and asks for room for at most `most`
+    strands (None: no bound)."""
+    if asan():
+        raise Skip("an address-space limit cannot hold an AddressSanitizer build")
+    exe = build(builddir, diderotc, name, source)
+    d = workdir(builddir, "memory-" + name)
+    rc, _, err = run([exe] + args + ["-o", "out.nrrd"], d, 1000000 * 1024)
+    m = MESSAGE.match(err.strip())
+    problems = [] if m else ["expected the memory error, got %r" % err[-600:]]
+    if m:
+        problems += check_refusal(rc, err, name, round(float(m.group("count"))),
+                                  "RLIMIT_AS, ulimit -v", 1000000 * 1024)
+        if most is not None and float(m.group("count")) > most * 1.005:
+            problems.append("asked for room for %s strands of %g" % (m.group("count"), most))
+    if files(d):
+        problems.append("files written: %s" % files(d))
+    if problems:
+        raise Failure("; ".join(problems))
+    shutil.rmtree(d)
+
+
 def t_collection(builddir, diderotc):
     """A collection grows by doubling, then by what fits, never by less
     than an eighth: it stops where that no longer fits (the count is the
     capacity it asked for, at most the strands it was to create)."""
-    if asan():
-        raise Skip("an address-space limit cannot hold an AddressSanitizer build")
-    exe = build(builddir, diderotc, "coll", COLLECTION)
-    d = workdir(builddir, "memory-collection")
-    rc, _, err = run([exe, "-n", "200000000", "-o", "out.nrrd"], d, 1000000 * 1024)
-    m = MESSAGE.match(err.strip())
-    problems = [] if m else ["expected the memory error, got %r" % err[-600:]]
-    if m:
-        problems += check_refusal(rc, err, "coll", round(float(m.group("count"))),
-                                  "RLIMIT_AS, ulimit -v", 1000000 * 1024)
-        if float(m.group("count")) > 200000000 * 1.005:
-            problems.append("asked for room for %s strands of 2e8" % m.group("count"))
-    if files(d):
-        problems.append("files written: %s" % files(d))
-    if problems:
-        raise Failure("; ".join(problems))
-    shutil.rmtree(d)
+    growth_case(builddir, diderotc, "coll", COLLECTION, ["-n", "200000000"], 200000000)
 
 
 def t_new(builddir, diderotc):
     """`new` doubles the population each step until it does not fit."""
-    if asan():
-        raise Skip("an address-space limit cannot hold an AddressSanitizer build")
-    exe = build(builddir, diderotc, "spawn", SPAWN)
-    d = workdir(builddir, "memory-new")
-    rc, _, err = run([exe, "-o", "out.nrrd"], d, 1000000 * 1024)
-    m = MESSAGE.match(err.strip())
-    problems = [] if m else ["expected the memory error, got %r" % err[-600:]]
-    if m:
-        problems += check_refusal(rc, err, "spawn", round(float(m.group("count"))),
-                                  "RLIMIT_AS, ulimit -v", 1000000 * 1024)
-    if files(d):
-        problems.append("files written: %s" % files(d))
-    if problems:
-        raise Failure("; ".join(problems))
-    shutil.rmtree(d)
+    growth_case(builddir, diderotc, "spawn", SPAWN, [], None)
 
 
 def t_fits(builddir, diderotc):
