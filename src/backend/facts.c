@@ -18,7 +18,7 @@ static SchedTarget sched_target(EmitTarget t) {
                                  : SCHED_TARGET_SEQ;
 }
 
-/* Globals the global update block writes. */
+/* Globals the global update block writes, by IrGlobal.index. */
 static bool *written_by_global_update(Arena *a, const IrModule *m) {
   bool *w = arena_alloc(a, (size_t)(m->nglobals + 1) * sizeof *w);
   memset(w, 0, (size_t)(m->nglobals + 1) * sizeof *w);
@@ -27,9 +27,7 @@ static bool *written_by_global_update(Arena *a, const IrModule *m) {
   for (int b = 0; b < g->nblocks; b++)
     for (int i = 0; i < g->blocks[b]->ninstrs; i++) {
       const IrInstr *in = g->blocks[b]->instrs[i];
-      if (in->kind != IR_I_GLOBAL_SET || !in->global) continue;
-      for (int k = 0; k < m->nglobals; k++)
-        if (m->globals[k] == in->global) w[k] = true;
+      if (in->kind == IR_I_GLOBAL_SET && in->global) w[in->global->index] = true;
     }
   return w;
 }
@@ -47,9 +45,9 @@ static void scan_globals_and_reductions(Arena *a, const IrModule *m, SchedFacts 
     for (int b = 0; b < cfg->nblocks; b++)
       for (int i = 0; i < cfg->blocks[b]->ninstrs; i++) {
         const IrInstr *in = cfg->blocks[b]->instrs[i];
-        if (in->kind == IR_I_GLOBAL_GET && in->global && is_strand_code(cfg->kind))
-          for (int k = 0; k < m->nglobals; k++)
-            if (m->globals[k] == in->global && written[k]) f->reads_changing_globals = true;
+        if (in->kind == IR_I_GLOBAL_GET && in->global && is_strand_code(cfg->kind) &&
+            written[in->global->index])
+          f->reads_changing_globals = true;
         if (in->kind == IR_I_OP && in->op == IR_OP_STRAND_REDUCE && in->nimm > 0 && in->fn &&
             in->fn->result && in->fn->result->kind == IR_TY_TENSOR) {
           IrReduce r = (IrReduce)in->imm[0];

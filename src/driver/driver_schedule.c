@@ -76,6 +76,6 @@ bool driver_schedule_finish(Arena *a, IrModule *low, const DriverOptions *o, Sch
   }
   emit_from_schedule(s, eo);
   eo->schedule = s;
-  eo->schedule_runtime = schedule_runtime_c(a, &f, s);
+  eo->schedule_runtime = schedule_runtime_c(a, s);
   return true;
 }

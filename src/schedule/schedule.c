@@ -529,8 +529,7 @@ void schedule_emit_bits(const Schedule *s, SchedEmitBits *out) {
   out->image_brick = s->image_brick;
 }
 
-const char *schedule_runtime_c(Arena *a, const SchedFacts *f, const Schedule *s) {
-  (void)f;
+const char *schedule_runtime_c(Arena *a, const Schedule *s) {
   int pad = s->strand_layout == SCHED_AOSOA ? s->aosoa_width : 1;
   /* 0 everywhere is the runtime's default: the layout's chunk, the
    * program's own steps (all when strand-wise), the writer by CPU count */

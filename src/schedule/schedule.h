@@ -276,7 +276,7 @@ void schedule_emit_bits(const Schedule *s, SchedEmitBits *out);
  * nothing then), else the C initializer of a `static const DrtSchedule`,
  * e.g. "{.chunk = 64, .steps = 0, .writer = DRT_WRITER_AUTO}", for
  * drt_world_set_program_schedule. */
-const char *schedule_runtime_c(Arena *a, const SchedFacts *f, const Schedule *s);
+const char *schedule_runtime_c(Arena *a, const Schedule *s);
 /* The default chunk of a strand layout of AoSoA width w (1: aos, soa). */
 uint32_t schedule_default_chunk(int aosoa_width);
 

@@ -160,6 +160,14 @@ static void test_named(void) {
   drt_errors_free(&e);
 }
 
+/* A file "x" in d named by fmt with a PID (a temporary of that process). */
+static void stale(const char *d, const char *fmt, long pid) {
+  char name[128], path[256];
+  snprintf(name, sizeof name, fmt, pid);
+  path_of(path, sizeof path, d, name);
+  write_text(path, "x");
+}
+
 /* A PID no process has (a child that has exited and been reaped). */
 static long dead_pid(void) {
   pid_t p = fork();
@@ -174,26 +182,16 @@ static void test_sweep(void) {
   CHECK(mkdir(d, 0755) == 0);
   long dead = dead_pid(), me = (long)getpid(), parent = (long)getppid();
   /* removed: ours of a dead process; an older runtime's beside its target */
-  snprintf(name, sizeof name, "a.nrrd.diderot-%ld-0.tmp", dead);
-  path_of(path, sizeof path, d, name);
-  write_text(path, "x");
-  snprintf(name, sizeof name, "a.nrrd.%ld-3.tmp", dead);
-  path_of(path, sizeof path, d, name);
-  write_text(path, "x");
+  stale(d, "a.nrrd.diderot-%ld-0.tmp", dead);
+  stale(d, "a.nrrd.%ld-3.tmp", dead);
   path_of(path, sizeof path, d, "a.nrrd");
   write_text(path, "target");
   /* kept: an older runtime's without its target, a live process's, ours
    * (this process is alive), a link and a directory of that name, names
    * that only look alike */
-  snprintf(name, sizeof name, "b.nrrd.%ld-0.tmp", dead);
-  path_of(path, sizeof path, d, name);
-  write_text(path, "x");
-  snprintf(name, sizeof name, "c.nrrd.diderot-%ld-0.tmp", parent);
-  path_of(path, sizeof path, d, name);
-  write_text(path, "x");
-  snprintf(name, sizeof name, "d.nrrd.diderot-%ld-0.tmp", me);
-  path_of(path, sizeof path, d, name);
-  write_text(path, "x");
+  stale(d, "b.nrrd.%ld-0.tmp", dead);
+  stale(d, "c.nrrd.diderot-%ld-0.tmp", parent);
+  stale(d, "d.nrrd.diderot-%ld-0.tmp", me);
   snprintf(name, sizeof name, "e.nrrd.diderot-%ld-0.tmp", dead);
   path_of(path, sizeof path, d, name);
   CHECK(symlink("a.nrrd", path) == 0);

@@ -530,17 +530,17 @@ static void test_runtime(Arena *a) {
   SchedFacts f = probing();
   bool ok;
   Schedule s = build(a, &f, NULL, NULL, &ok, NULL);
-  CHECK(schedule_runtime_c(a, &f, &s) == NULL);
+  CHECK(schedule_runtime_c(a, &s) == NULL);
   SchedFlags aw = {.strand_layout = "aosoa:512"};
   s = build(a, &f, &aw, NULL, &ok, NULL);
-  CHECK(schedule_runtime_c(a, &f, &s) == NULL); /* 512: the layout's own chunk */
+  CHECK(schedule_runtime_c(a, &s) == NULL); /* 512: the layout's own chunk */
   s = build(a, &f, NULL, "chunk = 64\n", &ok, NULL);
-  CHECK_STR(schedule_runtime_c(a, &f, &s), "{.chunk = 64, .steps = 0, .writer = DRT_WRITER_AUTO}");
+  CHECK_STR(schedule_runtime_c(a, &s), "{.chunk = 64, .steps = 0, .writer = DRT_WRITER_AUTO}");
   s = build(a, &f, NULL, "steps-per-visit = 8\n", &ok, NULL);
-  CHECK_STR(schedule_runtime_c(a, &f, &s), "{.chunk = 0, .steps = 8, .writer = DRT_WRITER_AUTO}");
+  CHECK_STR(schedule_runtime_c(a, &s), "{.chunk = 0, .steps = 8, .writer = DRT_WRITER_AUTO}");
   f.snapshot = true;
   s = build(a, &f, NULL, "snapshot-writer = off\nrun = bsp\n", &ok, NULL);
-  CHECK_STR(schedule_runtime_c(a, &f, &s), "{.chunk = 0, .steps = 0, .writer = DRT_WRITER_OFF}");
+  CHECK_STR(schedule_runtime_c(a, &s), "{.chunk = 0, .steps = 0, .writer = DRT_WRITER_OFF}");
   CHECK(schedule_default_chunk(1) == 256 && schedule_default_chunk(256) == 256 &&
         schedule_default_chunk(1024) == 1024);
 }
