@@ -23,9 +23,11 @@ typedef struct EmitHooks {
    * CUDA host and device halves). */
   bool (*instr)(struct EmitCtx *e, EmitBuf *out, IrInstr *in);
   /* At the top of cfg's function, after the declarations, and after the
-   * instructions of each block (the CPU target: loops in lanes). */
+   * instructions of each block (the CPU target: loops in lanes);
+   * block_end returns true when its text jumps to b's label (L<id>, at the
+   * top of the block, before a loop header's x = x_in copies). */
   void (*cfg_decls)(struct EmitCtx *e, EmitBuf *out, IrCFG *cfg);
-  void (*block_end)(struct EmitCtx *e, EmitBuf *out, IrBlock *b);
+  bool (*block_end)(struct EmitCtx *e, EmitBuf *out, IrBlock *b);
   /* the text is C++ (the CUDA device half) */
   bool cplusplus;
 } EmitHooks;

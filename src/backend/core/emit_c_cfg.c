@@ -1,28 +1,18 @@
-/* emit_c_cfg.c -- CFGs as C functions (goto-based: a label per block,
- * phis as assignments on the incoming edges), with a comment naming the
- * source line of each run of instructions. The target's hooks
- * (EmitHooks) print what is not plain C: loops in lanes after their
- * header block, a target's own instructions. */
+/* emit_c_cfg.c -- CFGs as C functions: the tree of nested statements of
+ * emit_c_struct.c printed as C blocks (if/else, for (;;), a goto only
+ * where that tree has one), every variable declared at the top, a phi as
+ * an assignment at the end of each incoming arm (through x_in at a loop
+ * header), and a comment naming the source line of each run of
+ * instructions. The target's hooks (EmitHooks) print what is not plain C:
+ * loops in lanes after their header block, a target's own instructions. */
 #include "backend/core/core.h"
 
+#include <stdarg.h>
+#include <stdio.h>
 #include <string.h>
 
+#include "backend/core/emit_c_struct.h"
 #include "util/source.h"
-
-static void emit_phi_edge(EmitCtx *e, EmitBuf *out, IrBlock *from, IrBlock *to, int slot_of_pred,
-                          const char *indent) {
-  (void)slot_of_pred;
-  /* the first predecessor slot that is `from` (a branch with both arms to
-   * one block is one edge for phis: ir_phi_set sets every slot alike) */
-  int k = ir_block_pred_index(to, from);
-  if (k < 0) return;
-  for (int i = 0; i < to->nphis; i++) {
-    IrInstr *phi = to->phis[i];
-    if (!phi->dst || k >= phi->nargs) continue;
-    emit_buf_printf(out, "%s%s_in = %s;\n", indent, emit_var(e, phi->dst),
-                    emit_var(e, phi->args[k]));
-  }
-}
 
 static const char *exit_code(IrTermKind k) {
   switch (k) {
@@ -32,50 +22,11 @@ static const char *exit_code(IrTermKind k) {
   }
 }
 
-static void emit_term(EmitCtx *e, EmitBuf *out, IrBlock *b) {
-  IrTerm *t = &b->term;
-  bool method = e->cfg->kind == IR_CFG_START || e->cfg->kind == IR_CFG_UPDATE;
-  switch (t->kind) {
-  case IR_T_JUMP:
-    emit_phi_edge(e, out, b, t->succ[0], 0, "  ");
-    emit_buf_printf(out, "  goto L%d;\n", t->succ[0]->id);
-    return;
-  case IR_T_BRANCH:
-    emit_buf_printf(out, "  if (%s) {\n", emit_var(e, t->value));
-    emit_phi_edge(e, out, b, t->succ[0], 0, "    ");
-    emit_buf_printf(out, "    goto L%d;\n  } else {\n", t->succ[0]->id);
-    emit_phi_edge(e, out, b, t->succ[1], 1, "    ");
-    emit_buf_printf(out, "    goto L%d;\n  }\n", t->succ[1]->id);
-    return;
-  case IR_T_RETURN:
-    if (t->value) emit_buf_printf(out, "  return %s;\n", emit_var(e, t->value));
-    else if (method) emit_buf_puts(out, "  return DRT_EXIT_CONTINUE;\n");
-    else emit_buf_puts(out, "  return;\n");
-    return;
-  case IR_T_STABILIZE:
-  case IR_T_DIE:
-  case IR_T_CONTINUE:
-    if (!method) {
-      emit_fail(e, "a strand exit outside a strand method");
-      return;
-    }
-    emit_buf_printf(out, "  return %s;\n", exit_code(t->kind));
-    return;
-  case IR_T_ERROR:
-    /* the error is recorded (probe_fail): leave the unit; the runtime
-     * stops the program when the unit returns */
-    emit_leave_on_error(e, out, "  ");
-    return;
-  case IR_T_NONE: break;
-  }
-  emit_fail(e, "a block without a terminator");
-}
-
 /* A C comment "line N: TEXT" for the source line an instruction came from, so
  * that generated code maps back to the program (TEXT trimmed, shortened,
  * without comment delimiters); the line number alone when the source
  * cannot be read. */
-static void emit_line_comment(EmitCtx *e, EmitBuf *out, int line) {
+static const char *line_comment(EmitCtx *e, int line) {
   if (!e->src_tried) {
     e->src_tried = true;
     if (e->opt->source) e->src = source_load(e->a, e->opt->source);
@@ -86,8 +37,7 @@ static void emit_line_comment(EmitCtx *e, EmitBuf *out, int line) {
   while (text && len && (text[len - 1] == ' ' || text[len - 1] == '\t' || text[len - 1] == '\r'))
     len--;
   if (!text || !len) {
-    emit_buf_printf(out, "  /* line %d */\n", line);
-    return;
+    return arena_printf(e->a, "/* line %d */", line);
   }
   char buf[72];
   size_t n = 0;
@@ -106,52 +56,350 @@ static void emit_line_comment(EmitCtx *e, EmitBuf *out, int line) {
     buf[n++] = '.', buf[n++] = '.', buf[n++] = '.';
   }
   buf[n] = '\0';
-  emit_buf_printf(out, "  /* line %d: %s */\n", line, buf);
+  return arena_printf(e->a, "/* line %d: %s */", line, buf);
+}
+
+
+typedef struct Printer {
+  EmitCtx *e;
+  EmitBuf *out;
+  const bool *label;   /* by rpo: printed with a label (a goto's target) */
+  const bool *hoisted; /* by variable id: a literal set where it is declared */
+  int depth;           /* of nested statements, for the indentation */
+  int line;            /* the source line of the last comment printed */
+  EmitBuf tmp;
+} Printer;
+
+/* Nesting beyond this is printed at this indentation: else-if chains of
+ * hundreds of arms stay readable lines, not screens of blanks. */
+enum { MAX_INDENT = 24 };
+
+/* Appends text (lines indented for depth 0, as every printer of the core
+ * writes them) at the printer's depth; a comment, if any, ends its first
+ * line. */
+static void put(Printer *p, const char *text, const char *comment) {
+  int extra = 2 * (p->depth < MAX_INDENT ? p->depth : MAX_INDENT);
+  while (*text) {
+    const char *nl = strchr(text, '\n');
+    size_t n = nl ? (size_t)(nl - text) : strlen(text);
+    if (n) emit_buf_printf(p->out, "%*s%.*s", extra, "", (int)n, text);
+    if (comment) {
+      emit_buf_printf(p->out, " %s", comment);
+      comment = NULL;
+    }
+    emit_buf_puts(p->out, "\n");
+    text += n + (nl ? 1 : 0);
+  }
+}
+
+/* put() of a printf. */
+static void putf(Printer *p, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void putf(Printer *p, const char *fmt, ...) {
+  char buf[512];
+  va_list ap;
+  va_start(ap, fmt);
+  int n = vsnprintf(buf, sizeof buf, fmt, ap);
+  va_end(ap);
+  if (n < 0) return;
+  if ((size_t)n < sizeof buf) {
+    put(p, buf, NULL);
+    return;
+  }
+  char *big = arena_alloc(p->e->a, (size_t)n + 1);
+  va_start(ap, fmt);
+  vsnprintf(big, (size_t)n + 1, fmt, ap);
+  va_end(ap);
+  put(p, big, NULL);
+}
+
+static void reset_tmp(Printer *p) {
+  p->tmp.len = 0;
+  if (p->tmp.s) p->tmp.s[0] = '\0';
+}
+
+static bool method_cfg(const IrCFG *cfg) { return cfg->kind == IR_CFG_START || cfg->kind == IR_CFG_UPDATE; }
+
+static void print_exit(Printer *p, IrBlock *b) {
+  EmitCtx *e = p->e;
+  IrTerm *t = &b->term;
+  switch (t->kind) {
+  case IR_T_RETURN:
+    if (t->value) putf(p, "  return %s;\n", emit_var(e, t->value));
+    else if (method_cfg(e->cfg)) put(p, "  return DRT_EXIT_CONTINUE;\n", NULL);
+    else put(p, "  return;\n", NULL);
+    return;
+  case IR_T_STABILIZE:
+  case IR_T_DIE:
+  case IR_T_CONTINUE:
+    if (!method_cfg(e->cfg)) {
+      emit_fail(e, "a strand exit outside a strand method");
+      return;
+    }
+    putf(p, "  return %s;\n", exit_code(t->kind));
+    return;
+  case IR_T_ERROR:
+    /* the error is recorded (probe_fail): leave the unit; the runtime
+     * stops the program when the unit returns */
+    reset_tmp(p);
+    emit_leave_on_error(e, &p->tmp, "  ");
+    put(p, emit_buf_str(&p->tmp), NULL);
+    return;
+  default: emit_fail(e, "a block without a terminator");
+  }
+}
+
+static void print_block(Printer *p, IrBlock *b) {
+  EmitCtx *e = p->e;
+  /* the instructions (and the target's text after them) first: the
+   * target's text may jump to the block's label */
+  EmitBuf body;
+  emit_buf_init(&body, e->a);
+  for (int i = 0; i < b->ninstrs; i++) {
+    IrInstr *in = b->instrs[i];
+    if (in->dst && p->hoisted[in->dst->id]) continue;
+    reset_tmp(p);
+    emit_instr(e, &p->tmp, in);
+    const char *text = emit_buf_str(&p->tmp);
+    if (!*text) continue;
+    const char *comment = NULL;
+    if (in->line > 0 && in->line != p->line) comment = line_comment(e, p->line = in->line);
+    Printer sub = *p;
+    sub.out = &body;
+    put(&sub, text, comment);
+  }
+  bool jumps_here = false;
+  if (e->hooks.block_end) {
+    EmitBuf hook;
+    emit_buf_init(&hook, e->a);
+    jumps_here = e->hooks.block_end(e, &hook, b); /* a loop header's chunks in lanes */
+    Printer sub = *p;
+    sub.out = &body;
+    put(&sub, emit_buf_str(&hook), NULL);
+  }
+  if (p->label[b->rpo] || jumps_here)
+    emit_buf_printf(p->out, " L%d:;%s%s\n", b->id, b->label ? " /* " : "",
+                    b->label ? arena_printf(e->a, "%s */", b->label) : "");
+  if (emit_struct_is_header_phi(b))
+    for (int i = 0; i < b->nphis; i++)
+      if (b->phis[i]->dst) {
+        const char *v = emit_var(e, b->phis[i]->dst);
+        putf(p, "  %s = %s_in;\n", v, v);
+      }
+  emit_buf_puts(p->out, emit_buf_str(&body));
+}
+
+static void print_edge(Printer *p, EsNode *n) {
+  EmitCtx *e = p->e;
+  IrBlock *to = n->to;
+  /* the first predecessor slot that is `from` (a branch with both arms to
+   * one block is one edge for phis: ir_phi_set sets every slot alike) */
+  int k = ir_block_pred_index(to, n->b);
+  bool via_in = emit_struct_is_header_phi(to);
+  for (int i = 0; k >= 0 && i < to->nphis; i++) {
+    IrInstr *phi = to->phis[i];
+    if (!phi->dst || k >= phi->nargs) continue;
+    putf(p, "  %s%s = %s;\n", emit_var(e, phi->dst), via_in ? "_in" : "", emit_var(e, phi->args[k]));
+  }
+  switch (n->jump) {
+  case ES_INLINE:
+  case ES_FALL: return;
+  case ES_CONTINUE: put(p, "  continue;\n", NULL); return;
+  case ES_BREAK: put(p, "  break;\n", NULL); return;
+  case ES_GOTO: putf(p, "  goto L%d;\n", to->id); return;
+  }
+}
+
+/* Whether n prints nothing (an arm of an if that only falls through). */
+static bool prints_nothing(Printer *p, EsNode *n) {
+  switch (n->kind) {
+  case ES_SEQ:
+    for (EsNode *c = n->first; c; c = c->next)
+      if (!prints_nothing(p, c)) return false;
+    return true;
+  case ES_EDGE: {
+    if (n->jump != ES_INLINE && n->jump != ES_FALL) return false;
+    int k = ir_block_pred_index(n->to, n->b);
+    for (int i = 0; k >= 0 && i < n->to->nphis; i++)
+      if (n->to->phis[i]->dst && k < n->to->phis[i]->nargs) return false;
+    return true;
+  }
+  case ES_BLOCK:
+    if (p->label[n->b->rpo] || emit_struct_is_header_phi(n->b) || n->b->term.kind == IR_T_NONE)
+      return false;
+    for (int i = 0; i < n->b->ninstrs; i++)
+      if (!n->b->instrs[i]->dst || !p->hoisted[n->b->instrs[i]->dst->id]) return false;
+    return true;
+  default: return false;
+  }
+}
+
+static void print_node(Printer *p, EsNode *n);
+
+static void print_seq(Printer *p, EsNode *seq) {
+  for (EsNode *c = seq->first; c; c = c->next) print_node(p, c);
+}
+
+static void print_if(Printer *p, EsNode *n) {
+  const char *c = emit_var(p->e, n->b->term.value);
+  EsNode *then = n->first, *els = n->first->next;
+  /* (prints_nothing stops at the first node that prints: an arm's first
+   * block or statement, so the checks stay linear in the tree) */
+  bool no_then = prints_nothing(p, then), no_else = prints_nothing(p, els);
+  if (no_then && no_else) {
+    putf(p, "  (void)%s;\n", c);
+    print_seq(p, then);
+    print_seq(p, els);
+    return;
+  }
+  putf(p, no_then ? "  if (!%s) {\n" : "  if (%s) {\n", c);
+  p->depth++;
+  print_seq(p, no_then ? els : then);
+  p->depth--;
+  if (!no_then && !no_else) {
+    put(p, "  } else {\n", NULL);
+    p->depth++;
+    print_seq(p, els);
+    p->depth--;
+  }
+  put(p, "  }\n", NULL);
+  if (no_then) print_seq(p, then);
+  else if (no_else) print_seq(p, els);
+}
+
+static void print_node(Printer *p, EsNode *n) {
+  switch (n->kind) {
+  case ES_SEQ: print_seq(p, n); return;
+  case ES_BLOCK: print_block(p, n->b); return;
+  case ES_IF: print_if(p, n); return;
+  case ES_LOOP:
+    putf(p, "  for (;;) { /* loop at L%d */\n", n->b->id);
+    p->depth++;
+    print_seq(p, n->first);
+    p->depth--;
+    put(p, "  }\n", NULL);
+    return;
+  case ES_EDGE: print_edge(p, n); return;
+  case ES_EXIT: print_exit(p, n->b); return;
+  }
+}
+
+/* Declarations of one type, several to a line. */
+typedef struct DeclGroup {
+  const IrType *ty;
+  EmitBuf line;
+  int col;
+} DeclGroup;
+
+typedef struct Decls {
+  EmitCtx *e;
+  EmitBuf *out;
+  DeclGroup *g;
+  int n, cap;
+} Decls;
+
+enum { DECL_WIDTH = 96 };
+
+static void decl(Decls *d, const IrType *ty, const char *item) {
+  EmitCtx *e = d->e;
+  /* the distinct types of one function: a few dozen at most */
+  int k = 0;
+  while (k < d->n && d->g[k].ty != ty) k++;
+  if (k == d->n) {
+    if (d->n == d->cap) {
+      int cap = d->cap ? 2 * d->cap : 16;
+      DeclGroup *g = arena_alloc(e->a, (size_t)cap * sizeof *g);
+      if (d->n) memcpy(g, d->g, (size_t)d->n * sizeof *g);
+      d->g = g, d->cap = cap;
+    }
+    d->g[k].ty = ty;
+    emit_buf_init(&d->g[k].line, e->a);
+    d->g[k].col = 0;
+    d->n++;
+  }
+  DeclGroup *g = &d->g[k];
+  const char *tn = emit_type(e, ty);
+  int len = (int)strlen(item);
+  /* `T *a, b` would make b a T: pointers one to a line */
+  bool alone = strchr(tn, '*') != NULL;
+  if (g->col && (alone || g->col + 2 + len > DECL_WIDTH)) {
+    emit_buf_printf(d->out, "%s;\n", emit_buf_str(&g->line));
+    g->line.len = 0;
+    g->col = 0;
+  }
+  if (!g->col) {
+    emit_buf_printf(&g->line, "  %s %s", tn, item);
+    g->col = 3 + (int)strlen(tn) + len;
+  } else {
+    emit_buf_printf(&g->line, ", %s", item);
+    g->col += 2 + len;
+  }
+}
+
+static void decls_end(Decls *d) {
+  for (int k = 0; k < d->n; k++)
+    if (d->g[k].col) emit_buf_printf(d->out, "%s;\n", emit_buf_str(&d->g[k].line));
+}
+
+/* The literals set where they are declared: bools, ints and reals (a
+ * literal's variable has that one value everywhere; strings stay with the
+ * target, which may print them otherwise). */
+static bool hoistable(const IrInstr *in) {
+  return in->kind == IR_I_LIT && in->dst &&
+         (in->lit.kind == IR_LIT_BOOL || in->lit.kind == IR_LIT_INT || in->lit.kind == IR_LIT_REAL);
 }
 
 void emit_cfg_body(EmitCtx *e, EmitBuf *out, IrCFG *cfg) {
   e->cfg = cfg;
-  /* declarations: every instruction result and phi (with its edge copy) */
+  if (cfg->entry != cfg->blocks[0]) emit_fail(e, "the entry block is not the first block");
+  EsNode *tails = NULL;
+  bool *label = NULL;
+  EsNode *body = emit_struct_cfg(e->a, cfg, &tails, &label);
+  bool *hoisted = ARENA_NEW_ARRAY(e->a, bool, e->m->next_var_id + 1);
+  /* declarations: every instruction result and phi (and the x_in of a
+   * loop header's phi); a literal with its value */
+  Decls d = {e, out, NULL, 0, 0};
+  bool cxx = e->hooks.cplusplus;
   for (int bi = 0; bi < cfg->nblocks; bi++) {
     IrBlock *b = cfg->blocks[bi];
+    if (b->rpo < 0) continue; /* unreachable: not printed */
+    bool via_in = emit_struct_is_header_phi(b);
     for (int i = 0; i < b->nphis; i++) {
-      IrVar *d = b->phis[i]->dst;
-      if (!d) continue;
-      const char *ty = emit_type(e, d->ty);
-      emit_buf_printf(out, "  %s %s;\n  %s %s_in;\n", ty, emit_var(e, d), ty, emit_var(e, d));
+      IrVar *v = b->phis[i]->dst;
+      if (!v) continue;
+      decl(&d, v->ty, emit_var(e, v));
+      if (via_in) decl(&d, v->ty, arena_printf(e->a, "%s_in", emit_var(e, v)));
     }
-    for (int i = 0; i < b->ninstrs; i++) {
-      IrVar *d = b->instrs[i]->dst;
-      /* a dynamic sequence's padding (after len) is copied bytewise into
-       * strand state: zero it, or the copy reads an indeterminate value */
-      bool pad = d && d->ty && d->ty->kind == IR_TY_SEQ && d->ty->len == IR_SEQ_DYNAMIC;
-      /* C++ (the device half, NAME.cu) warns of {0} (-Wmissing-field-initializers);
-       * {} zero-initializes there, padding included */
-      bool cxx = e->hooks.cplusplus;
-      if (d) emit_buf_printf(out, "  %s %s%s;\n", emit_type(e, d->ty), emit_var(e, d),
-                             pad ? (cxx ? " = {}" : " = {0}") : "");
-    }
-  }
-  if (e->hooks.cfg_decls) e->hooks.cfg_decls(e, out, cfg); /* the CPU target: loops in lanes */
-  for (int bi = 0; bi < cfg->nblocks; bi++) {
-    IrBlock *b = cfg->blocks[bi];
-    if (b != cfg->entry || bi != 0) emit_buf_printf(out, " L%d:;%s%s\n", b->id,
-                                                    b->label ? " /* " : "",
-                                                    b->label ? arena_printf(e->a, "%s */",
-                                                                            b->label) : "");
-    for (int i = 0; i < b->nphis; i++)
-      if (b->phis[i]->dst)
-        emit_buf_printf(out, "  %s = %s_in;\n", emit_var(e, b->phis[i]->dst),
-                        emit_var(e, b->phis[i]->dst));
-    int line = 0;
     for (int i = 0; i < b->ninstrs; i++) {
       IrInstr *in = b->instrs[i];
-      if (in->line > 0 && in->line != line) emit_line_comment(e, out, line = in->line);
-      emit_instr(e, out, in);
+      IrVar *v = in->dst;
+      if (!v) continue;
+      if (hoistable(in)) {
+        EmitBuf lit;
+        emit_buf_init(&lit, e->a);
+        emit_instr(e, &lit, in); /* "  x = VALUE;\n" */
+        const char *s = emit_buf_str(&lit);
+        while (*s == ' ') s++;
+        size_t n = strlen(s);
+        if (n >= 2 && s[n - 1] == '\n' && s[n - 2] == ';' && !memchr(s, '\n', n - 1)) {
+          hoisted[v->id] = true;
+          decl(&d, v->ty, arena_printf(e->a, "%.*s", (int)(n - 2), s));
+          continue;
+        }
+      }
+      /* a dynamic sequence's padding (after len) is copied bytewise into
+       * strand state: zero it, or the copy reads an indeterminate value;
+       * C++ (the device half, NAME.cu) warns of {0}
+       * (-Wmissing-field-initializers); {} zero-initializes there, padding
+       * included */
+      bool pad = v->ty && v->ty->kind == IR_TY_SEQ && v->ty->len == IR_SEQ_DYNAMIC;
+      decl(&d, v->ty, pad ? arena_printf(e->a, "%s%s", emit_var(e, v), cxx ? " = {}" : " = {0}")
+                          : emit_var(e, v));
     }
-    if (e->hooks.block_end) e->hooks.block_end(e, out, b); /* a loop header's chunks in lanes */
-    emit_term(e, out, b);
   }
-  if (cfg->entry != cfg->blocks[0]) emit_fail(e, "the entry block is not the first block");
+  decls_end(&d);
+  if (e->hooks.cfg_decls) e->hooks.cfg_decls(e, out, cfg); /* the CPU target: loops in lanes */
+  Printer p = {e, out, label, hoisted, 0, 0, {0}};
+  emit_buf_init(&p.tmp, e->a);
+  print_seq(&p, body);
+  for (EsNode *t = tails; t; t = t->next) print_seq(&p, t);
 }
-

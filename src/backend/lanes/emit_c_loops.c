@@ -379,7 +379,9 @@ static void extract_args(EmitCtx *e, EmitBuf *out, const LoopPlan *p, IrVar *con
  * independent values they read copied out of their lanes) and the carried
  * phis of its successors in the loop (of the header: the next lane's). */
 static void carried_block(EmitCtx *e, EmitBuf *out, const LoopPlan *p, IrBlock *b) {
-  for (int i = 0; i < b->nphis; i++) {
+  /* the header's phis through x_in (the back edge), a join's assigned on
+   * its incoming edges, as the scalar code does (emit_c_cfg.c) */
+  for (int i = 0; b == p->header && i < b->nphis; i++) {
     IrInstr *ph = b->phis[i];
     if (ph->dst && p->var[ph->dst->id] == VAR_CARRIED)
       OUT("  %s = %s_in;\n", emit_var(e, ph->dst), emit_var(e, ph->dst));
@@ -404,7 +406,7 @@ static void carried_block(EmitCtx *e, EmitBuf *out, const LoopPlan *p, IrBlock *
       IrInstr *ph = t->phis[i];
       if (!ph->dst || p->var[ph->dst->id] != VAR_CARRIED || q >= ph->nargs) continue;
       extract_args(e, out, p, &ph->args[q], 1);
-      OUT("  %s_in = %s;\n", emit_var(e, ph->dst), emit_var(e, ph->args[q]));
+      OUT("  %s%s = %s;\n", emit_var(e, ph->dst), t == p->header ? "_in" : "", emit_var(e, ph->args[q]));
     }
     if (cond) OUT("  }\n");
   }
@@ -419,10 +421,10 @@ void emit_loop_lanes_decls(EmitCtx *e, EmitBuf *out, IrCFG *cfg) {
   }
 }
 
-void emit_loop_lanes(EmitCtx *e, EmitBuf *out, IrBlock *h) {
-  if (!e->cfg || !e->opt->loop_lanes) return;
+bool emit_loop_lanes(EmitCtx *e, EmitBuf *out, IrBlock *h) {
+  if (!e->cfg || !e->opt->loop_lanes) return false;
   LoopPlan *p = plan_of(e, e->cfg, h);
-  if (!p) return;
+  if (!p) return false;
   const char *iv = emit_var(e, p->ivar);
   const char *lim = emit_var(e, p->limit);
   /* a quarter of the lanes at least: fewer left run in the scalar body */
@@ -523,4 +525,5 @@ void emit_loop_lanes(EmitCtx *e, EmitBuf *out, IrBlock *h) {
   }
   OUT("  }\n  %s_in = %s + d_cnt;\n  goto L%d;\n  }\n", iv, iv, h->id);
   if (fall) OUT(" d_ls%d:;\n", h->id);
+  return true; /* the chunk ends with goto L<h> */
 }

@@ -77,8 +77,8 @@ const char *emit_simd_report(EmitCtx *e);
 int emit_loops_planned(EmitCtx *e);
 /* After the instructions of block b of the CFG being printed: when b heads
  * such a loop, the code that runs D_SIMD_W iterations at once and returns
- * to b (else nothing). */
-void emit_loop_lanes(EmitCtx *e, EmitBuf *out, IrBlock *b);
+ * to b by goto L<b>, and true (else nothing, and false). */
+bool emit_loop_lanes(EmitCtx *e, EmitBuf *out, IrBlock *b);
 /* The declarations those need (at the top of cfg's function). */
 void emit_loop_lanes_decls(EmitCtx *e, EmitBuf *out, IrCFG *cfg);
 /* Whether some loop has a plan (even under --no-loop-lanes, which prints
