@@ -33,9 +33,14 @@ typedef struct TargetOptions {
   const char *const *defines; /* --D options */
   int ndefines;
   bool verbose;          /* print phases and commands */
+  const char *opt_flag;  /* "-O0" .. "-O3" for the C compiler; NULL: the default, -O3 */
   bool keep_c;           /* keep NAME.c after a successful build */
   FILE *log;             /* --log: NAME.log (files written, C compiler commands), or NULL */
   CcEnv env;             /* the environment of the C compiler runs (cc.h) */
+  /* Called when a phase of the build ends ("emit": the C text written;
+   * "cc": the C compiler done), for the driver's --stats lines; NULL: none. */
+  void (*phase_done)(void *ctx, const char *phase);
+  void *phase_ctx;
 } TargetOptions;
 
 /* The output stem: -o (an executable's name, or a library stem with a .o

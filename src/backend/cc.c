@@ -32,13 +32,28 @@
 #define DIDEROT_CC "cc"
 #endif
 
-/* CcRequest.large: the RTL passes whose time grows fastest with one
- * function's size (gcc -ftime-report on a 5,000-statement update: global
- * CSE/PRE 4 s, CSE after reload 2.5 s, the CSE reruns 3 s, dead stores 3 s
- * of 16 s); the tree-level CSE, PRE and dead-code passes still run. */
+/* CcRequest.large: the passes whose time grows fastest with one
+ * function's size. gcc -ftime-report on a 5,000-statement straight-line
+ * update (a big probe of a 3-D tensor field): global CSE/PRE 4 s, CSE
+ * after reload 2.5 s, the CSE reruns 3 s, dead stores 3 s of 16 s; the
+ * tree-level CSE, PRE and dead-code passes still run. On the structured C
+ * of a branchy function inlined N times (issue 37's family, bench/compile),
+ * gcc 12 -O3 took at N = 128 / 512: 2.1 / 21.3 s; without jump threading
+ * 1.0 / 5.9 s; with these flags too 0.7 / 4.3 s (jump threading of the
+ * long else-if chains, with its incremental SSA updates, was most of it:
+ * bench/compile/README.md). The run time of such programs is unchanged
+ * (bench/results.md). */
 #define CC_LARGE_FLAGS                                                                   \
   "-fno-gcse -fno-gcse-after-reload -fno-dse -fno-tree-dse -fno-rerun-cse-after-loop " \
-  "-fno-cse-follow-jumps"
+  "-fno-cse-follow-jumps -fno-thread-jumps"
+
+/* "-O3" (the default) or the level asked for (-O0 .. -O3). */
+static const char *cc_opt_level(const CcRequest *req) { return req->opt_flag ? req->opt_flag : "-O3"; }
+
+/* The optimisation flags when $CFLAGS_DIDEROT does not replace them. */
+static const char *cc_opt_flags(Arena *a, const CcRequest *req) {
+  return arena_printf(a, "%s -march=native", cc_opt_level(req));
+}
 
 static bool cc_is_file(const char *p) {
   struct stat st;
@@ -333,7 +348,7 @@ static bool cc_compile_cuda(Arena *a, const CcRequest *req, const char *inc, con
   argv_add(&h, "-fwrapv");
   if (req->no_contract) argv_add(&h, "-ffp-contract=off");
   if (req->debug) argv_add(&h, "-g"), argv_add(&h, "-O0");
-  else argv_split(&h, flags ? flags : "-O3 -march=native");
+  else argv_split(&h, flags ? flags : cc_opt_flags(a, req));
   argv_split(&h, CC_ENV(req->env, cflags_extra)); /* e.g. sanitizers (cc.h) */
   if (pic) argv_add(&h, "-fPIC");
   argv_add(&h, arena_printf(a, "-I%s", inc));
@@ -354,7 +369,7 @@ static bool cc_compile_cuda(Arena *a, const CcRequest *req, const char *inc, con
     argv_add(&d, "-DDIDEROT_CUDA_EMULATE");
     /* the C target's flags: same contractions, so bitwise comparable */
     if (req->debug) argv_add(&d, "-g"), argv_add(&d, "-O0");
-    else argv_split(&d, flags ? flags : "-O3 -march=native");
+    else argv_split(&d, flags ? flags : cc_opt_flags(a, req));
     argv_split(&d, CC_ENV(req->env, cflags_extra));
     if (pic) argv_add(&d, "-fPIC");
   } else {
@@ -362,7 +377,7 @@ static bool cc_compile_cuda(Arena *a, const CcRequest *req, const char *inc, con
     argv_add(&d, "-std=c++17");
     /* unused helpers and (void)-ed prologue variables of generated code */
     argv_add(&d, "-diag-suppress=177,550");
-    argv_add(&d, req->debug ? "-G" : "-O3");
+    argv_add(&d, req->debug ? "-G" : cc_opt_level(req));
     if (req->debug) argv_add(&d, "-g");
     const char *arch = CC_ENV(req->env, cuda_arch);
     if (!arch || !*arch) arch = "sm_90";
@@ -452,8 +467,9 @@ bool cc_compile(Arena *a, const CcRequest *req, const char **why) {
   argv_add(&av, "-fwrapv");
   if (req->no_contract) argv_add(&av, "-ffp-contract=off");
   if (req->debug) argv_add(&av, "-g"), argv_add(&av, "-O0");
-  else argv_split(&av, flags ? flags : "-O3 -march=native");
-  if (req->large && !req->debug) argv_split(&av, CC_LARGE_FLAGS);
+  else argv_split(&av, flags ? flags : cc_opt_flags(a, req));
+  if (req->large && !req->debug && strcmp(cc_opt_level(req), "-O2") >= 0)
+    argv_split(&av, CC_LARGE_FLAGS); /* the passes of -O2 and above */
   argv_split(&av, CC_ENV(req->env, cflags_extra)); /* e.g. sanitizers (cc.h) */
   if (req->openmp) argv_add(&av, "-fopenmp");
   if (req->kind != CC_EXEC) argv_add(&av, "-fPIC");

@@ -63,6 +63,9 @@ typedef struct CcRequest {
   CcKind kind;
   bool openmp;
   bool debug;           /* -g -O0 instead of the optimisation flags */
+  /* "-O0" .. "-O3" (with -march=native) for the C and nvcc compiles; NULL:
+   * -O3. $CFLAGS_DIDEROT, when set, replaces these flags. */
+  const char *opt_flag;
   /* A function of thousands of straight-line statements (big probes of
    * 3-D tensor fields): gcc's RTL global CSE/PRE and dead-store passes take
    * time quadratic in it (16 s of a 17 s compile for 5,000 LowIR

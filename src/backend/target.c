@@ -108,6 +108,7 @@ int target_build(Arena *a, IrModule *low, const TargetOptions *o) {
     if (o->json && (!emit_c_json(a, low, &eo, &js) || !write_file(arena_printf(a, "%s.json", stem), js, o->log)))
       return 1;
   }
+  if (o->phase_done) o->phase_done(o->phase_ctx, "emit");
   if (o->verbose) fprintf(stderr, "diderotc: compiling %s\n", cfile);
   CcRequest req = {
       .env = &o->env,
@@ -116,6 +117,7 @@ int target_build(Arena *a, IrModule *low, const TargetOptions *o) {
       .kind = exec ? CC_EXEC : o->shared_lib ? CC_SHARED : CC_OBJECT,
       .openmp = eo.target == EMIT_TARGET_OMP,
       .debug = eo.debug,
+      .opt_flag = o->opt_flag,
       .large = largest_unit(low) > CC_LARGE_FUNCTION,
       .no_contract = info.simd_groups || info.loop_lanes,
       .defines = o->defines,
@@ -134,6 +136,7 @@ int target_build(Arena *a, IrModule *low, const TargetOptions *o) {
                         why ? why : "", cfile);
     return EXIT_CC_FAILED;
   }
+  if (o->phase_done) o->phase_done(o->phase_ctx, "cc");
   if (o->log) fprintf(o->log, "built: %s\n", req.out_file);
   if (!o->keep_c) remove(cfile);
   if (!o->keep_c && cufile) remove(cufile);

@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <unistd.h>
 #include <time.h>
 
@@ -156,6 +157,9 @@ typedef struct DriverWatch {
   bool stats, check;
   bool failed;
   double start, start_cpu; /* driver_now() when main started */
+  /* when the last phase ended: wall, this process's CPU, its children's
+   * CPU (the C compiler's) */
+  double last, last_cpu, last_child_cpu;
   FILE *log;               /* --log: NAME.log, or NULL */
 } DriverWatch;
 
@@ -180,15 +184,33 @@ static void driver_after_pass(void *ctx, const char *pass, IrModule *m) {
   }
 }
 
-static void driver_time_line(const DriverWatch *w, const char *what) {
+/* The CPU seconds of the children waited for (the C compiler). */
+static double driver_child_cpu(void) {
+  struct rusage ru;
+  if (getrusage(RUSAGE_CHILDREN, &ru)) return 0;
+  return (double)ru.ru_utime.tv_sec + (double)ru.ru_stime.tv_sec +
+         1e-6 * (double)(ru.ru_utime.tv_usec + ru.ru_stime.tv_usec);
+}
+
+/* "stats: time PHASE wall W cpu C", cumulative from the start, and
+ * "stats: phase PHASE wall W cpu C", the seconds of this phase alone (its
+ * cpu: this process's and the C compiler's), on stderr with --stats and
+ * in the log. */
+static void driver_time_line(DriverWatch *w, const char *what) {
+  double wall = driver_now(CLOCK_MONOTONIC), cpu = driver_now(CLOCK_PROCESS_CPUTIME_ID);
+  double child = driver_child_cpu();
+  if (!w->last) w->last = w->start, w->last_cpu = w->start_cpu;
   for (int k = 0; k < 2; k++) {
     FILE *f = k == 0 ? (w->stats ? stderr : NULL) : w->log;
-    if (f)
-      fprintf(f, "stats: time %s wall %.6f cpu %.6f\n", what,
-              driver_now(CLOCK_MONOTONIC) - w->start,
-              driver_now(CLOCK_PROCESS_CPUTIME_ID) - w->start_cpu);
+    if (!f) continue;
+    fprintf(f, "stats: time %s wall %.6f cpu %.6f\n", what, wall - w->start, cpu - w->start_cpu);
+    fprintf(f, "stats: phase %s wall %.6f cpu %.6f\n", what, wall - w->last,
+            cpu - w->last_cpu + child - w->last_child_cpu);
   }
+  w->last = wall, w->last_cpu = cpu, w->last_child_cpu = child;
 }
+
+static void driver_phase_done(void *ctx, const char *phase) { driver_time_line(ctx, phase); }
 
 /* --log: NAME.log beside the output (the compiler log, doc/diderotc.1):
  * the version and command line, then the IR size after every pass, the
@@ -400,9 +422,12 @@ static int driver_codegen(Arena *arena, DiagCtx *diag, Program *prog, const Driv
       .defines = o->defines,
       .ndefines = o->ndefines,
       .verbose = o->verbose,
+      .opt_flag = o->opt_level >= 0 ? arena_printf(arena, "-O%d", o->opt_level) : NULL,
       .keep_c = o->debug || o->log,
       .log = w->log,
       .env = env->cc,
+      .phase_done = driver_phase_done,
+      .phase_ctx = w,
   };
   int status = 0;
   if (!driver_schedule_finish(arena, low, o, sched, &to.emit, &status)) return status;

@@ -14,7 +14,7 @@ typedef enum OptId {
   O_HELP, O_HELP_ALL, O_VERSION, O_ABOUT, O_EXEC, O_STATIC, O_SHARED, O_JSON,
   O_OUTPUT, O_NAMESPACE, O_SNAPSHOT, O_DEBUG, O_DOUBLE, O_LONG_INT, O_SCALAR,
   O_TARGET, O_LOG, O_STATS, O_VERBOSE, O_CHECK, O_DUMP, O_NO_WARN, O_WERROR, O_COLOR,
-  O_STRAND_LAYOUT, O_IMAGE_LAYOUT, O_CUDA_EMULATE, O_SIMD, O_SCHEDULE, O_DETERMINISTIC, O_INTERNAL,
+  O_OPT_LEVEL, O_STRAND_LAYOUT, O_IMAGE_LAYOUT, O_CUDA_EMULATE, O_SIMD, O_SCHEDULE, O_DETERMINISTIC, O_INTERNAL,
 } OptId;
 
 typedef struct OptSpec {
@@ -40,6 +40,8 @@ static const OptSpec option_table[] = {
     {O_OUTPUT, 'o', "output", ARG_REQUIRED, false, "output stem (the executable with --exec)"},
     {O_NAMESPACE, 0, "namespace", ARG_REQUIRED, false, "prefix of library symbols (default Diderot)"},
     {O_SNAPSHOT, 0, "snapshot", ARG_NONE, false, "generate snapshot support"},
+    {O_OPT_LEVEL, 'O', NULL, ARG_REQUIRED, false,
+     "the C compiler's optimisation level (default -O3; -O0 for quick builds)"},
     {O_DEBUG, 'g', "debug", ARG_NONE, false, "assertions and debug information in generated code"},
     {O_DOUBLE, 0, "double", ARG_NONE, false, "real is C double (default float)"},
     {O_LONG_INT, 0, "long-int", ARG_NONE, false, "int is 64-bit (default 32-bit)"},
@@ -104,6 +106,8 @@ void options_print_usage(bool all) {
     if (s->short_name && s->long_name)
       snprintf(names, sizeof names, "-%c, --%s%s", s->short_name, s->long_name,
                s->arg ? "=ARG" : "");
+    else if (s->id == O_OPT_LEVEL)
+      snprintf(names, sizeof names, "-O0 .. -O3");
     else if (s->short_name)
       snprintf(names, sizeof names, "-%c", s->short_name);
     else
@@ -190,6 +194,11 @@ static bool opt_apply(Arena *a, DriverOptions *o, const OptSpec *s, const char *
       o->ns = val;
       break;
     case O_SNAPSHOT: o->snapshot = true; break;
+    case O_OPT_LEVEL:
+      if (strlen(val) != 1 || val[0] < '0' || val[0] > '3')
+        return opt_error("unknown optimisation level '-O%s' (expected -O0, -O1, -O2 or -O3)", val);
+      o->opt_level = val[0] - '0';
+      break;
     case O_DEBUG: o->debug = true; break;
     case O_DOUBLE: o->double_real = true; break;
     case O_LONG_INT: o->long_int = true; break;
@@ -264,6 +273,7 @@ static const OptSpec *opt_find_short(char c) {
 bool options_parse(Arena *a, int argc, char **argv, DriverOptions *o) {
   memset(o, 0, sizeof *o);
   o->ns = "Diderot";
+  o->opt_level = -1;
   bool only_files = false;
   for (int i = 1; i < argc; i++) {
     const char *arg = argv[i];
@@ -306,6 +316,8 @@ bool options_parse(Arena *a, int argc, char **argv, DriverOptions *o) {
     const OptSpec *s = opt_find_short(arg[1]);
     if (!s) return opt_error("unknown option '%s'", arg);
     const char *val = NULL;
+    if (s->id == O_OPT_LEVEL && !arg[2]) /* -O alone: not -O with the next word */
+      return opt_error("option '%s' needs a level (-O0, -O1, -O2 or -O3)", arg);
     if (s->arg == ARG_REQUIRED) {
       if (arg[2]) val = arg + 2;
       else if (i + 1 < argc) val = argv[++i];

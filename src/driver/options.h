@@ -35,6 +35,7 @@ typedef struct DriverOptions {
   bool exec, static_lib, shared_lib, json;
   bool snapshot, debug, double_real, long_int, scalar;
   bool log, stats, verbose;
+  int opt_level;          /* -O0 .. -O3 for the C compiler; -1: the default (-O3) */
   bool check;             /* stop after typechecking */
   bool no_warnings, warnings_as_errors;
   ColorMode color;        /* --color=auto|always|never */

@@ -215,15 +215,24 @@ Fn *th_fn_new(Tr *t, IrCfgKind kind, const char *name, FnWhere where) {
   return f;
 }
 
-static bool *sealed_slot(Fn *f, int id) {
-  if (id >= f->capsealed) {
-    int cap = f->capsealed ? f->capsealed : 32;
-    while (cap <= id) cap *= 2;
-    bool *s = ARENA_NEW_ARRAY(f->t->a, bool, cap);
-    if (f->capsealed) memcpy(s, f->sealed, (size_t)f->capsealed * sizeof *s);
-    f->sealed = s;
-    f->capsealed = cap;
+/* Grows the arrays by block id (sealed, pend_head) to hold id. */
+static void block_slots(Fn *f, int id) {
+  if (id < f->capsealed) return;
+  int cap = f->capsealed ? f->capsealed : 32;
+  while (cap <= id) cap *= 2;
+  bool *s = ARENA_NEW_ARRAY(f->t->a, bool, cap);
+  int *h = ARENA_NEW_ARRAY(f->t->a, int, cap);
+  if (f->capsealed) {
+    memcpy(s, f->sealed, (size_t)f->capsealed * sizeof *s);
+    memcpy(h, f->pend_head, (size_t)f->capsealed * sizeof *h);
   }
+  f->sealed = s;
+  f->pend_head = h;
+  f->capsealed = cap;
+}
+
+static bool *sealed_slot(Fn *f, int id) {
+  block_slots(f, id);
   return &f->sealed[id];
 }
 
@@ -357,7 +366,9 @@ static IrVar *read_rec(Fn *f, int slot, IrBlock *b) {
       f->pend = p;
       f->cappend = cap;
     }
-    f->pend[f->npend++] = (PendingPhi){b, slot, v->def};
+    block_slots(f, b->id);
+    f->pend[f->npend] = (PendingPhi){b, slot, v->def, f->pend_head[b->id]};
+    f->pend_head[b->id] = ++f->npend;
   } else if (b == f->cfg->entry) {
     v = entry_value(f, slot);
   } else if (b->npreds == 0) {
@@ -376,8 +387,11 @@ static IrVar *read_rec(Fn *f, int slot, IrBlock *b) {
 void th_seal(Fn *f, IrBlock *b) {
   if (!b || *sealed_slot(f, b->id)) return;
   *sealed_slot(f, b->id) = true;
-  for (int i = 0; i < f->npend; i++)
-    if (f->pend[i].block == b) add_phi_operands(f, f->pend[i].slot, f->pend[i].phi);
+  /* b's own pending phis (a list per block: sealing every block of a CFG
+   * stays linear); indices, as completing them may grow f->pend. Sealed,
+   * b gets no new ones. */
+  for (int i = f->pend_head[b->id]; i; i = f->pend[i - 1].next)
+    add_phi_operands(f, f->pend[i - 1].slot, f->pend[i - 1].phi);
 }
 
 void th_jump(Fn *f, IrBlock *to) {
@@ -420,48 +434,99 @@ void th_flush_globals(Fn *f) {
 }
 
 /* Replace phis whose arguments are all one value (or the phi itself). */
-/* The variable v stands for after the phis removed so far (repl). */
+/* The variable v stands for after the phis removed so far (repl), with
+ * the path compressed (chains of phis of phis: an else-if chain's joins). */
 static IrVar *resolved(IrVar **repl, IrVar *v) {
-  while (v && repl[v->id]) v = repl[v->id];
-  return v;
+  IrVar *r = v;
+  while (r && repl[r->id]) r = repl[r->id];
+  while (v && repl[v->id] && repl[v->id] != r) {
+    IrVar *next = repl[v->id];
+    repl[v->id] = r;
+    v = next;
+  }
+  return r;
+}
+
+/* The one value phi's arguments stand for (ignoring the phi itself), or
+ * NULL when there are several. */
+static IrVar *trivial_value(IrVar **repl, IrInstr *phi) {
+  IrVar *same = NULL;
+  for (int k = 0; k < phi->nargs; k++) {
+    IrVar *v = resolved(repl, phi->args[k]);
+    if (v == phi->dst || v == same) continue;
+    if (same || !v) return NULL;
+    same = v;
+  }
+  return same;
 }
 
 /* Phis whose arguments are one variable (or the phi itself) become that
- * variable. The replacements are collected first, each phi's arguments
- * read through those found before it, until a round finds none; then one
- * walk of the CFG rewrites every use and the phis go: linear in the CFG
- * (plus a pass over the phis per round), where replacing the uses of each
- * phi as it was found walked the whole CFG once per phi. */
+ * variable, found by a worklist: every phi once, and a phi again when one
+ * of its arguments (a phi) was replaced; then one walk of the CFG rewrites
+ * every use and the phis go. Linear in the CFG, where rounds over all the
+ * phis until none changed took a round per link of the longest chain of
+ * phis, and replacing each phi's uses as it was found walked the whole CFG
+ * once per phi. */
 static void remove_trivial_phis(Arena *a, IrCFG *cfg) {
   int nids = cfg->module->next_var_id + 1;
   IrVar **repl = ARENA_NEW_ARRAY(a, IrVar *, nids);
-  memset(repl, 0, (size_t)nids * sizeof *repl);
-  bool any = false, changed = true;
-  while (changed) {
-    changed = false;
-    for (int i = 0; i < cfg->nblocks; i++) {
-      IrBlock *b = cfg->blocks[i];
-      for (int j = 0; j < b->nphis; j++) {
-        IrInstr *phi = b->phis[j];
-        if (!phi->dst || repl[phi->dst->id]) continue;
-        IrVar *same = NULL;
-        bool trivial = true;
-        for (int k = 0; k < phi->nargs; k++) {
-          IrVar *v = resolved(repl, phi->args[k]);
-          if (v == phi->dst || v == same) continue;
-          if (same || !v) {
-            trivial = false;
-            break;
-          }
-          same = v;
-        }
-        if (!trivial || !same) continue;
-        repl[phi->dst->id] = same;
-        any = changed = true;
+  int nphis = 0, nargs = 0;
+  for (int i = 0; i < cfg->nblocks; i++)
+    for (int j = 0; j < cfg->blocks[i]->nphis; j++) {
+      nphis++;
+      nargs += cfg->blocks[i]->phis[j]->nargs;
+    }
+  if (!nphis) return;
+  /* the phis that read each phi (by the reader's position in `all`): the
+   * readers of phi p are users[first[p] .. first[p + 1]) */
+  IrInstr **all = ARENA_NEW_ARRAY(a, IrInstr *, nphis);
+  int *slot = ARENA_NEW_ARRAY(a, int, nids); /* 1 + position in all, by dst id */
+  int n = 0;
+  for (int i = 0; i < cfg->nblocks; i++)
+    for (int j = 0; j < cfg->blocks[i]->nphis; j++) {
+      IrInstr *phi = cfg->blocks[i]->phis[j];
+      all[n++] = phi;
+      if (phi->dst) slot[phi->dst->id] = n;
+    }
+  int *first = ARENA_NEW_ARRAY(a, int, nphis + 1);
+  int *users = ARENA_NEW_ARRAY(a, int, nargs + 1);
+  for (int p = 0; p < nphis; p++)
+    for (int k = 0; k < all[p]->nargs; k++) {
+      IrVar *v = all[p]->args[k];
+      if (v && slot[v->id]) first[slot[v->id]]++;
+    }
+  for (int p = 0; p < nphis; p++) first[p + 1] += first[p];
+  int *fill = ARENA_NEW_ARRAY(a, int, nphis);
+  for (int p = 0; p < nphis; p++)
+    for (int k = 0; k < all[p]->nargs; k++) {
+      IrVar *v = all[p]->args[k];
+      if (v && slot[v->id]) {
+        int q = slot[v->id] - 1;
+        users[first[q] + fill[q]++] = p;
       }
     }
+  /* the worklist (a stack; a phi on it at most once at a time) */
+  int *work = ARENA_NEW_ARRAY(a, int, nphis);
+  bool *queued = ARENA_NEW_ARRAY(a, bool, nphis);
+  int nw = 0;
+  for (int p = nphis - 1; p >= 0; p--) work[nw++] = p, queued[p] = true;
+  bool any = false;
+  while (nw) {
+    int p = work[--nw];
+    queued[p] = false;
+    IrInstr *phi = all[p];
+    if (!phi->dst || repl[phi->dst->id]) continue;
+    IrVar *same = trivial_value(repl, phi);
+    if (!same) continue;
+    repl[phi->dst->id] = same;
+    any = true;
+    for (int u = first[p]; u < first[p + 1]; u++)
+      if (!queued[users[u]]) work[nw++] = users[u], queued[users[u]] = true;
   }
   if (!any) return;
+  /* every chain resolved to its end before the rewrite reads repl */
+  for (int p = 0; p < nphis; p++)
+    if (all[p]->dst && repl[all[p]->dst->id]) resolved(repl, all[p]->dst);
   ir_cfg_replace_all(cfg, repl);
   for (int i = 0; i < cfg->nblocks; i++) {
     IrBlock *b = cfg->blocks[i];

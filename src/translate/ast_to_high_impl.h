@@ -59,6 +59,7 @@ typedef struct PendingPhi {
   IrBlock *block;
   int slot;
   IrInstr *phi;
+  int next; /* 1 + the index of the block's next pending phi; 0: none */
 } PendingPhi;
 
 typedef struct Fn {
@@ -73,6 +74,7 @@ typedef struct Fn {
   int nslots, capslots;
   ThMap defs;      /* (block id, slot) -> IrVar */
   bool *sealed;    /* by block id */
+  int *pend_head;  /* by block id: 1 + the index of its last pending phi; 0: none */
   int capsealed;
   PendingPhi *pend;
   int npend, cappend;

@@ -56,6 +56,9 @@ typedef struct EmitCtx {
   const struct Source *src;
   bool src_tried;
   EmitLanesState *lanes;    /* lanes/: plans of groups and loops, made on first use */
+  bool *hoisted;            /* by variable id: a literal set in its declaration
+                               (emit_c_cfg.c; ids are unique in the module) */
+  int nhoisted;
 } EmitCtx;
 
 /* ---- emit_c.c: buffers, names, types, the prelude ---- */

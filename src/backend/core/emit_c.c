@@ -95,7 +95,10 @@ const char *emit_var(EmitCtx *e, const IrVar *v) {
   const char *n = arena_printf(e->a, "%s_%d", emit_mangle(e, "", v->name ? v->name : "t"), v->id);
   if (v->id >= 0) {
     if (v->id >= e->nvnames) {
-      int nn = v->id + 64;
+      /* doubling: ids grow as the printers go, and a fixed step would copy
+       * the table once per step (quadratic in a program's variables) */
+      int nn = e->nvnames ? 2 * e->nvnames : 256;
+      while (nn <= v->id) nn *= 2;
       const char **tab = arena_alloc(e->a, (size_t)nn * sizeof *tab);
       memset(tab, 0, (size_t)nn * sizeof *tab);
       if (e->nvnames) memcpy(tab, e->vnames, (size_t)e->nvnames * sizeof *tab);

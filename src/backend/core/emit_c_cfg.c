@@ -354,7 +354,14 @@ void emit_cfg_body(EmitCtx *e, EmitBuf *out, IrCFG *cfg) {
   EsNode *tails = NULL;
   bool *label = NULL;
   EsNode *body = emit_struct_cfg(e->a, cfg, &tails, &label);
-  bool *hoisted = ARENA_NEW_ARRAY(e->a, bool, e->m->next_var_id + 1);
+  if (e->nhoisted <= e->m->next_var_id) {
+    /* once per module (a printer above may have made variables since) */
+    int n = e->m->next_var_id + 1;
+    bool *h = ARENA_NEW_ARRAY(e->a, bool, n);
+    if (e->nhoisted) memcpy(h, e->hoisted, (size_t)e->nhoisted);
+    e->hoisted = h, e->nhoisted = n;
+  }
+  bool *hoisted = e->hoisted;
   /* declarations: every instruction result and phi (and the x_in of a
    * loop header's phi); a literal with its value */
   Decls d = {e, out, NULL, 0, 0};
