@@ -2,6 +2,7 @@
 #include "opt/high_opt.h"
 
 #include <math.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -52,17 +53,33 @@ static void compact(HOpt *h, IrInstr *in) {
   mark_params(op->body, used, np);
   EinParam *ps = ARENA_NEW_ARRAY(h->a, EinParam, np);
   IrVar **args = ARENA_NEW_ARRAY(h->a, IrVar *, np);
+  /* the kept parameters by argument, in an open-addressing table (an
+   * operator of a sum of many globals has thousands of parameters: a
+   * search of the kept ones per parameter was quadratic) */
+  int cap = 16;
+  while (cap < 2 * np) cap *= 2;
+  int *slot = ARENA_NEW_ARRAY(h->a, int, cap); /* 1 + index into ps; 0: empty */
   int n = 0;
   for (int i = 0; i < np; i++) {
     map[i] = 0;
     if (!used[i]) continue;
-    int j = 0;
-    while (j < n && !(args[j] == in->args[i] && same_param(&ps[j], &op->params[i]))) j++;
-    map[i] = j;
-    if (j == n) {
+    uintptr_t key = (uintptr_t)in->args[i];
+    unsigned at = (unsigned)((key >> 4) * 2654435761u) & (unsigned)(cap - 1);
+    int j = -1;
+    for (; slot[at]; at = (at + 1) & (unsigned)(cap - 1)) {
+      int k = slot[at] - 1;
+      if (args[k] == in->args[i] && same_param(&ps[k], &op->params[i])) {
+        j = k;
+        break;
+      }
+    }
+    if (j < 0) {
+      j = n;
+      slot[at] = n + 1;
       ps[n] = op->params[i];
       args[n++] = in->args[i];
     }
+    map[i] = j;
   }
   if (n == np) return;
   h->st->pruned += (unsigned long)(np - n);
@@ -111,10 +128,16 @@ static bool subst(HOpt *h, IrInstr *in, int p, const EinOp *inner, int ni, IrVar
 }
 
 static void fuse_instr(HOpt *h, IrInstr *in) {
-  /* bounded: each substitution removes one producer edge */
+  /* bounded: each substitution removes one producer edge. After one at
+   * parameter p the scan goes on from p (the substituted producer's own
+   * arguments are there): a parameter before it that could not be fused
+   * cannot become fusable, so restarting from 0 only cost a scan per
+   * substitution (quadratic in a long sum's terms). */
+  int from = 0;
   for (int round = 0; round < 256; round++) {
     bool changed = false;
-    for (int p = 0; p < in->nargs && !changed; p++) {
+    for (int p = from; p < in->nargs && !changed; p++) {
+      from = p;
       IrVar *v = in->args[p];
       IrInstr *def = v ? v->def : NULL;
       if (!def) continue;
