@@ -36,6 +36,7 @@ typedef struct DriverOptions {
   bool snapshot, debug, double_real, long_int, scalar;
   bool log, stats, verbose;
   bool check;             /* stop after typechecking */
+  bool strict;            /* --strict: the language extensions are errors */
   bool no_warnings, warnings_as_errors;
   ColorMode color;        /* --color=auto|always|never */
   unsigned dump;          /* DUMP_* */

@@ -1023,6 +1023,8 @@ static const Type *check_raw(Tc *t, Expr *e, const Type *hint) {
   case E_UNARY: return check_unary(t, e);
   case E_COND: return check_cond(t, e, hint);
   case E_RANGE: {
+    /* 1.0 writes lo .. hi only in the initially clause's iterators (§11) */
+    if (t->prog->dialect == DIALECT_V1 && t->where != W_CREATE) tc_extension(t, EXT_V1_RANGE, e->span);
     const Type *a = e->a ? check_expr(t, e->a, t->tc.t_int) : ERRT;
     const Type *b = e->b ? check_expr(t, e->b, t->tc.t_int) : ERRT;
     if (type_has_error(a) || type_has_error(b)) return ERRT;
