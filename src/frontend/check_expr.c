@@ -1050,6 +1050,17 @@ static const Type *check_raw(Tc *t, Expr *e, const Type *hint) {
     }
     return t->tc.t_real;
   }
+  case E_INT_CONV: {
+    tc_extension(t, EXT_INT_CONV, e->span);
+    const Type *a = e->a ? check_expr(t, e->a, NULL) : ERRT;
+    if (type_has_error(a)) return ERRT;
+    const Type *p = type_prune(a);
+    if (p->kind != TY_INT && !type_is_real(p)) {
+      diag_report(t->diag, ERR_INT_CONV_ARG, e->span, tstr(t, a));
+      return ERRT;
+    }
+    return t->tc.t_int;
+  }
   case E_LOAD_SEQ:
   case E_LOAD_IMAGE: return check_load(t, e, hint);
   case E_IDENTITY: {

@@ -139,6 +139,7 @@ bool const_check(const ConstEval *ce, const Expr *e, bool rep) {
     return const_check(ce, e->c, rep) && const_check(ce, e->a, rep) &&
            const_check(ce, e->b, rep);
   case E_REAL_CONV:
+  case E_INT_CONV:
   case E_IDENTITY:
     return const_check(ce, e->a, rep);
   case E_ZEROS:
@@ -199,6 +200,19 @@ static const ConstValue *fold(Folder *f, const Expr *e);
 static const ConstValue *to_real(const ConstEval *ce, const ConstValue *v) {
   if (v && v->kind == CV_INT) return const_make_real(ce, (double)v->i);
   return v;
+}
+
+/* int(x) (doc/language.md §4.2): toward zero, saturated to the int range,
+ * NaN to 0; an int is itself. The same as the generated code's. */
+static const ConstValue *to_int(const ConstEval *ce, const ConstValue *v) {
+  if (!v || v->kind == CV_INT) return v;
+  if (v->kind != CV_TENSOR || v->nr != 1) return NULL;
+  double x = v->r[0], lim = ce->long_int ? 9223372036854775808.0 : 2147483648.0;
+  int64_t hi = ce->long_int ? INT64_MAX : INT32_MAX;
+  if (x != x) return const_make_int(ce, 0);
+  if (x >= lim) return const_make_int(ce, hi);
+  if (x <= -lim) return const_make_int(ce, -hi - 1);
+  return const_make_int(ce, (int64_t)x);
 }
 
 /* Apply the coercion recorded on a node to its value (int -> real,
@@ -548,6 +562,7 @@ static const ConstValue *fold_raw(Folder *f, const Expr *e) {
   case E_VAR: return e->sym && e->sym->kind == SYM_CONST ? e->sym->cval : NULL;
   case E_PAREN: return fold(f, e->a);
   case E_REAL_CONV: return to_real(ce, fold(f, e->a));
+  case E_INT_CONV: return to_int(ce, fold(f, e->a));
   case E_COND: {
     const ConstValue *c = fold(f, e->c);
     if (!c || c->kind != CV_BOOL) return NULL;

@@ -689,6 +689,12 @@ static IrVar *raw(Fn *f, Expr *e) {
     return ir_emit_state_get(f->cur, e->sym->name, sv, s);
   }
   case E_REAL_CONV: return op1(f, IR_OP_INT_TO_REAL, th_expr(f, e->a));
+  case E_INT_CONV: {
+    IrVar *x = th_expr(f, e->a);
+    if (!x || !f->cur || x->ty->kind == IR_TY_INT) return x; /* int(i) is i */
+    int bits = f->t->opts->long_int ? 64 : 32;
+    return need(f, ir_emit_op(f->cur, NULL, IR_OP_TRUNC_TO_INT, NULL, 1, &x, 1, &bits), "trunc_to_int");
+  }
   case E_LOAD_SEQ:
   case E_LOAD_IMAGE: return load(f, e);
   case E_IDENTITY:
