@@ -27,6 +27,17 @@ static int64_t wrap_int(const ConstEval *ce, uint64_t u) {
   return w > (uint32_t)INT32_MAX ? -(int64_t)(~w) - 1 : (int64_t)w;
 }
 
+/* a ^ n on ints (doc/language.md §5.2): for n >= 0 the product of n a's,
+ * wrapping like '*'; for n < 0 the reciprocal toward zero: 1 for a = 1,
+ * -1 or 1 for a = -1, and 0 otherwise (also for a = 0). */
+static int64_t const_int_pow(const ConstEval *ce, int64_t a, int64_t n) {
+  if (n < 0) return a == 1 ? 1 : a == -1 ? ((n % 2) ? -1 : 1) : 0;
+  uint64_t r = 1, b = (uint64_t)a;
+  for (uint64_t m = (uint64_t)n; m; m >>= 1, b *= b)
+    if (m & 1) r *= b;
+  return wrap_int(ce, r);
+}
+
 const ConstValue *const_make_int(const ConstEval *ce, int64_t v) {
   ConstValue *c = cv_new(ce, CV_INT, ce->tc->t_int);
   c->i = wrap_int(ce, (uint64_t)v);
@@ -260,6 +271,7 @@ static const ConstValue *int_binop(Folder *f, const Expr *e, BuiltinId id, int64
     /* C truncation; INT_MIN / -1 wraps instead of trapping */
     if (y == -1) return const_make_int(ce, id == BI_DIV_II ? wrap_int(ce, 0 - ux) : 0);
     return const_make_int(ce, id == BI_DIV_II ? x / y : x % y);
+  case BI_POW_II: return const_make_int(ce, const_int_pow(ce, x, y));
   case BI_MIN_II: return const_make_int(ce, x < y ? x : y);
   case BI_MAX_II: return const_make_int(ce, x > y ? x : y);
   case BI_LT_II: return const_make_bool(ce, x < y);
