@@ -279,6 +279,8 @@ def src(e, dia):
         return "real(%s)" % S(e.a[0])
     if op == "intc":
         return "int(%s)" % S(e.a[0])
+    if op == "ipow":
+        return "((%s)^(%s))" % (S(e.a[0]), S(e.a[1]))
     if op == "reduce":
         name, var, lo, hi = e.v
         return "%s{%s | %s in %s..%s}" % (name, S(e.a[0]), var, S(lo), S(hi))
@@ -1002,6 +1004,11 @@ def ev_op(e, op, args, P):
         return mpf(args[0])
     if op == "intc":    # toward zero; a value near an integer is fragile
         return cint(int(round_fn("trunc", args[0])))
+    if op == "ipow":    # int power; n < 0: the reciprocal toward zero
+        a, n = args
+        if n < 0:
+            return 1 if a == 1 else ((-1) ** (n % 2) if a == -1 else 0)
+        return cint(a ** n)
     if op == "tcons":
         if any(isinstance(a, Fld) for a in args):
             args = [as_ten(a) for a in args]
@@ -1943,6 +1950,12 @@ class Gen:
         """The right-hand side of an assignment to state variable n: it does
         not read n when n is a non-scalar tensor (D3), except in the few
         programs that exercise the original's known defects."""
+        if self.ext and t == INT and self.r.random() < 0.5:
+            # int ^ int is an int where an int is expected: here, and through
+            # the '+' (doc/language.md §5.2); exponents -3..5
+            ex = N("sub", INT, [N("mod", INT, [N("norm", INT, [self.ex_int(0)]), lit_int(self.r, 9, 9)]),
+                                lit_int(self.r, 3, 3)])
+            return N("add", INT, [self.ex(t, depth), N("ipow", INT, [self.ex_int(0), ex])])
         if (t[0] == "ten" and t[1] != () or t[0] == "seq") and not self.ref_defects:
             saved = self.scope
             self.scope = [(m, tt) for m, tt in self.scope if m != n]
@@ -2390,7 +2403,7 @@ def to_json(v):
 
 
 # what marks a program as using an extension (--ext keeps only those)
-EXT_RE = re.compile(r"\bint\(")
+EXT_RE = re.compile(r"\bint\(|\)\^\(")
 
 
 def generate(seed, outdir, dialect=None, max_tries=40, ext=False):
