@@ -622,6 +622,31 @@ class Runner:
             return Outcome(name, "fail", problems + stderr_excerpt(err))
         return Outcome(name, "pass")
 
+    def strict_corpus(self, _path=None):
+        """strict/corpus: --strict accepts what the original's own examples
+        write (../shared/conformance/examples, outside the repository):
+        every program checks with --strict exactly as without it, and no
+        extension is reported (src/frontend/extensions.def names them)."""
+        name = "strict/corpus"
+        root = os.path.join(self.srcdir, "..", "shared", "conformance", "examples")
+        if not os.path.isdir(root):
+            return Outcome(name, "skip", ["no conformance corpus at %s" % root])
+        progs = sorted(os.path.join(d, f) for d, _, fs in os.walk(root) for f in fs
+                       if f.endswith((".diderot", ".ddro")))
+        problems = []
+        for p in progs:
+            plain = self.run([self.diderotc, "--check", p], self.timeout)
+            strict = self.run([self.diderotc, "--check", "--strict", p], self.timeout)
+            if isinstance(plain, str) or isinstance(strict, str):
+                problems.append(plain if isinstance(plain, str) else strict)
+                continue
+            if "is an extension of diderotc" in strict[2] or plain[0] != strict[0]:
+                problems.append("%s: exit status %d without --strict, %d with it%s"
+                                % (os.path.relpath(p, root), plain[0], strict[0], tail(strict[2])))
+        if not progs:
+            return Outcome(name, "skip", ["no programs under %s" % root])
+        return Outcome(name, "fail", problems) if problems else Outcome(name, "pass")
+
     def compile(self, path):
         """compile/accept/...: the whole pipeline builds an executable."""
         rel = self.rel(path)
@@ -1193,6 +1218,7 @@ class Runner:
                     tests.append(("compile/" + name, self.compile, p))
                 else:
                     tests.append((name, self.reject, p))
+        tests.append(("strict/corpus", self.strict_corpus, None))
         for p in find_programs(os.path.join(progs, "run")):
             tests.append(("run/" + os.path.basename(p)[:-len(".diderot")], self.runprog, p))
             tests.append(("cuda/run/" + os.path.basename(p)[:-len(".diderot")], self.cudarun, p))

@@ -498,6 +498,7 @@ int main(int argc, char **argv) {
   TypecheckOptions tc = {
       .long_int = opts.long_int,
       .double_real = opts.double_real,
+      .strict = opts.strict,
       .consts = opts.consts,
       .proxy_dir = driver_dirname(arena, opts.file),
   };

@@ -12,7 +12,7 @@ typedef enum OptArg { ARG_NONE, ARG_REQUIRED } OptArg;
 
 typedef enum OptId {
   O_HELP, O_HELP_ALL, O_VERSION, O_ABOUT, O_EXEC, O_STATIC, O_SHARED, O_JSON,
-  O_OUTPUT, O_NAMESPACE, O_SNAPSHOT, O_DEBUG, O_DOUBLE, O_LONG_INT, O_SCALAR,
+  O_OUTPUT, O_NAMESPACE, O_SNAPSHOT, O_DEBUG, O_DOUBLE, O_LONG_INT, O_SCALAR, O_STRICT,
   O_TARGET, O_LOG, O_STATS, O_VERBOSE, O_CHECK, O_DUMP, O_NO_WARN, O_WERROR, O_COLOR,
   O_OPT_LEVEL, O_STRAND_LAYOUT, O_IMAGE_LAYOUT, O_CUDA_EMULATE, O_SIMD, O_SCHEDULE, O_DETERMINISTIC, O_INTERNAL,
 } OptId;
@@ -45,6 +45,8 @@ static const OptSpec option_table[] = {
     {O_DEBUG, 'g', "debug", ARG_NONE, false, "assertions and debug information in generated code"},
     {O_DOUBLE, 0, "double", ARG_NONE, false, "real is C double (default float)"},
     {O_LONG_INT, 0, "long-int", ARG_NONE, false, "int is 64-bit (default 32-bit)"},
+    {O_STRICT, 0, "strict", ARG_NONE, false,
+     "reject the extensions of the language (doc/differences.md) so the program stays portable"},
     {O_SCALAR, 0, "scalar", ARG_NONE, false, "do not use vector extensions"},
     {O_TARGET, 0, "target", ARG_REQUIRED, false, "seq (default), omp, or cuda"},
     {O_LOG, 0, "log", ARG_NONE, false, "write a compiler log NAME.log"},
@@ -202,6 +204,7 @@ static bool opt_apply(Arena *a, DriverOptions *o, const OptSpec *s, const char *
     case O_DEBUG: o->debug = true; break;
     case O_DOUBLE: o->double_real = true; break;
     case O_LONG_INT: o->long_int = true; break;
+    case O_STRICT: o->strict = true; break;
     case O_SCALAR: o->scalar = true; break;
     case O_TARGET: return opt_set_target(o, val);
     case O_LOG: o->log = true; break;

@@ -37,6 +37,7 @@ typedef struct DriverOptions {
   bool log, stats, verbose;
   int opt_level;          /* -O0 .. -O3 for the C compiler; -1: the default (-O3) */
   bool check;             /* stop after typechecking */
+  bool strict;            /* --strict: the language extensions are errors */
   bool no_warnings, warnings_as_errors;
   ColorMode color;        /* --color=auto|always|never */
   unsigned dump;          /* DUMP_* */

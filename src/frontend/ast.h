@@ -110,6 +110,7 @@ typedef enum ExprKind {
   E_SLICE_ALL,    /* ':' inside a subscript */
   E_SELECT,       /* a.name         strand state or strand set */
   E_REAL_CONV,    /* real(a) */
+  E_INT_CONV,     /* int(a): real -> int, toward zero (an extension) */
   E_LOAD_SEQ,     /* load_sequence(a) / 1.0 load(a) */
   E_LOAD_IMAGE,   /* load_image(a) / 1.0 image(a) */
   E_IDENTITY,     /* identity[a] */

@@ -81,8 +81,8 @@ static int expr_level(const Expr *e) {
   case E_BINARY: return binary_level(e->op);
   case E_UNARY: return (e->op == OP_NEG || e->op == OP_NOT) ? LV_PREFIX : LV_DIFF;
   case E_APPLY: case E_SUBSCRIPT: case E_SELECT: return LV_SUFFIX;
-  case E_REAL_CONV: case E_LOAD_SEQ: case E_LOAD_IMAGE: case E_IDENTITY: case E_ZEROS:
-  case E_NAN:
+  case E_REAL_CONV: case E_INT_CONV: case E_LOAD_SEQ: case E_LOAD_IMAGE: case E_IDENTITY:
+  case E_ZEROS: case E_NAN:
     return LV_SPECIAL;
   default: return LV_ATOM;
   }
@@ -215,8 +215,11 @@ static void print_expr_inner(Printer *P, const Expr *e) {
     fputs(e->a->kind == E_INT ? " ." : ".", o);
     print_name(P, e->name);
     break;
-  case E_REAL_CONV: case E_LOAD_SEQ: case E_LOAD_IMAGE:
-    fputs(e->kind == E_REAL_CONV ? "real(" : e->kind == E_LOAD_SEQ ? "load_sequence(" : "load_image(",
+  case E_REAL_CONV: case E_INT_CONV: case E_LOAD_SEQ: case E_LOAD_IMAGE:
+    fputs(e->kind == E_REAL_CONV  ? "real("
+          : e->kind == E_INT_CONV ? "int("
+          : e->kind == E_LOAD_SEQ ? "load_sequence("
+                                  : "load_image(",
           o);
     print_expr(P, e->a, LV_COND);
     fputc(')', o);

@@ -911,10 +911,10 @@ static const Type *check_int_literal(Tc *t, Expr *e, bool negated) {
   return set_ty(e, t->tc.t_int);
 }
 
-static const Type *check_unary(Tc *t, Expr *e) {
+static const Type *check_unary(Tc *t, Expr *e, const Type *hint) {
   if (!e->a) return ERRT;
   if (e->op == OP_NEG && e->a->kind == E_INT) check_int_literal(t, e->a, true);
-  else check_expr(t, e->a, NULL);
+  else check_expr(t, e->a, e->op == OP_NEG ? hint : NULL); /* -(2^k): int ^ int */
   Expr *args[1] = {e->a};
   switch (e->op) {
   case OP_NEG: return resolve(t, e, "unary-", args, 1, RK_UNOP);
@@ -943,15 +943,34 @@ static const Type *check_unary(Tc *t, Expr *e) {
   }
 }
 
-static const Type *check_binary(Tc *t, Expr *e) {
+/* Where an int is expected (hint), `a ^ b` of two ints is the int power
+ * (BI_POW_II, an extension); elsewhere it is the original's real power.
+ * The hint reaches the operands of int arithmetic, so `int n = 2^k + 1;`
+ * is an int too. A program the original accepts never has an int^int
+ * where an int is expected (its real result would not convert), so none
+ * changes meaning. */
+static bool is_int_hint(const Type *hint) {
+  const Type *h = type_prune(hint);
+  return h && h->kind == TY_INT;
+}
+
+static const Type *check_binary(Tc *t, Expr *e, const Type *hint) {
   if (!e->a || !e->b) {
     if (e->a) check_expr(t, e->a, NULL);
     if (e->b) check_expr(t, e->b, NULL);
     return ERRT;
   }
-  const Type *A = check_expr(t, e->a, NULL);
-  const Type *B = check_expr(t, e->b, NULL);
+  bool int_ctx = is_int_hint(hint) && (e->op == OP_ADD || e->op == OP_SUB || e->op == OP_MUL ||
+                                       e->op == OP_DIV || e->op == OP_MOD || e->op == OP_POW);
+  const Type *A = check_expr(t, e->a, int_ctx ? hint : NULL);
+  const Type *B = check_expr(t, e->b, int_ctx ? hint : NULL);
   const char *op = ast_op_spelling(e->op);
+  if (int_ctx && e->op == OP_POW && !type_has_error(A) && !type_has_error(B) &&
+      type_prune(A)->kind == TY_INT && type_prune(B)->kind == TY_INT) {
+    tc_extension(t, EXT_INT_POW, e->span);
+    e->builtin = special_entry(t, "^int");
+    return t->tc.t_int;
+  }
   switch (e->op) {
   case OP_OR:
   case OP_AND:
@@ -1019,10 +1038,12 @@ static const Type *check_raw(Tc *t, Expr *e, const Type *hint) {
   case E_REAL: return t->tc.t_real;
   case E_STRING: return t->tc.t_string;
   case E_BOOL: return t->tc.t_bool;
-  case E_BINARY: return check_binary(t, e);
-  case E_UNARY: return check_unary(t, e);
+  case E_BINARY: return check_binary(t, e, hint);
+  case E_UNARY: return check_unary(t, e, hint);
   case E_COND: return check_cond(t, e, hint);
   case E_RANGE: {
+    /* 1.0 writes lo .. hi only in the initially clause's iterators (§11) */
+    if (t->prog->dialect == DIALECT_V1 && t->where != W_CREATE) tc_extension(t, EXT_V1_RANGE, e->span);
     const Type *a = e->a ? check_expr(t, e->a, t->tc.t_int) : ERRT;
     const Type *b = e->b ? check_expr(t, e->b, t->tc.t_int) : ERRT;
     if (type_has_error(a) || type_has_error(b)) return ERRT;
@@ -1047,6 +1068,17 @@ static const Type *check_raw(Tc *t, Expr *e, const Type *hint) {
       return ERRT;
     }
     return t->tc.t_real;
+  }
+  case E_INT_CONV: {
+    tc_extension(t, EXT_INT_CONV, e->span);
+    const Type *a = e->a ? check_expr(t, e->a, NULL) : ERRT;
+    if (type_has_error(a)) return ERRT;
+    const Type *p = type_prune(a);
+    if (p->kind != TY_INT && !type_is_real(p)) {
+      diag_report(t->diag, ERR_INT_CONV_ARG, e->span, tstr(t, a));
+      return ERRT;
+    }
+    return t->tc.t_int;
   }
   case E_LOAD_SEQ:
   case E_LOAD_IMAGE: return check_load(t, e, hint);

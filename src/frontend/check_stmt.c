@@ -142,7 +142,9 @@ static void check_assign(Tc *t, Stmt *s) {
   bin->a = lhs;
   bin->b = s->expr;
   s->cond = bin;
-  const Type *rt = check_expr(t, s->expr, NULL);
+  /* an int x: e is where an int is expected (int ^ int, check_binary) */
+  const Type *xp = type_prune(xt);
+  const Type *rt = check_expr(t, s->expr, xp && xp->kind == TY_INT ? xt : NULL);
   if (!ok || type_has_error(rt) || type_is_error(xt)) {
     bin->ty = (Type *)t->tc.t_error;
     return;

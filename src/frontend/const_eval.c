@@ -27,6 +27,17 @@ static int64_t wrap_int(const ConstEval *ce, uint64_t u) {
   return w > (uint32_t)INT32_MAX ? -(int64_t)(~w) - 1 : (int64_t)w;
 }
 
+/* a ^ n on ints (doc/language.md §5.2): for n >= 0 the product of n a's,
+ * wrapping like '*'; for n < 0 the reciprocal toward zero: 1 for a = 1,
+ * -1 or 1 for a = -1, and 0 otherwise (also for a = 0). */
+static int64_t const_int_pow(const ConstEval *ce, int64_t a, int64_t n) {
+  if (n < 0) return a == 1 ? 1 : a == -1 ? ((n % 2) ? -1 : 1) : 0;
+  uint64_t r = 1, b = (uint64_t)a;
+  for (uint64_t m = (uint64_t)n; m; m >>= 1, b *= b)
+    if (m & 1) r *= b;
+  return wrap_int(ce, r);
+}
+
 const ConstValue *const_make_int(const ConstEval *ce, int64_t v) {
   ConstValue *c = cv_new(ce, CV_INT, ce->tc->t_int);
   c->i = wrap_int(ce, (uint64_t)v);
@@ -139,6 +150,7 @@ bool const_check(const ConstEval *ce, const Expr *e, bool rep) {
     return const_check(ce, e->c, rep) && const_check(ce, e->a, rep) &&
            const_check(ce, e->b, rep);
   case E_REAL_CONV:
+  case E_INT_CONV:
   case E_IDENTITY:
     return const_check(ce, e->a, rep);
   case E_ZEROS:
@@ -201,6 +213,19 @@ static const ConstValue *to_real(const ConstEval *ce, const ConstValue *v) {
   return v;
 }
 
+/* int(x) (doc/language.md §4.2): toward zero, saturated to the int range,
+ * NaN to 0; an int is itself. The same as the generated code's. */
+static const ConstValue *to_int(const ConstEval *ce, const ConstValue *v) {
+  if (!v || v->kind == CV_INT) return v;
+  if (v->kind != CV_TENSOR || v->nr != 1) return NULL;
+  double x = v->r[0], lim = ce->long_int ? 9223372036854775808.0 : 2147483648.0;
+  int64_t hi = ce->long_int ? INT64_MAX : INT32_MAX;
+  if (x != x) return const_make_int(ce, 0);
+  if (x >= lim) return const_make_int(ce, hi);
+  if (x <= -lim) return const_make_int(ce, -hi - 1);
+  return const_make_int(ce, (int64_t)x);
+}
+
 /* Apply the coercion recorded on a node to its value (int -> real,
  * elementwise for fixed sequences; the others change nothing). */
 static const ConstValue *coerce_value(const ConstEval *ce, const ConstValue *v, const Type *to) {
@@ -246,6 +271,7 @@ static const ConstValue *int_binop(Folder *f, const Expr *e, BuiltinId id, int64
     /* C truncation; INT_MIN / -1 wraps instead of trapping */
     if (y == -1) return const_make_int(ce, id == BI_DIV_II ? wrap_int(ce, 0 - ux) : 0);
     return const_make_int(ce, id == BI_DIV_II ? x / y : x % y);
+  case BI_POW_II: return const_make_int(ce, const_int_pow(ce, x, y));
   case BI_MIN_II: return const_make_int(ce, x < y ? x : y);
   case BI_MAX_II: return const_make_int(ce, x > y ? x : y);
   case BI_LT_II: return const_make_bool(ce, x < y);
@@ -548,6 +574,7 @@ static const ConstValue *fold_raw(Folder *f, const Expr *e) {
   case E_VAR: return e->sym && e->sym->kind == SYM_CONST ? e->sym->cval : NULL;
   case E_PAREN: return fold(f, e->a);
   case E_REAL_CONV: return to_real(ce, fold(f, e->a));
+  case E_INT_CONV: return to_int(ce, fold(f, e->a));
   case E_COND: {
     const ConstValue *c = fold(f, e->c);
     if (!c || c->kind != CV_BOOL) return NULL;

@@ -357,6 +357,8 @@ atom(A) ::= BAR(L) expr(E) BAR(R). { A = parser_wrap(st, E_NORM, L, E, R); }
 /* As in the original 1.0 grammar, the special forms are atoms, so that
  * suffixes apply to them: zeros[2,3][1,2], identity[3][0,:]. */
 atom(A) ::= KW_REAL(K) LPAREN expr(E) RPAREN(R). { A = parser_wrap(st, E_REAL_CONV, K, E, R); }
+/* int(x): an extension (doc/language.md §4.2) */
+atom(A) ::= KW_INT(K) LPAREN expr(E) RPAREN(R). { A = parser_wrap(st, E_INT_CONV, K, E, R); }
 /* load("f") and image("f") take a string literal. */
 atom(A) ::= LOAD(K) LPAREN STRING(S) RPAREN(R). {
   A = parser_wrap(st, E_LOAD_SEQ, K, parser_leaf(st, E_STRING, S), R);

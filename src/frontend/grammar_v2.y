@@ -314,6 +314,8 @@ suffix_expr(A) ::= ID(N) LBRACE(L) expr(E) BAR iter(I) RBRACE(R). {
   A = parser_apply_comprehension(st, parser_var(st, N), parser_comprehension(st, L, E, I, R));
 }
 suffix_expr(A) ::= KW_REAL(K) LPAREN expr(E) RPAREN(R). { A = parser_wrap(st, E_REAL_CONV, K, E, R); }
+/* int(x): an extension (doc/language.md §4.2) */
+suffix_expr(A) ::= KW_INT(K) LPAREN expr(E) RPAREN(R). { A = parser_wrap(st, E_INT_CONV, K, E, R); }
 suffix_expr(A) ::= LOAD_SEQUENCE(K) LPAREN expr(E) RPAREN(R). {
   A = parser_wrap(st, E_LOAD_SEQ, K, E, R);
 }

@@ -72,7 +72,7 @@ Expr *parser_suffix(ParseState *st, ExprKind kind, Expr *a, PList args);
 Expr *parser_select(ParseState *st, Expr *a, Token id);
 /* E_SEQ, E_TENSOR, E_ZEROS, E_NAN (with shape) from a bracketed list. */
 Expr *parser_list_expr(ParseState *st, ExprKind kind, Token first, PList l);
-/* E_REAL_CONV, E_LOAD_SEQ, E_LOAD_IMAGE, E_IDENTITY, E_NORM, E_PAREN. */
+/* E_REAL_CONV, E_INT_CONV, E_LOAD_SEQ, E_LOAD_IMAGE, E_IDENTITY, E_NORM, E_PAREN. */
 Expr *parser_wrap(ParseState *st, ExprKind kind, Token first, Expr *a, Token last);
 Expr *parser_comprehension(ParseState *st, Token lbrace, Expr *body, Iter *it, Token rbrace);
 /* f{e | x in s}: the same tree as f({e | x in s}). */

@@ -41,6 +41,15 @@ void tc_declare(Tc *t, Symbol *s) {
   env_bind(t->env, s);
 }
 
+void tc_extension(Tc *t, TcExtension x, Span at) {
+  static const char *const what[EXT__COUNT + 1] = {
+#define EXT(id, text) text,
+#include "frontend/extensions.def"
+#undef EXT
+      NULL};
+  if (t->opts->strict && x >= 0 && x < EXT__COUNT) diag_report(t->diag, ERR_EXTENSION, at, what[x]);
+}
+
 const char *tc_where_name(TcWhere w) {
   switch (w) {
   case W_GLOBAL_DECL: return "a global declaration";

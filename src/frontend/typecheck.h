@@ -19,6 +19,7 @@ typedef struct TypecheckOptions {
   bool double_real;           /* --double */
   const ConstOverride *consts;
   const char *proxy_dir;      /* directory proxy image paths are relative to */
+  bool strict;                /* --strict: every extension (extensions.def) is an error */
 } TypecheckOptions;
 
 /* Check `p`, annotating it in place (Expr.ty, .sym, coercions, ...).

@@ -96,6 +96,14 @@ typedef struct Tc {
 } Tc;
 
 /* typecheck.c */
+typedef enum TcExtension {
+#define EXT(id, what) id,
+#include "frontend/extensions.def"
+#undef EXT
+  EXT__COUNT
+} TcExtension;
+/* A use of extension `x` at `at`: an error under --strict, else nothing. */
+void tc_extension(Tc *t, TcExtension x, Span at);
 Symbol *tc_new_symbol(Tc *t, SymKind k, const char *name, Span span, const Type *ty);
 /* Declare in the innermost scope, reporting a redefinition there. */
 void tc_declare(Tc *t, Symbol *s);

@@ -167,6 +167,7 @@ static int rule_imm(IrRule r) {
   case IR_RULE_VLOAD:
   case IR_RULE_PROBE_FAIL:
   case IR_RULE_INDEX_FAIL: return 1; /* the source line */
+  case IR_RULE_TRUNC_TO_INT: return 1; /* the bits of int */
   default: return 0;
   }
 }
@@ -564,6 +565,12 @@ static int check_rule(Ctx *c, const IrType **res) {
   case IR_RULE_TENSOR_SAME:
     if (!is_kind(ty(c, 0), IR_TY_TENSOR)) return bad_arg(c, 0, "a tensor");
     *res = ty(c, 0);
+    return IR_CHK_OK;
+  case IR_RULE_TRUNC_TO_INT:
+    if (!is_real(ty(c, 0))) return bad_arg(c, 0, "real");
+    if (c->in->imm[0] != 32 && c->in->imm[0] != 64)
+      return fail(c, IR_CHK_IMM, "int of %d bits", c->in->imm[0]);
+    *res = ir_type_int(m);
     return IR_CHK_OK;
   case IR_RULE_REAL_TO_INT: {
     const IrType *t = ty(c, 0);

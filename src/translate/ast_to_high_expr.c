@@ -227,6 +227,49 @@ static IrVar *pow_int(Fn *f, Expr *e, IrVar *x, Expr *ex) {
   return NULL;
 }
 
+static IrVar *ival(Fn *f, int64_t v) { return f->cur ? ir_emit_int(f->cur, v) : NULL; }
+static IrVar *sel(Fn *f, IrVar *c, IrVar *a, IrVar *b) {
+  IrVar *args[3] = {c, a, b};
+  return op(f, IR_OP_SELECT, 3, args);
+}
+
+/* a ^ n on ints (an extension; doc/language.md §5.2, const_int_pow is the
+ * same rule): square and multiply with wrapping IMULs, for a constant n
+ * over its bits, otherwise over all the bits of an int, unrolled (the
+ * IR's operators only: no loop, no new back-end operator); n < 0 gives 1
+ * for a = 1, ±1 for a = -1 and 0 otherwise. */
+static IrVar *int_pow(Fn *f, IrVar *a, IrVar *n, Expr *ex) {
+  int64_t k;
+  bool known = const_int(&f->t->ce, ex, &k);
+  IrVar *one = ival(f, 1);
+  /* the reciprocal of a^|n| toward zero; odd: whether n is odd */
+  IrVar *odd = known ? NULL : op2(f, IR_OP_NE, op2(f, IR_OP_IMOD, n, ival(f, 2)), ival(f, 0));
+  if (known && k >= 0) {
+    IrVar *r = one, *p = a;
+    for (uint64_t m = (uint64_t)k; m; m >>= 1) {
+      if (m & 1) r = r == one ? p : op2(f, IR_OP_IMUL, r, p);
+      if (m > 1) p = op2(f, IR_OP_IMUL, p, p);
+    }
+    return r;
+  }
+  IrVar *mone = sel(f, known ? (k % 2 ? ir_emit_bool(f->cur, true) : ir_emit_bool(f->cur, false)) : odd,
+                    ival(f, -1), one);
+  IrVar *neg = sel(f, op2(f, IR_OP_EQ, a, one), one,
+                   sel(f, op2(f, IR_OP_EQ, a, ival(f, -1)), mone, ival(f, 0)));
+  if (known) return neg;
+  int bits = f->t->opts->long_int ? 64 : 32;
+  IrVar *r = one, *p = a, *m = n;
+  for (int j = 0; j < bits; j++) {
+    IrVar *bit = op2(f, IR_OP_NE, op2(f, IR_OP_IMOD, m, ival(f, 2)), ival(f, 0));
+    r = sel(f, bit, op2(f, IR_OP_IMUL, r, p), r);
+    if (j + 1 < bits) {
+      p = op2(f, IR_OP_IMUL, p, p);
+      m = op2(f, IR_OP_IDIV, m, ival(f, 2));
+    }
+  }
+  return sel(f, op2(f, IR_OP_LT, n, ival(f, 0)), neg, r);
+}
+
 static int real_fun_op(BuiltinId id) {
   switch (id) {
   case BI_SQRT: return IR_OP_SQRT;
@@ -322,6 +365,7 @@ static IrVar *builtin(Fn *f, Expr *e, const Builtin *b, Expr **ax, IrVar **a, in
     return v ? v : op(f, IR_OP_POWI, 2, a);
   }
   case BI_POW_RR: return op(f, IR_OP_POW, 2, a);
+  case BI_POW_II: return n == 2 ? int_pow(f, a[0], a[1], ax[1]) : NULL;
   case BI_POW_SI: return need(f, pow_int(f, e, a[0], ax[1]), "a field power");
   case BI_APPEND: return op(f, IR_OP_SEQ_APPEND, 2, a);
   case BI_PREPEND: return op(f, IR_OP_SEQ_PREPEND, 2, a);
@@ -689,6 +733,12 @@ static IrVar *raw(Fn *f, Expr *e) {
     return ir_emit_state_get(f->cur, e->sym->name, sv, s);
   }
   case E_REAL_CONV: return op1(f, IR_OP_INT_TO_REAL, th_expr(f, e->a));
+  case E_INT_CONV: {
+    IrVar *x = th_expr(f, e->a);
+    if (!x || !f->cur || x->ty->kind == IR_TY_INT) return x; /* int(i) is i */
+    int bits = f->t->opts->long_int ? 64 : 32;
+    return need(f, ir_emit_op(f->cur, NULL, IR_OP_TRUNC_TO_INT, NULL, 1, &x, 1, &bits), "trunc_to_int");
+  }
   case E_LOAD_SEQ:
   case E_LOAD_IMAGE: return load(f, e);
   case E_IDENTITY:

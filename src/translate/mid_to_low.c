@@ -63,6 +63,8 @@
  * disabled), so repeated index computations, tap offsets and transforms of
  * one image are shared. The result passes ir_check.
  */
+#include <math.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -456,8 +458,42 @@ static M2lVal *lower_tensor_index(M2L *L, const IrInstr *in) {
   return m2l_tensor(L, in->dst->ty, t->parts + flat / t->width);
 }
 
+/* int(x) with ints of `bits` bits (doc/language.md §4.2): t = trunc(x);
+ * t >= 2^(bits-1) gives the largest int, t <= -2^(bits-1) the smallest,
+ * NaN 0; otherwise t = q·2^k + r with k = bits/2, q = trunc(t/2^k) and
+ * |r| < 2^k, all exact in either real type, and each part fits
+ * floor_to_int's range (|q| < 2^(bits-2)), so n = q·2^k + r is t without
+ * the undefined conversion of C. */
+static M2lVal *lower_trunc_to_int(M2L *L, const IrInstr *in) {
+  IrVar *x = get_whole(L, in->args[0]);
+  if (!x)
+    return NULL;
+  int bits = in->nimm > 0 && in->imm[0] == 64 ? 64 : 32, k = bits / 2;
+  double lim = ldexp(1.0, bits - 1), step = ldexp(1.0, k);
+  int64_t hi = bits == 64 ? INT64_MAX : INT32_MAX;
+  IrVar *t = m2l_op1(L, IR_OP_TRUNC, x);
+  IrVar *big = m2l_op2(L, IR_OP_GE, t, m2l_real(L, lim));
+  IrVar *small = m2l_op2(L, IR_OP_LE, t, m2l_real(L, -lim));
+  IrVar *nan = m2l_op2(L, IR_OP_NE, x, x);
+  IrVar *out = m2l_op2(L, IR_OP_OR, m2l_op2(L, IR_OP_OR, big, small), nan);
+  IrVar *sel[3] = {out, m2l_real(L, 0.0), t};
+  IrVar *tc = m2l_op(L, IR_OP_SELECT, 3, sel, 0, NULL);
+  IrVar *q = m2l_op1(L, IR_OP_TRUNC, m2l_op2(L, IR_LOP_RMUL, tc, m2l_real(L, 1.0 / step)));
+  IrVar *r = m2l_op2(L, IR_LOP_RSUB, tc, m2l_op2(L, IR_LOP_RMUL, q, m2l_real(L, step)));
+  IrVar *n = m2l_op2(L, IR_OP_IADD,
+                     m2l_op2(L, IR_OP_IMUL, m2l_op1(L, IR_LOP_FLOOR_TO_INT, q), m2l_int(L, (int64_t)step)),
+                     m2l_op1(L, IR_LOP_FLOOR_TO_INT, r));
+  IrVar *s1[3] = {big, m2l_int(L, hi), n};
+  n = m2l_op(L, IR_OP_SELECT, 3, s1, 0, NULL);
+  IrVar *s2[3] = {small, m2l_int(L, -hi - 1), n};
+  n = m2l_op(L, IR_OP_SELECT, 3, s2, 0, NULL);
+  IrVar *s3[3] = {nan, m2l_int(L, 0), n};
+  return m2l_plain(L, m2l_op(L, IR_OP_SELECT, 3, s3, 0, NULL));
+}
+
 static M2lVal *lower_common(M2L *L, const IrInstr *in) {
   switch (in->op) {
+  case IR_OP_TRUNC_TO_INT: return lower_trunc_to_int(L, in);
   case IR_OP_TENSOR_CONS:
     if (is_tensor(in->dst->ty)) {
       M2lVal *v = lower_tensor_cons(L, in);

@@ -277,6 +277,10 @@ def src(e, dia):
         return "{%s}" % ", ".join(S(x) for x in e.a)
     if op == "realc":
         return "real(%s)" % S(e.a[0])
+    if op == "intc":
+        return "int(%s)" % S(e.a[0])
+    if op == "ipow":
+        return "((%s)^(%s))" % (S(e.a[0]), S(e.a[1]))
     if op == "reduce":
         name, var, lo, hi = e.v
         return "%s{%s | %s in %s..%s}" % (name, S(e.a[0]), var, S(lo), S(hi))
@@ -998,6 +1002,13 @@ def ev_op(e, op, args, P):
         return apply_op((), [a], lambda x: [l_norm(x)])
     if op == "realc":
         return mpf(args[0])
+    if op == "intc":    # toward zero; a value near an integer is fragile
+        return cint(int(round_fn("trunc", args[0])))
+    if op == "ipow":    # int power; n < 0: the reciprocal toward zero
+        a, n = args
+        if n < 0:
+            return 1 if a == 1 else ((-1) ** (n % 2) if a == -1 else 0)
+        return cint(a ** n)
     if op == "tcons":
         if any(isinstance(a, Fld) for a in args):
             args = [as_ten(a) for a in args]
@@ -1253,8 +1264,12 @@ def var(name, t):
 
 
 class Gen:
-    def __init__(self, seed, dialect=None):
+    def __init__(self, seed, dialect=None, ext=False):
         self.seed = seed
+        # ext: also the extensions of the language (doc/differences.md,
+        # "Language extensions"), which the original rejects: such programs
+        # are judged by the oracle alone (run.py --ext)
+        self.ext = ext
         r = self.r = random.Random(seed)
         self.dia = dialect or r.choice([1, 2])
         self.D = r.choice([1, 1, 2, 2, 2, 2, 3, 3])
@@ -1724,8 +1739,11 @@ class Gen:
         if depth <= 0:
             return var(r.choice(vs), INT) if vs and r.random() < 0.6 else lit_int(r)
         o = r.choice(["var"] * (3 if vs else 0) + ["lit", "add", "sub", "mul", "div", "mod",
-                                                    "neg", "abs", "minmax", "cond", "ireduce"])
+                                                    "neg", "abs", "minmax", "cond", "ireduce"]
+                     + (["intc", "intc"] if self.ext else []))
         sub = lambda: self.ex_int(depth - 1)  # noqa: E731
+        if o == "intc":   # int(x), toward zero
+            return N("intc", INT, [self.ex_ten((), depth - 1)])
         if o == "var":
             return var(r.choice(vs), INT)
         if o == "lit":
@@ -1932,6 +1950,12 @@ class Gen:
         """The right-hand side of an assignment to state variable n: it does
         not read n when n is a non-scalar tensor (D3), except in the few
         programs that exercise the original's known defects."""
+        if self.ext and t == INT and self.r.random() < 0.5:
+            # int ^ int is an int where an int is expected: here, and through
+            # the '+' (doc/language.md §5.2); exponents -3..5
+            ex = N("sub", INT, [N("mod", INT, [N("norm", INT, [self.ex_int(0)]), lit_int(self.r, 9, 9)]),
+                                lit_int(self.r, 3, 3)])
+            return N("add", INT, [self.ex(t, depth), N("ipow", INT, [self.ex_int(0), ex])])
         if (t[0] == "ten" and t[1] != () or t[0] == "seq") and not self.ref_defects:
             saved = self.scope
             self.scope = [(m, tt) for m, tt in self.scope if m != n]
@@ -2378,14 +2402,21 @@ def to_json(v):
     return mpmath.nstr(v, 25)
 
 
-def generate(seed, outdir, dialect=None, max_tries=40):
+# what marks a program as using an extension (--ext keeps only those)
+EXT_RE = re.compile(r"\bint\(|\)\^\(")
+
+
+def generate(seed, outdir, dialect=None, max_tries=40, ext=False):
     """Generate a well-conditioned program for seed into outdir. Returns the
-    oracle dict; the sub-seed actually used is seed*1000+try."""
+    oracle dict; the sub-seed actually used is seed*1000+try. ext: one
+    that uses an extension of the language (EXT_RE)."""
     last = None
     for attempt in range(max_tries):
         sub = seed * 1000 + attempt
         try:
-            g = Gen(sub, dialect).build()
+            g = Gen(sub, dialect, ext).build()
+            if ext and not EXT_RE.search(program_text(g)):
+                raise Reject("no extension used")
             exact, tols = oracle(g)
         except (Fragile, Reject, ZeroDivisionError, OverflowError) as ex:
             last = ex
@@ -2443,6 +2474,7 @@ if __name__ == "__main__":
     ap.add_argument("seed", type=int)
     ap.add_argument("outdir")
     ap.add_argument("--dialect", type=int, choices=[1, 2])
+    ap.add_argument("--ext", action="store_true", help="use the language's extensions")
     a = ap.parse_args()
-    g = generate(a.seed, a.outdir, a.dialect)
+    g = generate(a.seed, a.outdir, a.dialect, ext=a.ext)
     print(program_text(g))

@@ -19,6 +19,10 @@ A disagreement is decided with the oracle:
                   and ours matches the oracle; explained by doc/differences.md
   open            the language leaves it open (known, documented differences)
   unexplained     anything else
+With --ext the programs also use the language's extensions (gen.py --ext;
+doc/differences.md, "Language extensions"), which the original rejects: only
+ours runs, and the oracle judges it (agree or ours-wrong); mutants are not
+made then.
 The last line is `differential: P programs, A agree, E explained, U unexplained`;
 the exit status is 1 when U > 0.  Details go to --log (JSON lines).
 """
@@ -447,6 +451,17 @@ def test_program(pdir, orc, ours, ref, double):
     return verdict, why, ro, rr
 
 
+def test_program_ext(pdir, orc, ours, double):
+    """--ext: ours against the oracle alone."""
+    prec = "double" if double is True else "float"
+    dirs = setup_dirs(pdir)
+    ro = run_one(ours, dirs["ours"], orc, double)
+    if ro["status"] != "ok":
+        return "ours-wrong", "ours %s: %s" % (ro["status"], _first(ro["detail"])), ro, None
+    bo = compare(ro, orc, prec)
+    return ("ours-wrong", "ours: %s" % bo[0][1], ro, None) if bo else ("agree", "", ro, None)
+
+
 def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--seconds", type=float, default=0, help="stop starting programs after N s")
@@ -465,6 +480,8 @@ def main(argv=None):
     ap.add_argument("-j", "--jobs", type=int, default=1, help="programs tested in parallel")
     ap.add_argument("--snapshot", default=None,
                     help="copy our compiler and runtime to DIR first and test that copy")
+    ap.add_argument("--ext", action="store_true",
+                    help="programs with the language's extensions, ours against the oracle only")
     ap.add_argument("-v", "--verbose", action="store_true")
     a = ap.parse_args(argv)
     if a.snapshot:
@@ -473,7 +490,7 @@ def main(argv=None):
         a.count = 20
     ours = Compiler("ours", os.path.abspath(a.ours))
     ref = reference_compiler(a.reference)
-    for c in (ours, ref):
+    for c in (ours,) if a.ext else (ours, ref):
         if not os.access(c.path, os.X_OK):
             print("differential: no compiler at %s" % c.path)
             print("differential: 0 programs, 0 agree, 0 explained, 1 unexplained")
@@ -494,16 +511,23 @@ def main(argv=None):
         results = []
         try:
             with gen_lock:
-                g = gen.generate(n, pdir)
+                g = gen.generate(n, pdir, ext=a.ext)
             with open(os.path.join(pdir, "oracle.json")) as f:
                 orc = json.load(f)
-            results.append(("exec",) + test_program(pdir, orc, ours, ref, False)[:2])
-            if a.double_every and n % a.double_every == 0:
-                results.append(("double",) + test_program(pdir, orc, ours, ref, True)[:2])
-            if a.long_every and n % a.long_every == 3 % a.long_every:
-                results.append(("long",) + test_program(pdir, orc, ours, ref, "long")[:2])
-            if a.mutate_every and n % a.mutate_every == 0:
-                results.append(("mutant",) + mutate.test_mutant(n, g, pdir, ours, ref)[:2])
+            if a.ext:
+                results.append(("exec",) + test_program_ext(pdir, orc, ours, False)[:2])
+                if a.double_every and n % a.double_every == 0:
+                    results.append(("double",) + test_program_ext(pdir, orc, ours, True)[:2])
+                if a.long_every and n % a.long_every == 3 % a.long_every:
+                    results.append(("long",) + test_program_ext(pdir, orc, ours, "long")[:2])
+            else:
+                results.append(("exec",) + test_program(pdir, orc, ours, ref, False)[:2])
+                if a.double_every and n % a.double_every == 0:
+                    results.append(("double",) + test_program(pdir, orc, ours, ref, True)[:2])
+                if a.long_every and n % a.long_every == 3 % a.long_every:
+                    results.append(("long",) + test_program(pdir, orc, ours, ref, "long")[:2])
+                if a.mutate_every and n % a.mutate_every == 0:
+                    results.append(("mutant",) + mutate.test_mutant(n, g, pdir, ours, ref)[:2])
         except gen.Reject as ex:
             results.append(("gen", "skip", str(ex)))
         for kind, verdict, why in results:

@@ -18,6 +18,10 @@ What is checked, one test each:
   docs/stale-claims      no user-facing document says that something working
                          is missing (DENY below) or cites the design notes
                          LANGUAGE.md as if they were shipped;
+  docs/extensions        every extension of src/frontend/extensions.def is
+                         listed, with the words of its --strict error, in
+                         doc/differences.md, and has a reject test in
+                         tests/programs/reject/strict/ expecting that error;
   docs/section-refs      every "language.md §N" and "layouts.md §N" reference
                          in the repository's documents and sources names a
                          section that exists in doc/language.md or
@@ -415,6 +419,25 @@ create_collection { S(i) | i in 0..n-1 };
                                     "(cite doc/language.md)" % (rel, n))
         return ("fail", problems) if problems else ("pass", [])
 
+    def extensions(self):
+        defs = open(self.path("src/frontend/extensions.def"), encoding="utf-8").read()
+        texts = re.findall(r'^EXT\(\w+, "(.*)"\)\s*$', defs, re.M)
+        if not texts:
+            return "fail", ["no EXT(...) entries in src/frontend/extensions.def"]
+        diffs = open(self.path("doc/differences.md"), encoding="utf-8").read()
+        flat = " ".join(diffs.split())
+        sdir = self.path("tests/programs/reject/strict")
+        expects = ""
+        for f in sorted(os.listdir(sdir)) if os.path.isdir(sdir) else []:
+            expects += open(os.path.join(sdir, f), encoding="utf-8").read()
+        problems = []
+        for t in texts:
+            if t not in flat:
+                problems.append("doc/differences.md does not list the extension %r" % t)
+            if "error: %s is an extension of diderotc, rejected by --strict" % t not in expects:
+                problems.append("no tests/programs/reject/strict/ test expects the --strict error for %r" % t)
+        return ("fail", problems) if problems else ("pass", [])
+
     def section_refs(self):
         heads = {}
         for doc in ("language.md", "layouts.md"):
@@ -454,6 +477,7 @@ create_collection { S(i) | i in 0..n-1 };
         tests = [("docs/man/options", self.man_options),
                  ("docs/man/api", self.man_api),
                  ("docs/stale-claims", self.stale_claims),
+                 ("docs/extensions", self.extensions),
                  ("docs/section-refs", self.section_refs)]
         return tests + self.block_tests()
 

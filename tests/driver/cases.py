@@ -118,6 +118,8 @@ CASES = [
          has=["unknown option '--targt=omp'; did you mean '--target'?"]),
     dict(name="option_typo_exec", args=["--exce", "{prog}"], status=2,
          has=["did you mean '--exec'?"]),
+    # --strict rejects only the extensions (reject/strict/ has each one)
+    dict(name="strict_portable", args=["--strict", "--check", "{prog}"], status=0, hasnt=["error"]),
     dict(name="option_unknown", args=["--zzzzzz", "{prog}"], status=2,
          has=["unknown option '--zzzzzz'"], hasnt=["did you mean"]),
     # colour: escapes only when asked or on a terminal, never with NO_COLOR
