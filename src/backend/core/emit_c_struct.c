@@ -124,12 +124,20 @@ static void find_loops(Builder *s) {
   }
 }
 
+/* Whether b only leaves the function (die, stabilize, return, an error). */
+static bool exits_only(const IrBlock *b) {
+  return b->term.kind != IR_T_JUMP && b->term.kind != IR_T_BRANCH;
+}
+
 /* Merge blocks: two or more forward predecessors (distinct blocks), or a
- * predecessor in a loop that does not hold the block (a loop exit). */
+ * predecessor in a loop that does not hold the block (a loop exit), unless
+ * that block only leaves the function (`if (...) die;` in a loop, an index
+ * error): printed inline there, it never falls back into the loop. */
 static void find_merges(Builder *s) {
   for (int i = 0; i < s->n; i++) {
     IrBlock *b = s->by_rpo[i];
     int fwd = 0;
+    bool leaves = false;
     for (int k = 0; k < b->npreds; k++) {
       IrBlock *p = b->preds[k];
       if (p->rpo < 0) continue;
@@ -139,9 +147,9 @@ static void find_merges(Builder *s) {
       if (s->header[i] && retreating(p, b) && ir_dominates(b, p)) continue; /* a back edge */
       fwd++;
       IrBlock *pl = s->loop_of[p->rpo];
-      if (pl && pl != b && !in_loop(s, b, pl)) fwd = 2; /* leaves p's loop */
+      if (pl && pl != b && !in_loop(s, b, pl)) leaves = true; /* leaves p's loop */
     }
-    s->merge[i] = fwd >= 2;
+    s->merge[i] = fwd >= 2 || (leaves && !(fwd == 1 && exits_only(b)));
   }
 }
 
