@@ -234,6 +234,8 @@ def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--ours", help="our diderotc")
     ap.add_argument("--reference", default=default_reference(), help="the original's diderotc")
+    ap.add_argument("--baseline", help="another build of our diderotc in the original's place "
+                    "(a change measured before/after: the 'orig' columns are this build)")
     ap.add_argument("-k", action="append", help="only examples whose name contains this (repeatable)")
     ap.add_argument("--reps", type=int, default=3)
     ap.add_argument("--omp", type=int, default=0, metavar="N",
@@ -261,15 +263,20 @@ def main():
         sys.exit("no example matches %s" % args.k)
     if not args.ours:
         sys.exit("--ours is required")
+    if args.baseline:
+        args.reference = os.path.abspath(args.baseline)
     if not args.reference:
         sys.exit("no original compiler: give --reference or REFERENCE=")
     ours = os.path.abspath(args.ours)
     work = os.path.abspath(args.work)
     os.makedirs(work, exist_ok=True)
     env = dict(os.environ, NRRD_STATE_VERBOSE_IO="0")
-    renv = reference_env(env, args.reference)
-    comps = [Compiler("ours", ours, env, "seq", "--target=omp"),
-             Compiler("orig", args.reference, renv, "sequential", "--target=parallel")]
+    comps = [Compiler("ours", ours, env, "seq", "--target=omp")]
+    if args.baseline:
+        comps.append(Compiler("orig", args.reference, env, "seq", "--target=omp"))
+    else:
+        comps.append(Compiler("orig", args.reference, reference_env(env, args.reference),
+                              "sequential", "--target=parallel"))
     tools = build_tools(ours, work)
     log = os.path.join(work, "log.txt")
     print("ours: %s\noriginal: %s\ntarget: %s, %d repetitions, log %s" %

@@ -113,6 +113,19 @@ int main(void) {
 """
 
 CASES = [
+    # -O0 .. -O3 reach the C compiler (its command line: --verbose); -O3 by default
+    dict(name="opt_level_O0", args=["--exec", "-O0", "--verbose", "-o", "{work}/p", "{prog}"],
+         status=0, has=[" -O0 -march=native"], hasnt=[" -O3"]),
+    dict(name="opt_level_default", args=["--exec", "--verbose", "-o", "{work}/p", "{prog}"],
+         status=0, has=[" -O3 -march=native"]),
+    dict(name="opt_level_bad", args=["-O5", "{prog}"], status=2,
+         has=["unknown optimisation level '-O5' (expected -O0, -O1, -O2 or -O3)"]),
+    dict(name="opt_level_bare", args=["-O", "{prog}"], status=2,
+         has=["option '-O' needs a level (-O0, -O1, -O2 or -O3)"]),
+    # --stats: the seconds of every phase, the C printer and compiler included
+    dict(name="stats_phases", args=["--exec", "--stats", "-o", "{work}/p", "{prog}"], status=0,
+         has=["stats: phase frontend wall ", "stats: phase high wall ", "stats: phase low wall ",
+              "stats: phase emit wall ", "stats: phase cc wall ", "stats: time cc wall "]),
     # misspelled options get the closest option name
     dict(name="option_typo", args=["--targt=omp", "{prog}"], status=2,
          has=["unknown option '--targt=omp'; did you mean '--target'?"]),
