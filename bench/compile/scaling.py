@@ -10,7 +10,7 @@ exponent of each curve.
 Families (each program is valid Diderot 2.0 and runs):
   calls     N calls of a 31-branch else-if function in one update
             (`out += g(j + c)`, c = 1..N; the issue's family)
-  ifdepth   N nested ifs
+  ifdepth   N nested ifs (N <= 512: the parser's nesting limit)
   orchain   one condition of N `||` / `&&` terms
   state     N strand-state variables (outputs), each updated
   globals   N inputs and N globals computed from them
@@ -89,6 +89,9 @@ def program(family, n):
 
 
 FAMILIES = ["calls", "ifdepth", "orchain", "state", "globals", "straight"]
+# The largest N of a family: 1,024 nested ifs pass the parser's nesting
+# limit (PARSER_MAX_DEPTH: a clear error, "program nested too deeply").
+LIMIT = {"ifdepth": 512}
 
 
 def compile_one(compiler, family, n, no_cc, tmp):
@@ -138,6 +141,8 @@ def main():
         for fam in a.family or FAMILIES:
             rows = []
             for n in sizes:
+                if n > LIMIT.get(fam, n):
+                    continue
                 best = None
                 for _ in range(a.reps):
                     secs, lines = compile_one(compiler, fam, n, a.no_cc, tmp)

@@ -109,7 +109,7 @@ void options_print_usage(bool all) {
       snprintf(names, sizeof names, "-%c, --%s%s", s->short_name, s->long_name,
                s->arg ? "=ARG" : "");
     else if (s->id == O_OPT_LEVEL)
-      snprintf(names, sizeof names, "-O0 .. -O3");
+      snprintf(names, sizeof names, "-O0, -O1, -O2, -O3");
     else if (s->short_name)
       snprintf(names, sizeof names, "-%c", s->short_name);
     else

@@ -23,6 +23,7 @@ static const NameCount expected_counts[] = {
     {"/", 7},          /* i/i r/r t/r F/r S/S F/S t/S */
     {"%", 1},
     {"^", 3},          /* r^i r^r S^i */
+    {"^int", 1},       /* i^i, an extension picked where an int is expected */
     {"@", 3},          /* append prepend concatenate */
     {"|·|", 3},        /* |i| |t| |F| */
     {"<", 2}, {"<=", 2}, {">", 2}, {">=", 2},

@@ -229,7 +229,7 @@ static IrModule *compile_text(const char *text, bool opt, bool long_int) {
   DiagCtx *d = diag_new(A, src);
   diag_set_warnings(d, false, false);
   Program *p = parse_program(A, d, src);
-  TypecheckOptions to = {long_int, false, NULL, "."};
+  TypecheckOptions to = {long_int, false, NULL, ".", false};
   if (!p || diag_error_count(d) || !typecheck_program(A, d, p, &to) || diag_error_count(d)) {
     diag_flush(d);
     return NULL;
@@ -436,7 +436,7 @@ static int corpus_file(const char *path) {
   Source *src = source_load(A, path);
   if (!src) return 0;
   /* ARGS: lines (see tests/run.py): --long-int, --double, --Cname=value */
-  TypecheckOptions to = {false, false, NULL, NULL};
+  TypecheckOptions to = {false, false, NULL, NULL, false};
   const char *dir = strrchr(path, '/');
   to.proxy_dir = dir ? arena_strndup(A, path, (size_t)(dir - path)) : ".";
   const char *a = strstr(src->text, "// ARGS:");

@@ -145,9 +145,10 @@ static void sx(Buf *b, const Expr *e) {
     sx(b, e->a);
     bput(b, " %s)", e->name);
     break;
-  case E_REAL_CONV: case E_LOAD_SEQ: case E_LOAD_IMAGE: case E_IDENTITY: case E_NORM:
-  case E_PAREN:
+  case E_REAL_CONV: case E_INT_CONV: case E_LOAD_SEQ: case E_LOAD_IMAGE: case E_IDENTITY:
+  case E_NORM: case E_PAREN:
     bput(b, "(%s ", e->kind == E_REAL_CONV    ? "real"
+                    : e->kind == E_INT_CONV   ? "int"
                     : e->kind == E_LOAD_SEQ   ? "load_sequence"
                     : e->kind == E_LOAD_IMAGE ? "load_image"
                     : e->kind == E_IDENTITY   ? "identity"
