@@ -41,8 +41,7 @@
  * gcc 12 -O3 took at N = 128 / 512: 2.1 / 21.3 s; without jump threading
  * 1.0 / 5.9 s; with these flags too 0.7 / 4.3 s (jump threading of the
  * long else-if chains, with its incremental SSA updates, was most of it:
- * bench/compile/README.md). The run time of such programs is unchanged
- * (bench/results.md). */
+ * bench/results.md, "Compile time: structured C"). */
 #define CC_LARGE_FLAGS                                                                   \
   "-fno-gcse -fno-gcse-after-reload -fno-dse -fno-tree-dse -fno-rerun-cse-after-loop " \
   "-fno-cse-follow-jumps -fno-thread-jumps"
