@@ -276,14 +276,17 @@ def _atomic_write(writer_cls, data, path):
     leaves the old file."""
     path = os.fspath(path)
     d = os.path.dirname(os.path.abspath(path))
-    fd, tmp = tempfile.mkstemp(prefix=".%s." % os.path.basename(path), dir=d)
+    # the temporary ends in the real extension: VTK's XML writers write
+    # nothing (and report success) to some names, e.g. ones ending in '_'
+    ext = ".vti" if writer_cls.__name__ == "vtkXMLImageDataWriter" else ".vtp"
+    fd, tmp = tempfile.mkstemp(prefix=".%s." % os.path.basename(path), suffix=ext, dir=d)
     os.close(fd)
     try:
         w = writer_cls()
         w.SetFileName(tmp)
         w.SetInputData(data)
         w.SetDataModeToBinary()
-        if not w.Write():
+        if not w.Write() or os.path.getsize(tmp) == 0:
             raise OSError("could not write '%s' (VTK's %s failed)" % (path, writer_cls.__name__))
         os.chmod(tmp, 0o666 & ~_umask())
         os.replace(tmp, path)

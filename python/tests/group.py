@@ -6,7 +6,10 @@ tests/install/install.py's do. The compiler under test is given to the
 tests as $DIDEROTC; one cache of compiled programs, emptied at collection,
 serves every file of the run (BUILD/tests/python-cache). The Python used is
 the one running the suite when it has numpy, cffi and pytest, else
-/usr/bin/python3; without one, each test is skipped with the reason.
+/usr/bin/python3; without one, each test is skipped with the reason. A test
+file with a line `# needs: MOD ...` (test_vtk: vtkmodules, which Debian's
+python3-paraview installs for /usr/bin/python3 only) runs under the first of
+those that can also import MOD.
 """
 
 import os
@@ -18,10 +21,17 @@ import sys
 TIMEOUT = 1800
 
 
-def _python():
+def _needs(path):
+    with open(path, encoding="utf-8") as f:
+        m = re.search(r"^# needs: ([\w. ]+?)(?:  |$)", f.read(), re.M)
+    return tuple(m.group(1).split()) if m else ()
+
+
+def _python(needs=()):
+    mods = ", ".join(("numpy", "cffi", "pytest") + tuple(needs))
     for py in (sys.executable, "/usr/bin/python3", shutil.which("python3")):
         if py and os.path.exists(py) and subprocess.run(
-                [py, "-c", "import numpy, cffi, pytest"], stdout=subprocess.DEVNULL,
+                [py, "-c", "import " + mods], stdout=subprocess.DEVNULL,
                 stderr=subprocess.DEVNULL).returncode == 0:
             return py
     return None
@@ -34,17 +44,20 @@ def collect(srcdir, builddir, diderotc):
     shutil.rmtree(cache, ignore_errors=True)
     state = {}
 
-    def python():
-        if "py" not in state:
-            state["py"] = _python()
-        return state["py"]
+    def python(needs):
+        if needs not in state:
+            state[needs] = _python(needs)
+        return state[needs]
 
     def make(f):
         def fn():
-            py = python()
+            needs = _needs(os.path.join(here, f))
+            py = python(needs)
             if not py:
-                return ("skip", ["no python3 with numpy, cffi and pytest (Debian packages "
-                                 "python3-numpy, python3-cffi, python3-pytest)"])
+                return ("skip", ["no python3 with numpy, cffi and pytest%s (Debian packages "
+                                 "python3-numpy, python3-cffi, python3-pytest%s)"
+                                 % ("".join(", " + m for m in needs),
+                                    ", python3-paraview" if "vtkmodules" in needs else "")])
             env = dict(os.environ, DIDEROTC=diderotc or os.path.join(builddir, "diderotc"),
                        DIDEROT_TEST_CACHE=cache)
             try:
