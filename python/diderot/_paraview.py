@@ -51,7 +51,9 @@ def _compile(path, double=False):
 
 
 def _kind_of(prog):
-    src = prog.description.get("source-file")
+    # the source as compiled, kept in the cache entry (the description's
+    # source-file names the temporary build folder)
+    src = os.path.join(prog.directory, "prog.diderot")
     try:
         with open(src, encoding="utf-8") as f:
             return _vtk.strands_kind(f.read())
@@ -119,7 +121,9 @@ def _output(self, outInfo, data):
     if data.IsA("vtkImageData") != target.IsA("vtkImageData"):
         raise DiderotError("the program's output is a %s, the filter was set up for a %s "
                            "(Apply again)" % (data.GetClassName(), target.GetClassName()))
-    target.ShallowCopy(data)
+    # a deep copy: the arrays of Outputs.to_vtk share NumPy's memory, which
+    # must not be what ParaView keeps rendering after this call returns
+    target.DeepCopy(data)
 
 
 def _data_object(self, request, inInfo, outInfo, kind):
@@ -131,19 +135,22 @@ def _data_object(self, request, inInfo, outInfo, kind):
     return 1
 
 
-def _guard(fn):
-    """Run a RequestData body; errors go to the output window."""
-    def wrapped(self, request, inInfo, outInfo):
-        try:
-            return fn(self, request, inInfo, outInfo)
-        except DiderotError as e:
-            _report(str(e))
-        except (TypeError, ValueError, OSError) as e:
-            _report("%s: %s" % (type(e).__name__, e))
-        except Exception:
-            _report(traceback.format_exc())
+def _request_data(self, request, inInfo, outInfo):
+    try:
+        _output(self, outInfo, self._compute(inInfo))
+    except Exception as e:
+        _report_exception(e)
         return 0
-    return wrapped
+    return 1
+
+
+def _report_exception(e):
+    if isinstance(e, DiderotError):
+        _report(str(e))
+    elif isinstance(e, (TypeError, ValueError, OSError)):
+        _report("%s: %s" % (type(e).__name__, e))
+    else:
+        _report(traceback.format_exc())
 
 
 @smproxy.filter(name="DiderotProgram", label="Diderot Program", support_reload=False)
@@ -203,6 +210,8 @@ class DiderotProgram(VTKPythonAlgorithmBase):
         self._double = bool(v)
         self.Modified()
 
+    RequestData = _request_data
+
     def RequestDataObject(self, request, inInfo, outInfo):
         try:
             kind = _kind_of(self._program()) if self._path else "grid"
@@ -210,8 +219,7 @@ class DiderotProgram(VTKPythonAlgorithmBase):
             kind = "grid"  # the error is reported by RequestData
         return _data_object(self, request, inInfo, outInfo, kind)
 
-    @_guard
-    def RequestData(self, request, inInfo, outInfo):
+    def _compute(self, inInfo):
         prog = self._program()
         values = parse_inputs(prog, self._inputs)
         imgs = [n for n, t in prog.inputs.items() if t.kind == "image"]
@@ -222,8 +230,7 @@ class DiderotProgram(VTKPythonAlgorithmBase):
                 raise DiderotError("Image input %r is not an image input of the program (%s)"
                                    % (name, ", ".join(imgs)))
             images[name] = vtkImageData.GetData(inInfo[0])
-        _output(self, outInfo, _run(prog, values, images, self._steps, self._points))
-        return 1
+        return _run(prog, values, images, self._steps, self._points)
 
 
 # ---- one filter per program, its panel from the program's description -----
@@ -341,8 +348,10 @@ def program_filter(path):
             info.Set(self.INPUT_IS_OPTIONAL(), 1)
         return 1
 
-    @_guard
-    def RequestData(self, request, inInfo, outInfo):
+    def RequestDataObject(self, request, inInfo, outInfo):
+        return _data_object(self, request, inInfo, outInfo, kind)
+
+    def _compute(self, inInfo):
         p = _compile(path)  # the cache: compiled again only if the source changed
         imgs = {}
         for i, (_, n) in enumerate(ports):
@@ -350,10 +359,10 @@ def program_filter(path):
             if d is None and not p.has_default[n]:
                 raise DiderotError("image input %r has no pipeline input and no default" % n)
             imgs[n] = d
-        _output(self, outInfo, _run(p, self._values, imgs, self._steps, None))
-        return 1
+        return _run(p, self._values, imgs, self._steps, None)
 
-    ns = dict(methods, __init__=__init__, SetSteps=SetSteps, RequestData=RequestData,
+    ns = dict(methods, __init__=__init__, SetSteps=SetSteps, RequestData=_request_data, _compute=_compute,
+              RequestDataObject=RequestDataObject, 
               FillInputPortInformation=FillInputPortInformation, _pvsm_proxy_xml=xml,
               __module__=__name__, __doc__="Diderot program %s" % path)
     cls = type(cname, (VTKPythonAlgorithmBase,), ns)
