@@ -8,12 +8,16 @@
 # Python viewer and the README's plotting session (tests viewer/python, python/readme).
 # libsdl2-dev builds the viewer (examples/viewer); xvfb, xdotool and x11-apps
 # (xwd) run it headless in its tests (tests/viewer); xauth is for xvfb-run
-# (examples/viewer/screenshot.sh).
+# (examples/viewer/screenshot.sh, and pvbatch in python/paraview).
+# paraview and python3-paraview (5.11; it conflicts with python3-vtk9 and
+# brings its own vtkmodules, importable by /usr/bin/python3) are for the VTK
+# conversions and the ParaView plugin (tests python/vtk, python/paraview).
 set -e
 PACKAGES="build-essential autoconf automake libtool pkg-config re2c lemon \
   libteem-dev teem-apps liblapack-dev liblapacke-dev clang libclang-rt-14-dev \
   libomp-14-dev valgrind python3 python3-numpy python3-sympy bc \
-  python3-cffi python3-pytest python3-matplotlib libsdl2-dev xvfb xdotool x11-apps xauth"
+  python3-cffi python3-pytest python3-matplotlib libsdl2-dev xvfb xdotool x11-apps xauth \
+  paraview python3-paraview"
 missing=""
 for p in $PACKAGES; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing="$missing $p"

@@ -37,6 +37,7 @@ PROBE = """from paraview.simple import *
 v = GetActiveViewOrCreate('RenderView'); v.ViewSize = [64, 48]
 Show(Sphere(), v); Render(v)
 SaveScreenshot(%r, v, ImageResolution=[64, 48])
+print("PROBE-OK")
 """
 
 
@@ -65,7 +66,9 @@ def pvbatch(tmp_path_factory):
         except subprocess.TimeoutExpired:
             why.append("%s: timed out" % " ".join(cmd))
             continue
-        if p.returncode == 0 and os.path.exists(png):
+        # by pvbatch's word: xvfb-run can fail after it, cleaning up its
+        # temporary folder, when several run at once
+        if "PROBE-OK" in p.stdout.decode(errors="replace") and os.path.exists(png):
             return cmd
         why.append("%s: status %d (%s)" % (" ".join(cmd), p.returncode, _tail(p)))
     pytest.skip("ParaView cannot start offscreen on this machine: " + "; ".join(why))
@@ -126,7 +129,7 @@ def pv(pvbatch, tmp_path_factory):
                        stdout=subprocess.PIPE, stderr=subprocess.STDOUT, timeout=900,
                        stdin=subprocess.DEVNULL)
     log = p.stdout.decode(errors="replace")
-    assert p.returncode == 0 and "DONE" in log, log[-3000:]
+    assert "DONE" in log, log[-3000:]  # pvbatch's word (see pvbatch())
     return d, log
 
 
@@ -212,7 +215,7 @@ def test_state_file(pvbatch, tmp_path):
                        stdout=subprocess.PIPE, stderr=subprocess.STDOUT, timeout=900,
                        stdin=subprocess.DEVNULL)
     log = p.stdout.decode(errors="replace")
-    assert p.returncode == 0 and os.path.exists(png), log[-3000:]
+    assert os.path.exists(png) and "Traceback" not in log, log[-3000:]
     assert "Diderot:" not in log, log[-3000:]
     shot = os.environ.get("DIDEROT_PICTURES")
     if shot:
