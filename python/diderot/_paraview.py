@@ -33,6 +33,7 @@ import numpy as np
 from paraview.util.vtkAlgorithm import VTKPythonAlgorithmBase, smdomain, smhint, smproperty, smproxy
 from vtkmodules.vtkCommonCore import vtkOutputWindow
 from vtkmodules.vtkCommonDataModel import vtkDataObject, vtkImageData, vtkPolyData
+from vtkmodules.vtkCommonExecutionModel import vtkStreamingDemandDrivenPipeline as _SDDP
 
 from . import _vtk
 from ._errors import DiderotError
@@ -135,10 +136,96 @@ def _data_object(self, request, inInfo, outInfo, kind):
     return 1
 
 
+def _input_data(self, port):
+    """The image on an input port (None where nothing is connected)."""
+    if port >= self.GetNumberOfInputPorts() or not self.GetNumberOfInputConnections(port):
+        return None
+    return vtkImageData.GetData(self.GetInputInformation(port, 0))
+
+
+def _update_inputs(self):
+    """Bring every connected input up to date with its whole extent.
+    RequestInformation must tell the pipeline the output's extent, and a
+    program's grid size is known only once it has run on its images, which
+    the pipeline hands over only after that pass: so the filter updates its
+    inputs itself, then runs (the result is kept for RequestData)."""
+    for port in range(self.GetNumberOfInputPorts()):
+        for c in range(self.GetNumberOfInputConnections(port)):
+            conn = self.GetInputConnection(port, c)
+            alg, idx = conn.GetProducer(), conn.GetIndex()
+            info = alg.GetOutputInformation(idx)
+            if info.Has(_SDDP.WHOLE_EXTENT()):
+                info.Set(_SDDP.UPDATE_EXTENT(), info.Get(_SDDP.WHOLE_EXTENT()), 6)
+            alg.Update(idx)
+
+
+def _key(self):
+    """What a result depends on: the filter's settings and the inputs' data."""
+    ins = []
+    for port in range(self.GetNumberOfInputPorts()):
+        d = _input_data(self, port)
+        ins.append(None if d is None else (id(d), d.GetMTime()))
+    return (self.GetMTime(), tuple(ins))
+
+
+def _result(self, inInfo):
+    """The program's VTK output for the current settings and inputs: the
+    one RequestInformation computed, or computed now (raises its error)."""
+    key = _key(self)
+    cached = getattr(self, "_diderot_cached", None)
+    if cached is None or cached[0] != key:
+        try:
+            cached = (key, self._compute(inInfo), None)
+        except Exception as e:
+            cached = (key, None, e)
+        self._diderot_cached = cached
+    if cached[2] is not None:
+        raise cached[2]
+    return cached[1]
+
+
+def _request_information(self, request, inInfo, outInfo):
+    """The output's extent, origin, spacing and direction (image outputs):
+    without them ParaView keeps the input's (copied down by the pipeline)
+    and shows only that part of the picture."""
+    info = outInfo.GetInformationObject(0)
+    out = info.Get(vtkDataObject.DATA_OBJECT())
+    if out is None or not out.IsA("vtkImageData"):
+        return 1  # points: no extent to announce
+    try:
+        _update_inputs(self)
+        data = _result(self, inInfo)
+    except Exception:
+        return 1  # reported by RequestData
+    if data is None or not data.IsA("vtkImageData"):
+        return 1
+    info.Set(_SDDP.WHOLE_EXTENT(), data.GetExtent(), 6)
+    info.Set(vtkDataObject.ORIGIN(), data.GetOrigin(), 3)
+    info.Set(vtkDataObject.SPACING(), data.GetSpacing(), 3)
+    if hasattr(vtkDataObject, "DIRECTION"):
+        m = data.GetDirectionMatrix()
+        info.Set(vtkDataObject.DIRECTION(), [m.GetElement(i, j) for i in range(3) for j in range(3)], 9)
+    return 1
+
+
+def _request_update_extent(self, request, inInfo, outInfo):
+    """Every input whole: a program may probe its images anywhere, whatever
+    part of the output is asked for."""
+    for port in range(len(inInfo)):
+        for c in range(inInfo[port].GetNumberOfInformationObjects()):
+            i = inInfo[port].GetInformationObject(c)
+            if i.Has(_SDDP.WHOLE_EXTENT()):
+                i.Set(_SDDP.UPDATE_EXTENT(), i.Get(_SDDP.WHOLE_EXTENT()), 6)
+    return 1
+
+
 def _request_data(self, request, inInfo, outInfo):
     try:
-        _output(self, outInfo, self._compute(inInfo))
+        data = _result(self, inInfo)
+        self._diderot_cached = None  # ParaView keeps its own (deep) copy
+        _output(self, outInfo, data)
     except Exception as e:
+        self._diderot_cached = None
         _report_exception(e)
         return 0
     return 1
@@ -211,6 +298,8 @@ class DiderotProgram(VTKPythonAlgorithmBase):
         self.Modified()
 
     RequestData = _request_data
+    RequestInformation = _request_information
+    RequestUpdateExtent = _request_update_extent
 
     def RequestDataObject(self, request, inInfo, outInfo):
         try:
@@ -362,7 +451,8 @@ def program_filter(path):
         return _run(p, self._values, imgs, self._steps, None)
 
     ns = dict(methods, __init__=__init__, SetSteps=SetSteps, RequestData=_request_data, _compute=_compute,
-              RequestDataObject=RequestDataObject, 
+              RequestInformation=_request_information, RequestUpdateExtent=_request_update_extent,
+              RequestDataObject=RequestDataObject,
               FillInputPortInformation=FillInputPortInformation, _pvsm_proxy_xml=xml,
               __module__=__name__, __doc__="Diderot program %s" % path)
     cls = type(cname, (VTKPythonAlgorithmBase,), ns)

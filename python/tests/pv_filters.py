@@ -85,7 +85,10 @@ view.CameraParallelProjection = 1
 view.CameraFocalPoint = [(W - 1) / 2.0, (H - 1) / 2.0, 0.0]
 view.CameraPosition = [(W - 1) / 2.0, (H - 1) / 2.0, -100.0]  # from -z with y down:
 view.CameraViewUp = [0.0, -1.0, 0.0]                           # x right, row 0 on top
-view.CameraParallelScale = H / 2.0
+# the Slice representation draws point data as a texture of W x H texels
+# stretched over the image's bounds (first point to last: W - 1 units), so
+# the view spans those bounds for texel k to fill pixel block k
+view.CameraParallelScale = (H - 1) / 2.0
 Render(view)
 
 SaveScreenshot(os.path.join(out, "mip-wave.png"), view, ImageResolution=[W * K, H * K])
