@@ -61,8 +61,13 @@ def collect(srcdir, builddir, diderotc):
             env = dict(os.environ, DIDEROTC=diderotc or os.path.join(builddir, "diderotc"),
                        DIDEROT_TEST_CACHE=cache)
             try:
+                # a temporary folder of its own: pytest's shared default
+                # (/tmp/pytest-of-USER) keeps only the 3 newest sessions and
+                # deletes older ones that may still be running beside it
+                tmp = os.path.abspath(os.path.join(builddir, "tests", "python-tmp", f[:-len(".py")]))
+                os.makedirs(os.path.dirname(tmp), exist_ok=True)
                 p = subprocess.run([py, "-m", "pytest", "-q", "-rs", "-p", "no:cacheprovider",
-                                    os.path.join(here, f)], cwd=here, env=env,
+                                    "--basetemp", tmp, os.path.join(here, f)], cwd=here, env=env,
                                    stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
                                    stderr=subprocess.STDOUT, timeout=TIMEOUT)
             except subprocess.TimeoutExpired:

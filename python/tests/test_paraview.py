@@ -7,12 +7,14 @@ to grey by NumPy (within 3 grey levels), and compiler errors must reach the
 output window with their source position.
 
 ParaView needs an X display on Debian 12 (its VTK is built without OSMesa
-or EGL): pvbatch --force-offscreen-rendering is tried first, then the same
-under xvfb-run; if neither can render, the tests are skipped saying so.
+or EGL): pvbatch --force-offscreen-rendering is tried first, then pvbatch
+on a private Xvfb started by the tests; if neither can render, the tests
+are skipped saying so.
 """
 # needs: vtkmodules  (python/tests/group.py picks a python3 that has it)
 
 import os
+import select
 import shutil
 import subprocess
 
@@ -45,9 +47,50 @@ def _tail(p):
     return " ".join(p.stdout.decode(errors="replace").strip().splitlines()[-2:])[-300:]
 
 
+def _xvfb():
+    """A private Xvfb that picks its own free display (-displayfd: no race
+    with other X servers starting at the same time, as xvfb-run -a has);
+    returns (process, ":N") or (None, why)."""
+    exe = shutil.which("Xvfb")
+    if not exe:
+        return None, "Xvfb not found (Debian package xvfb)"
+    r, w = os.pipe()
+    p = subprocess.Popen([exe, "-displayfd", str(w), "-screen", "0", "1280x1024x24", "-nolisten", "tcp"],
+                         pass_fds=(w,), stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
+                         stderr=subprocess.DEVNULL)
+    os.close(w)
+    got = b""
+    while select.select([r], [], [], 30)[0]:
+        chunk = os.read(r, 64)
+        if not chunk:
+            break
+        got += chunk
+        if got.endswith(b"\n"):
+            break
+    os.close(r)
+    if not got.strip().isdigit():
+        p.kill()
+        p.wait()
+        return None, "Xvfb did not start (status %s)" % p.poll()
+    return p, ":" + got.decode().strip()
+
+
+class PV:
+    """How to run pvbatch here: the command and its environment."""
+
+    def __init__(self, cmd, env):
+        self.cmd, self.env = cmd, env
+
+    def run(self, args, env=None, timeout=900):
+        e = dict(self.env)
+        e.update(env or {})
+        return subprocess.run(self.cmd + args, env=e, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+                              timeout=timeout, stdin=subprocess.DEVNULL)
+
+
 @pytest.fixture(scope="module")
 def pvbatch(tmp_path_factory):
-    """The command prefix that renders offscreen here, or a skip naming why not."""
+    """A PV that renders offscreen here, or a skip naming why not."""
     exe = shutil.which("pvbatch")
     if not exe:
         pytest.skip("pvbatch not found (Debian package paraview)")
@@ -55,23 +98,39 @@ def pvbatch(tmp_path_factory):
     png = str(d / "probe.png")
     with open(str(d / "probe.py"), "w") as f:
         f.write(PROBE % png)
-    tries = [[exe, "--force-offscreen-rendering"]]
-    if shutil.which("xvfb-run"):
-        tries.append(["xvfb-run", "-a", "-s", "-screen 0 1280x1024x24", exe])
     why = []
-    for cmd in tries:
-        try:
-            p = subprocess.run(cmd + [str(d / "probe.py")], stdout=subprocess.PIPE,
-                               stderr=subprocess.STDOUT, timeout=300, stdin=subprocess.DEVNULL)
-        except subprocess.TimeoutExpired:
-            why.append("%s: timed out" % " ".join(cmd))
-            continue
-        # by pvbatch's word: xvfb-run can fail after it, cleaning up its
-        # temporary folder, when several run at once
-        if "PROBE-OK" in p.stdout.decode(errors="replace") and os.path.exists(png):
-            return cmd
-        why.append("%s: status %d (%s)" % (" ".join(cmd), p.returncode, _tail(p)))
-    pytest.skip("ParaView cannot start offscreen on this machine: " + "; ".join(why))
+    xvfb = None
+    tries = [lambda: PV([exe, "--force-offscreen-rendering"], os.environ)]
+
+    def with_xvfb():
+        nonlocal xvfb
+        xvfb, disp = _xvfb()
+        if xvfb is None:
+            why.append(disp)
+            return None
+        return PV([exe], dict(os.environ, DISPLAY=disp))
+    tries.append(with_xvfb)
+    try:
+        for make in tries:
+            pv = make()
+            if pv is None:
+                continue
+            try:
+                p = pv.run([str(d / "probe.py")], timeout=300)
+            except subprocess.TimeoutExpired:
+                why.append("%s: timed out" % " ".join(pv.cmd))
+                continue
+            if "PROBE-OK" in p.stdout.decode(errors="replace") and os.path.exists(png):
+                break
+            why.append("%s%s: status %d (%s)" % (" ".join(pv.cmd), " on Xvfb" if xvfb else "",
+                                                p.returncode, _tail(p)))
+        else:
+            pytest.skip("ParaView cannot start offscreen on this machine: " + "; ".join(why))
+        yield pv
+    finally:
+        if xvfb is not None:
+            xvfb.terminate()
+            xvfb.wait()
 
 
 def wave_volume(d):
@@ -124,10 +183,8 @@ LO, HI = 0.0, 1.0
 def pv(pvbatch, tmp_path_factory):
     d = str(tmp_path_factory.mktemp("pv"))
     wave_volume(d)
-    p = subprocess.run(pvbatch + [os.path.join(HERE, "pv_filters.py"), d, os.path.join(d, "wave.vti"),
-                                  os.path.join(EXAMPLES, "data", "blobs.nrrd"), str(LO), str(HI)],
-                       stdout=subprocess.PIPE, stderr=subprocess.STDOUT, timeout=900,
-                       stdin=subprocess.DEVNULL)
+    p = pvbatch.run([os.path.join(HERE, "pv_filters.py"), d, os.path.join(d, "wave.vti"),
+                     os.path.join(EXAMPLES, "data", "blobs.nrrd"), str(LO), str(HI)])
     log = p.stdout.decode(errors="replace")
     assert "DONE" in log, log[-3000:]  # pvbatch's word (see pvbatch())
     return d, log
@@ -207,10 +264,8 @@ def test_compiler_error_in_output_window(pv):
 def test_state_file(pvbatch, tmp_path):
     """examples/paraview/diderot-state.py renders (particles and DVR)."""
     png = str(tmp_path / "state.png")
-    env = dict(os.environ, DIDEROT_STATE_SCREENSHOT=png)
-    p = subprocess.run(pvbatch + [os.path.join(EXAMPLES, "paraview", "diderot-state.py")], env=env,
-                       stdout=subprocess.PIPE, stderr=subprocess.STDOUT, timeout=900,
-                       stdin=subprocess.DEVNULL)
+    p = pvbatch.run([os.path.join(EXAMPLES, "paraview", "diderot-state.py")],
+                    env=dict(DIDEROT_STATE_SCREENSHOT=png))
     log = p.stdout.decode(errors="replace")
     assert os.path.exists(png) and "Traceback" not in log, log[-3000:]
     assert "Diderot:" not in log, log[-3000:]
