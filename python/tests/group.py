@@ -54,10 +54,11 @@ def collect(srcdir, builddir, diderotc):
             needs = _needs(os.path.join(here, f))
             py = python(needs)
             if not py:
+                pkgs = {"vtkmodules": "python3-paraview"}
                 return ("skip", ["no python3 with numpy, cffi and pytest%s (Debian packages "
                                  "python3-numpy, python3-cffi, python3-pytest%s)"
                                  % ("".join(", " + m for m in needs),
-                                    ", python3-paraview" if "vtkmodules" in needs else "")])
+                                    "".join(", " + pkgs.get(m, "python3-" + m) for m in needs))])
             env = dict(os.environ, DIDEROTC=diderotc or os.path.join(builddir, "diderotc"),
                        DIDEROT_TEST_CACHE=cache)
             try:
