@@ -23,7 +23,8 @@ def _package_dirs():
     cfg = os.path.join(_here, "DiderotPluginConfig.txt")
     if os.path.exists(cfg):
         with open(cfg) as f:
-            dirs += [l.strip() for l in f if l.strip() and not l.startswith("#")]
+            # relative to this folder: a moved or staged install still works
+            dirs += [os.path.join(_here, l.strip()) for l in f if l.strip() and not l.startswith("#")]
     dirs.append(os.path.join(os.path.dirname(os.path.dirname(_here)), "python"))
     return dirs
 

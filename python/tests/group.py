@@ -3,8 +3,10 @@ pytest on python/tests/test_NAME.py.
 
 collect() returns (name, fn) pairs; fn() returns (status, details), as
 tests/install/install.py's do. The compiler under test is given to the
-tests as $DIDEROTC; one cache of compiled programs, emptied at collection,
-serves every file of the run (BUILD/tests/python-cache). The Python used is
+tests as $DIDEROTC; one cache of compiled programs, new at collection, serves
+every file of the run (BUILD/tests/python-run/PID/cache: a run beside it
+in the same build folder has its own; the folders of runs whose process
+has ended are removed). The Python used is
 the one running the suite when it has numpy, cffi and pytest, else
 /usr/bin/python3; without one, each test is skipped with the reason. A test
 file with a line `# needs: MOD ...` (test_vtk: vtkmodules, which Debian's
@@ -27,6 +29,16 @@ def _needs(path):
     return tuple(m.group(1).split()) if m else ()
 
 
+def _alive(pid):
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    return True
+
+
 def _python(needs=()):
     mods = ", ".join(("numpy", "cffi", "pytest") + tuple(needs))
     for py in (sys.executable, "/usr/bin/python3", shutil.which("python3")):
@@ -40,8 +52,14 @@ def _python(needs=()):
 def collect(srcdir, builddir, diderotc):
     here = os.path.join(srcdir, "python", "tests")
     files = sorted(f for f in os.listdir(here) if f.startswith("test_") and f.endswith(".py"))
-    cache = os.path.join(builddir, "tests", "python-cache")
-    shutil.rmtree(cache, ignore_errors=True)
+    runs = os.path.abspath(os.path.join(builddir, "tests", "python-run"))
+    os.makedirs(runs, exist_ok=True)
+    for d in os.listdir(runs):
+        if d.isdigit() and int(d) != os.getpid() and not _alive(int(d)):
+            shutil.rmtree(os.path.join(runs, d), ignore_errors=True)
+    mine = os.path.join(runs, str(os.getpid()))
+    shutil.rmtree(mine, ignore_errors=True)
+    cache = os.path.join(mine, "cache")
     state = {}
 
     def python(needs):
@@ -65,8 +83,8 @@ def collect(srcdir, builddir, diderotc):
                 # a temporary folder of its own: pytest's shared default
                 # (/tmp/pytest-of-USER) keeps only the 3 newest sessions and
                 # deletes older ones that may still be running beside it
-                tmp = os.path.abspath(os.path.join(builddir, "tests", "python-tmp", f[:-len(".py")]))
-                os.makedirs(os.path.dirname(tmp), exist_ok=True)
+                tmp = os.path.join(mine, f[:-len(".py")])
+                os.makedirs(mine, exist_ok=True)
                 p = subprocess.run([py, "-m", "pytest", "-q", "-rs", "-p", "no:cacheprovider",
                                     "--basetemp", tmp, os.path.join(here, f)], cwd=here, env=env,
                                    stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,

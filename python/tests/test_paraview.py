@@ -17,6 +17,7 @@ import os
 import select
 import shutil
 import subprocess
+import sys
 
 import numpy as np
 import pytest
@@ -281,3 +282,59 @@ def test_state_file(pvbatch, tmp_path):
     shot = os.environ.get("DIDEROT_PICTURES")
     if shot:
         shutil.copyfile(png, os.path.join(shot, "paraview-state.png"))
+
+
+INSTALLED = """import os, site, sys
+site.addsitedir(%(site)r)  # as Python does for the prefix's dist-packages: runs the .pth
+import inspect
+assert hasattr(inspect, "getargspec"), "diderot-paraview-compat.pth did not run"
+from paraview import servermanager as sm
+from paraview.simple import LoadPlugin, XMLImageDataReader
+from vtkmodules.vtkIOXML import vtkXMLImageDataWriter
+LoadPlugin(%(plugin)r, ns=globals())
+import diderot
+print("PACKAGE", os.path.dirname(diderot.__file__), diderot.find_diderotc())
+m = Diderotmip(Input=XMLImageDataReader(FileName=[%(vti)r]), imgResU=%(w)d, imgResV=%(h)d,
+               camEye=[6.0, 4.0, 3.0], rayStep=0.02)
+m.UpdatePipeline()
+w = vtkXMLImageDataWriter()
+w.SetFileName(%(out)r)
+w.SetInputData(sm.Fetch(m))
+assert w.Write()
+print("DONE")
+"""
+
+
+def test_installed_plugin(pv, pvbatch, exe, diderotc, tmp_path):
+    """The plugin as `make install` puts it (scripts/install-python.py with
+    the Makefile's --plugindir), loaded by path with nothing of the source
+    tree on the path: 'Diderot: mip' from its programs/ on a .vti volume
+    equals the executable's output."""
+    d, _ = pv
+    prefix = tmp_path / "prefix"
+    bindir = prefix / "bin"
+    bindir.mkdir(parents=True)
+    os.symlink(diderotc, str(bindir / "diderotc"))
+    site = str(prefix / "site")
+    plugdir = str(prefix / "lib" / "diderot" / "paraview")
+    subprocess.run([sys.executable, os.path.join(TOP, "scripts", "install-python.py"), "install",
+                    "--srcdir", TOP, "--prefix", str(prefix), "--bindir", str(bindir),
+                    "--pythondir", site, "--plugindir", plugdir], check=True, stdout=subprocess.DEVNULL)
+    script = str(tmp_path / "installed.py")
+    out = str(tmp_path / "installed-mip.vti")
+    with open(script, "w") as f:
+        f.write(INSTALLED % dict(site=site, plugin=os.path.join(plugdir, "DiderotPlugin.py"),
+                                 vti=os.path.join(d, "wave.vti"), w=W, h=H, out=out))
+    env = {k: v for k, v in pvbatch.env.items()
+           if k not in ("PYTHONPATH", "DIDEROTC", "DIDEROT_PARAVIEW_PROGRAMS")}
+    env["DIDEROT_CACHE_DIR"] = str(tmp_path / "cache")
+    p = subprocess.run(pvbatch.cmd + [script], env=env, cwd=str(tmp_path), stdout=subprocess.PIPE,
+                       stderr=subprocess.STDOUT, timeout=900, stdin=subprocess.DEVNULL)
+    log = p.stdout.decode(errors="replace")
+    assert "DONE" in log, log[-3000:]
+    assert "PACKAGE %s %s" % (os.path.join(site, "diderot"), str(bindir / "diderotc")) in log, log[-3000:]
+    want = mip_exe(exe, str(tmp_path), ["-vol", os.path.join(d, "wave.nrrd"), "-camEye", "6", "4", "3",
+                                        "-rayStep", "0.02"], "exe-wave.nrrd")
+    dims, got = read_vti(out, "mip")
+    assert dims == (W, H, 1)
+    np.testing.assert_allclose(got, want, rtol=1e-6, atol=1e-7)
