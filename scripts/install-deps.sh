@@ -8,12 +8,20 @@
 # Python viewer and the README's plotting session (tests viewer/python, python/readme).
 # libsdl2-dev builds the viewer (examples/viewer); xvfb, xdotool and x11-apps
 # (xwd) run it headless in its tests (tests/viewer); xauth is for xvfb-run
-# (examples/viewer/screenshot.sh).
+# (examples/viewer/screenshot.sh, and pvbatch in python/paraview).
+# paraview and python3-paraview (5.11; it conflicts with python3-vtk9 and
+# brings its own vtkmodules, importable by /usr/bin/python3) are for the VTK
+# conversions and the ParaView plugin (tests python/vtk, python/paraview);
+# python3-ipywidgets, python3-ipykernel, python3-nbclient and python3-nbformat
+# for diderot.widgets and its notebook run headless (test python/notebook);
+# python3-venv and python3-pip for `pip install ./python` (python/packaging).
 set -e
 PACKAGES="build-essential autoconf automake libtool pkg-config re2c lemon \
   libteem-dev teem-apps liblapack-dev liblapacke-dev clang libclang-rt-14-dev \
   libomp-14-dev valgrind python3 python3-numpy python3-sympy bc \
-  python3-cffi python3-pytest python3-matplotlib libsdl2-dev xvfb xdotool x11-apps xauth"
+  python3-cffi python3-pytest python3-matplotlib libsdl2-dev xvfb xdotool x11-apps xauth \
+  paraview python3-paraview python3-ipywidgets python3-ipykernel python3-nbclient python3-nbformat \
+  python3-venv python3-pip"
 missing=""
 for p in $PACKAGES; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing="$missing $p"

@@ -17,6 +17,7 @@ import os
 import re
 import shutil
 import subprocess
+import sys
 import tempfile
 
 from . import _errors
@@ -45,14 +46,18 @@ def default_cache_dir():
 
 def find_diderotc(explicit=None):
     """The compiler: the argument, $DIDEROTC, the one `make install` put
-    beside this package (_config.py), a build tree's when the package is
-    used from the source tree (top/build/diderotc), then PATH."""
+    beside this package (_config.py), PREFIX/bin/diderotc of the Python
+    running (a pip install's environment), a build tree's when the package
+    is used from the source tree (top/build/diderotc), then PATH."""
     cands = [explicit, os.environ.get("DIDEROTC")]
     try:
         from . import _config  # written by make install
         cands.append(getattr(_config, "DIDEROTC", None))
     except ImportError:
         pass
+    # pip install ./python: a diderotc installed in the same prefix (a
+    # virtual environment's bin/) is the one beside the package
+    cands.append(os.path.join(sys.prefix, "bin", "diderotc"))
     top = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
     cands.append(os.path.join(top, "build", "diderotc"))
     cands.append(shutil.which("diderotc"))

@@ -11,7 +11,7 @@ import threading
 import numpy as np
 from cffi import FFI
 
-from . import _teem
+from . import _teem, _vtk
 from ._errors import InputError, InputFileNotFoundError, RunError, DiderotError, run_error
 from ._teem import ffi as _base_ffi, teem, libc
 from ._types import DType
@@ -74,7 +74,10 @@ class Image:
         """Read a NRRD file (with Teem) into an Image in this class's axis
         order; a component axis (axis 0 of the file, when it has a
         non-spatial kind) becomes the last NumPy axis, reshaped to (r, c) for
-        a matrix kind."""
+        a matrix kind. A .vti file is read with VTK (Image.from_vtk)."""
+        if os.fspath(path).endswith(".vti"):
+            data, origin, dirs = _vtk.load_vti(path)
+            return cls(data, origin=origin, directions=dirs)
         n = _teem.load_nrrd(path)
         try:
             arr, sizes, kinds = _teem.nrrd_to_numpy(n)
@@ -197,6 +200,27 @@ class Image:
         with self._nrrd(dim, comp) as n:
             n.save(path)
 
+    @classmethod
+    def from_vtk(cls, img, array=None, dim=None, comp_shape=None):
+        """An Image from a vtkImageData: its origin, spacing and direction
+        matrix become the world geometry, and one point-data array the
+        samples (array: its name; by default the only one or the active
+        scalars/vectors/tensors). 1 component: a scalar image; 2 or 3: vectors;
+        9 (4 in 2-D): a matrix, VTK's component r + 3c being m[r, c]. The
+        samples are a view of VTK's array, not a copy."""
+        data, origin, dirs = _vtk.image_from_vtk(img, array=array, dim=dim, comp_shape=comp_shape)
+        return cls(data, origin=origin, directions=dirs)
+
+    def to_vtk(self, name="values"):
+        """A vtkImageData with this image's geometry and its samples as
+        point-data array `name` (sharing this image's memory when the array
+        is C-contiguous and not a matrix image)."""
+        return _vtk.image_to_vtk(self, name)
+
+    def save_vti(self, path, name="values"):
+        """Write the image as a VTK XML image file (.vti), atomically."""
+        _vtk.save_vtk_data(self.to_vtk(name), path)
+
     def __repr__(self):
         return "Image(shape=%s, dtype=%s)" % (self.data.shape, self.data.dtype)
 
@@ -285,6 +309,32 @@ class Outputs(collections.abc.Mapping):
         if arr.ndim != nk:  # tensor components were unflattened: flatten them back
             arr = arr.reshape(arr.shape[:nk - 1] + (-1,))
         _teem.save_array(path, arr, kinds)
+
+    def to_vtk(self, names=None, points=None, origin=None, spacing=None):
+        """The outputs as VTK data, every output (or those in names) a
+        point-data array named after it: a vtkImageData for a grid
+        (dimensions from the grid axes, the last axis VTK's x; unit spacing
+        and origin 0 unless given, per NumPy grid axis like Image's), a
+        vtkPolyData of one vertex per stable strand for a collection (or
+        whenever points is given), placed at the vec3/vec2 output `points`
+        (by default the first such output). T[] outputs are left out.
+        C-contiguous arrays are shared with VTK, not copied."""
+        return _vtk.outputs_to_vtk(self._arrays, {n: self.nrrd_kinds(n) for n in self._kinds},
+                                   names=names, points=points, origin=origin, spacing=spacing)
+
+    def save_vti(self, path, names=None, origin=None, spacing=None):
+        """Write a grid's outputs as a VTK XML image file (.vti), atomically."""
+        data = self.to_vtk(names=names, origin=origin, spacing=spacing)
+        if not data.IsA("vtkImageData"):
+            raise TypeError("save_vti: the outputs are points (a collection): use save_vtp")
+        _vtk.save_vtk_data(data, path)
+
+    def save_vtp(self, path, names=None, points=None):
+        """Write the outputs as VTK XML poly data (.vtp) points, atomically."""
+        data = self.to_vtk(names=names, points=points)
+        if not data.IsA("vtkPolyData"):
+            raise TypeError("save_vtp: the outputs are a grid: use save_vti, or name points=")
+        _vtk.save_vtk_data(data, path)
 
     def __repr__(self):
         return "Outputs(%s; %d steps)" % (", ".join(
@@ -805,8 +855,18 @@ def _file_value(name, ty, v):
 def _convert(prog, name, ty, v):
     """Check v against the input's type and turn it into what _apply sets."""
     if ty.kind == "image":
-        if _is_path(v):
+        if _is_path(v) and os.fsdecode(os.fspath(v)).endswith(".vti"):
+            if not os.path.exists(v):
+                raise InputFileNotFoundError("%s: no such file '%s'" % (_what(name, ty), os.fsdecode(v)))
+            data, origin, dirs = _vtk.load_vti(v)
+            v = Image(data, origin=origin, directions=dirs)
+        elif _is_path(v):
             return _file_value(name, ty, v)
+        if _vtk.is_vtk_image(v):
+            try:
+                v = Image.from_vtk(v, dim=ty.dim, comp_shape=ty.image_shape)
+            except ValueError as e:
+                raise ValueError("%s: %s" % (_what(name, ty), e)) from None
         if isinstance(v, tuple) and len(v) == 2 and isinstance(v[1], dict):
             v = Image.from_teem(*v)  # (data, header), as pynrrd's nrrd.read returns
         elif isinstance(v, dict):
@@ -818,7 +878,8 @@ def _convert(prog, name, ty, v):
         if isinstance(v, np.ndarray) or (isinstance(v, (list, tuple)) and v):
             v = Image(np.asarray(v))
         if not isinstance(v, Image):
-            raise TypeError("%s: expected a NumPy array, a diderot.Image or a NRRD file name, "
+            raise TypeError("%s: expected a NumPy array, a diderot.Image, a vtkImageData or a "
+                            "NRRD or .vti file name, "
                             "got %s" % (_what(name, ty), _tname(v)))
         try:
             # built now, so shape and geometry errors come at once

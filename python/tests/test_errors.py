@@ -56,7 +56,7 @@ def test_unknown_and_missing_inputs(compile, mip, tmp_path):
     (dict(vol=np.zeros((4, 4, 4), complex)), TypeError, r"input 'vol' \(image\(3\)\[\]\): expected an array of integers or reals"),
     (dict(vol=diderot.Image(np.zeros((4, 4, 4), np.float32), spacing=[1, 1])), ValueError,
      r"input 'vol' \(image\(3\)\[\]\): spacing has 2 values, expected 3"),
-    (dict(vol=42), TypeError, r"input 'vol' \(image\(3\)\[\]\): expected a NumPy array, a diderot.Image or a NRRD file name, got int 42"),
+    (dict(vol=42), TypeError, r"input 'vol' \(image\(3\)\[\]\): expected a NumPy array, a diderot.Image, a vtkImageData or a NRRD or .vti file name, got int 42"),
 ])
 def test_type_errors(mip, kw, exc, text):
     with pytest.raises(exc, match=text):

@@ -20,6 +20,7 @@ Makefile):
      that names the installed diderotc; with a Python that has numpy and
      cffi (this one, else /usr/bin/python3), `diderot.compile(...).run()`
      from the install (PYTHONPATH) uses that diderotc and returns the sum;
+     the ParaView plugin is in LIBDIR/diderot/paraview, naming that package;
   5. the installed tree moved elsewhere as a whole (as an install with
      another --prefix): its diderotc uses the moved runtime, and its Python
      package the moved diderotc;
@@ -228,6 +229,19 @@ def _check(srcdir, builddir, top, stage, env):
         for f in sorted(os.listdir(src)):
             if f.endswith(".py") and not os.path.exists(os.path.join(pydir, "diderot", f)):
                 problems.append("python/diderot/%s is not installed" % f)
+        # the ParaView plugin (run from an install by test python/paraview)
+        plug = _find(stage, "DiderotPlugin.py")
+        if not plug or not plug.endswith(os.path.join("lib", "diderot", "paraview", "DiderotPlugin.py")):
+            problems.append("the ParaView plugin is not installed in LIBDIR/diderot/paraview")
+        else:
+            with open(os.path.join(os.path.dirname(plug), "DiderotPluginConfig.txt")) as f:
+                rel = [l.strip() for l in f if l.strip() and not l.startswith("#")]
+            if not rel or os.path.realpath(os.path.join(os.path.dirname(plug), rel[0])) != os.path.realpath(pydir):
+                problems.append("DiderotPluginConfig.txt does not name the package's folder %s" % pydir)
+            if not os.path.exists(os.path.join(os.path.dirname(plug), "programs", "mip", "mip.diderot")):
+                problems.append("the plugin's programs/mip/mip.diderot is not installed")
+            if not os.path.exists(os.path.join(pydir, "diderot-paraview-compat.pth")):
+                problems.append("diderot-paraview-compat.pth is not installed beside the package")
     py = _python_with_numpy()
     with open(os.path.join(work, "use.py"), "w") as f:
         f.write(PY)
