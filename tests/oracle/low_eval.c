@@ -299,9 +299,15 @@ static int eval_op(Ev *e, const IrInstr *in, LowVal *out) {
       return -1;
     if ((in->op == IR_OP_IDIV || in->op == IR_OP_IMOD) && B->i == 0)
       return fail(e, "%s by 0", name);
-    *out = low_val_int(in->op == IR_OP_IADD   ? A->i + B->i
-                       : in->op == IR_OP_ISUB ? A->i - B->i
-                       : in->op == IR_OP_IMUL ? A->i * B->i
+    /* wrapping, as the generated code (-fwrapv): the int ^ extension's
+     * programs overflow on purpose */
+    if ((in->op == IR_OP_IDIV || in->op == IR_OP_IMOD) && B->i == -1) {
+      *out = low_val_int(in->op == IR_OP_IDIV ? (int64_t)(0 - (uint64_t)A->i) : 0);
+      return 0;
+    }
+    *out = low_val_int(in->op == IR_OP_IADD   ? (int64_t)((uint64_t)A->i + (uint64_t)B->i)
+                       : in->op == IR_OP_ISUB ? (int64_t)((uint64_t)A->i - (uint64_t)B->i)
+                       : in->op == IR_OP_IMUL ? (int64_t)((uint64_t)A->i * (uint64_t)B->i)
                        : in->op == IR_OP_IDIV ? A->i / B->i
                                               : A->i % B->i);
     return 0;
@@ -309,7 +315,7 @@ static int eval_op(Ev *e, const IrInstr *in, LowVal *out) {
   case IR_OP_IABS:
     if (need(e, A, LOWV_INT, name))
       return -1;
-    *out = low_val_int(in->op == IR_OP_INEG ? -A->i : (A->i < 0 ? -A->i : A->i));
+    *out = low_val_int(in->op == IR_OP_INEG || A->i < 0 ? (int64_t)(0 - (uint64_t)A->i) : A->i);
     return 0;
   /* ---- comparison and logic ---- */
   case IR_OP_LT:
