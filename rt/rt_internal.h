@@ -110,6 +110,9 @@ uint64_t drt_mem_plan(DrtErrors *e, const DrtMemPlan *p, DrtMemRoom *room);
  * `bytes` for `count` things do not fit the room (or not size_t). */
 bool drt_mem_refuse(DrtErrors *e, const char *what, uint64_t count, const char *things,
                     uint64_t bytes);
+/* Stop the world after an error; true for the first caller (of any
+ * thread), which reports it. */
+bool drt_world_fail_first(DrtWorld *w);
 /* The message after an allocation of `bytes` failed. */
 void drt_mem_failed(DrtErrors *e, const char *what, uint64_t count, const char *things,
                     uint64_t bytes);
@@ -180,13 +183,11 @@ void drt_seqheap_sweep(DrtSeqHeap *h);
  * drt_cli_parse calls drt_exec_begin: the process is an executable named
  * prog, whose first SIGINT/SIGTERM stops the run (drt_interrupted: that
  * signal, 0 before one; always 0 in a library) and which ends by that
- * signal at exit. drt_exec_fail reports e's errors as "PROG: error: ..."
- * and exits with status 1 in an executable; in a library it returns. */
+ * signal at exit. */
 void drt_exec_begin(const char *prog);
 const char *drt_exec_prog(void);
 int drt_interrupted(void);
 const char *drt_signal_name(int sig);
-void drt_exec_fail(DrtErrors *e);
 /* After an interrupt: true, and (unless *told) the message "stopped by
  * SIGINT after step N; ..." (step UINT32_MAX: while creating strands). */
 bool drt_interrupt_stop(DrtErrors *e, bool *told, uint32_t step);

@@ -9,8 +9,11 @@ collect() returns (name, fn) pairs; fn() returns (status, details).
                      beyond the machine's memory (-n 200000 of a 2-D grid), under
                      an address-space limit (RLIMIT_AS of `ulimit -v
                      4000000`: -n 20000), a collection that grows past it, a
-                     population that `new` doubles past it; and a grid that
-                     fits under the same limit runs and writes its values;
+                     population that `new` doubles past it, a dynamic
+                     sequence beyond the address space; a library's
+                     create_strands of 4e12 strands returns the error at
+                     once (lib_refusal.c); and a grid that fits under the
+                     same limit runs and writes its values;
   bigruns/signal/*   SIGINT and SIGTERM stop a run (strand by strand, and in
                      super-steps with a snapshot every step): "PROG: error:
                      stopped by SIGINT ...", the process ends by the signal
@@ -98,8 +101,18 @@ strand S (int i, int j) {
 create_array { S(i, j) | i in 0..n-1, j in 0..n-1 }
 """
 
+# each strand builds a sequence of n + 1 ints
+SEQUENCE = """#version 2.0
+input int n = 10;
+strand S (int i) {
+  output real v = 0.0;
+  update { int[] r = 0..n; v = real(length(r) + i); stabilize; }
+}
+create_collection { S(i) | i in 0..3 };
+"""
+
 MESSAGE = re.compile(
-    r"^(?P<prog>\S+): error: (?P<count>[0-9.e]+) (?P<things>strands|values) of (?P<per>\d+) bytes? "
+    r"^(?P<prog>\S+): error: (?:(?P<what>[a-z ]+): )?(?P<count>[0-9.e]+) (?P<things>strands|values) of (?P<per>\d+) bytes? "
     r"need (?P<need>[0-9.]+) (?P<nu>bytes|kB|MB|GB|TB|PB|EB); this process may use "
     r"(?P<room>[0-9.]+) (?P<ru>bytes|kB|MB|GB|TB|PB|EB) \((?P<limit>[^)]*)\)$")
 UNITS = {"bytes": 1, "kB": 1e3, "MB": 1e6, "GB": 1e9, "TB": 1e12, "PB": 1e15, "EB": 1e18}
@@ -352,6 +365,61 @@ def t_fits(builddir, diderotc):
     shutil.rmtree(d)
 
 
+def t_sequence(builddir, diderotc):
+    """A dynamic sequence beyond the address space (1e9 ints, 4 GB, under 2
+    GB): the memory error for the sequence, status 1, nothing written (was:
+    "out of memory" and exit(1) from the generated code, which a library
+    must not do)."""
+    if asan():
+        raise Skip("an address-space limit cannot hold an AddressSanitizer build")
+    exe = build(builddir, diderotc, "seq", SEQUENCE)
+    d = workdir(builddir, "memory-sequence")
+    rc, _, err = run([exe, "-n", "999999999", "-o", "out.nrrd"], d, 2000000 * 1024)
+    problems = check_refusal(rc, err, "seq", 10 ** 9, "RLIMIT_AS, ulimit -v", 2000000 * 1024)
+    m = MESSAGE.match(err.strip())
+    if m and m.group("what") != "dynamic sequence":
+        problems.append("the message names %r, not the dynamic sequence" % m.group("what"))
+    if files(d):
+        problems.append("files written: %s" % files(d))
+    if problems:
+        raise Failure("; ".join(problems))
+    rc, _, err = run([exe, "-n", "1000", "-o", "out.nrrd"], d, 2000000 * 1024)
+    x = nrrd.read(os.path.join(d, "out.nrrd")) if rc == 0 else None
+    if not x or x.data != [1001.0 + i for i in range(4)]:
+        raise Failure("-n 1000: status %d, %s: %s" % (rc, x and x.data, err[-300:]))
+    shutil.rmtree(d)
+
+
+def t_library(builddir, diderotc):
+    """A library's create_strands of a grid far beyond memory (4e12 strands)
+    returns the memory error at once: the generated create function stops
+    at the refusal (a walk of every cell, each creation refused, would take
+    hours and fail the run's timeout); a small grid then runs
+    (lib_refusal.c)."""
+    d = workdir(builddir, "memory-library")
+    src = os.path.join(d, "grid.diderot")
+    with open(src, "w") as f:
+        f.write(GRID)
+    env = dict(os.environ, DIDEROT_RT_DIR=builddir)
+    p = subprocess.run([diderotc, "--namespace=G", "-o", os.path.join(d, "grid"), src], env=env,
+                       stdout=subprocess.PIPE, stderr=subprocess.STDOUT, timeout=COMPILE_TIMEOUT)
+    if p.returncode != 0:
+        raise Failure("diderotc: %s" % p.stdout.decode("utf-8", "replace")[-800:])
+    cc = (os.environ.get("CC") or "cc").split()
+    client = os.path.join(os.path.dirname(os.path.abspath(__file__)), "lib_refusal.c")
+    p = subprocess.run(cc + ["-std=c11", "-Wall", "-Wextra", "-Werror", "-I" + d, "-o",
+                             os.path.join(d, "client"), client, os.path.join(d, "grid.o"),
+                             "-lteem", "-lm"] + os.environ.get("CFLAGS_DIDEROT_EXTRA", "").split(),
+                       stdout=subprocess.PIPE, stderr=subprocess.STDOUT, timeout=COMPILE_TIMEOUT)
+    if p.returncode != 0:
+        raise Failure("compiling lib_refusal.c: %s" % p.stdout.decode("utf-8", "replace")[-800:])
+    rc, out, err = run([os.path.join(d, "client"), "2000000"], d)
+    fails = [line for line in out.splitlines() if line.startswith("FAIL")]
+    if rc != 0 or fails or sum(line.startswith("ok ") for line in out.splitlines()) != 5:
+        raise Failure("client: status %d: %s %s" % (rc, "; ".join(fails) or out[-600:], err[-300:]))
+    shutil.rmtree(d)
+
+
 # ---- signals ----------------------------------------------------------------------------
 
 def handles(pid, sig):
@@ -543,6 +611,8 @@ def collect(srcdir, builddir, diderotc):
         ("bigruns/memory/ulimit-v-fits", t_fits),
         ("bigruns/memory/collection", t_collection),
         ("bigruns/memory/new", t_new),
+        ("bigruns/memory/library", t_library),
+        ("bigruns/memory/sequence", t_sequence),
         ("bigruns/signal/SIGINT", lambda b, c: signal_case(b, c, signal.SIGINT, False)),
         ("bigruns/signal/SIGTERM", lambda b, c: signal_case(b, c, signal.SIGTERM, False)),
         ("bigruns/signal/SIGINT-snapshots", lambda b, c: signal_case(b, c, signal.SIGINT, True)),
