@@ -202,6 +202,13 @@ bool drt_interrupt_stop(DrtErrors *e, bool *told, uint32_t step);
  * drt_tmp_set_unnamed(false) makes saves use named temporaries, as on
  * file systems without O_TMPFILE (for the tests). */
 int drt_tmp_open_unnamed(const char *target);
+/* Save nrrd as the detached header `file` (".nhdr") and its data file,
+ * both replaced as one (rt_nhdr.c); true after an error in e. */
+/* The file at the end of path's symbolic links (malloc'd; NULL with errno
+ * on error); *magic: a /proc link was followed (rt_output.c). */
+char *drt_output_follow_links(const char *path, bool *magic);
+bool drt_nhdr_save(DrtErrors *e, const char *what, const char *file, const Nrrd *nrrd,
+                   NrrdIoState *nio);
 int drt_tmp_link(int fd, const char *name);
 char *drt_tmp_name(const char *target, unsigned k);
 void drt_tmp_sweep(const char *target);

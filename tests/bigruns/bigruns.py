@@ -597,6 +597,106 @@ def t_kill(builddir, diderotc):
     shutil.rmtree(d)
 
 
+NHDR_KILLS = 60
+TMPDIR = re.compile(r"^out\.nhdr\.diderot-(?P<pid>\d+)-\d+\.tmp$")
+
+
+def read_pair(d):
+    """(header bytes, data file name, data bytes) of d/out.nhdr."""
+    with open(os.path.join(d, "out.nhdr"), "rb") as f:
+        hdr = f.read()
+    m = re.search(rb"^data ?file: (?:\./)?(\S+)$", hdr, re.M)
+    if not m:
+        raise Failure("out.nhdr names no data file: %r" % hdr[-300:])
+    name = m.group(1).decode()
+    with open(os.path.join(d, name), "rb") as f:
+        return hdr, name, f.read()
+
+
+def t_kill_nhdr(builddir, diderotc):
+    """A detached header and its data file (-o out.nhdr) replaced as one:
+    60 SIGKILLs at random moments of runs that each replace the pair of the
+    one before (the two kinds alternate; the kills fall in the last 60% of
+    a run, mostly in its save). After each, the
+    header and the data file it names are the earlier run's pair or the
+    new run's, whole (the header's values checked against the closed form
+    through the reader); the only other files are a complete data file of
+    either run that no header names (a kill between the two renames) and
+    a killed run's private directory; after a last run, nothing but the
+    new pair."""
+    exe = build(builddir, diderotc, "steps", STEPS)
+    n = 700  # 1.96 MB of data
+    base = ["-n", str(n), "-steps", "1", "-o", "out.nhdr"]
+    pairs = {}
+    for scale in (1.0, 2.0):
+        d = workdir(builddir, "kill-nhdr-ref-%g" % scale)
+        rc, _, err = run([exe] + base + ["-scale", str(scale)], d)
+        if rc != 0 or files(d) != ["out.nhdr", "out.raw"]:
+            raise Failure("reference run (scale %g): status %d, files %s: %s" % (scale, rc, files(d), err[-400:]))
+        hdr, _, data = read_pair(d)
+        x = nrrd.Nrrd("float" if len(data) == 4 * n * n else "double", [n, n], list(
+            __import__("array").array("f" if len(data) == 4 * n * n else "d", data)))
+        bad = sum(1 for i in range(n) for j in (0, n // 2, n - 1)
+                  if abs(x.data[i * n + j] - scale * (1 + i + j)) > 1e-4 * (1 + i + j))
+        if bad:
+            raise Failure("reference run (scale %g): %d values wrong" % (scale, bad))
+        pairs[scale] = (hdr.replace(b"out.raw", b"DATA"), data)
+        shutil.rmtree(d)
+    d = workdir(builddir, "kill-nhdr")
+    t0 = time.monotonic()
+    rc, _, err = run([exe] + base + ["-scale", "1"], d)
+    whole = time.monotonic() - t0
+    if rc != 0:
+        raise Failure("first run: status %d: %s" % (rc, err[-400:]))
+    rng = random.Random(341)
+    killed, problems, dirs = set(), [], 0
+    for i in range(NHDR_KILLS):
+        # the runs alternate between the two pairs, so that a header of
+        # one with the data of the other would be seen
+        p = subprocess.Popen([exe] + base + ["-scale", "2" if i % 2 == 0 else "1"], cwd=d,
+                             stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
+                             stderr=subprocess.DEVNULL)
+        time.sleep(rng.uniform(0.4 * whole, 1.1 * whole))
+        p.kill()
+        p.wait()
+        killed.add(p.pid)
+        try:
+            hdr, name, data = read_pair(d)
+        except (OSError, Failure) as e:
+            problems.append("kill %d: %s" % (i, e))
+            continue
+        key = (hdr.replace(name.encode(), b"DATA"), data)
+        if key not in (pairs[1.0], pairs[2.0]):
+            problems.append("kill %d: out.nhdr and %s are not one run's pair (%d bytes of data)"
+                            % (i, name, len(data)))
+        for f in files(d):
+            m = TMPDIR.match(f)
+            if f in ("out.nhdr", name):
+                continue
+            if m and int(m.group("pid")) in killed and os.path.isdir(os.path.join(d, f)):
+                dirs += 1
+            elif f in ("out.raw", "out.1.raw"):
+                with open(os.path.join(d, f), "rb") as fh:
+                    if fh.read() not in (pairs[1.0][1], pairs[2.0][1]):
+                        problems.append("kill %d: the unnamed data file %s is not whole" % (i, f))
+            else:
+                problems.append("kill %d: unexpected file %s" % (i, f))
+        if len(problems) > 5:
+            break
+    rc, _, err = run([exe] + base + ["-scale", "2"], d)
+    if rc != 0:
+        problems.append("last run: status %d: %s" % (rc, err[-400:]))
+    else:
+        hdr, name, data = read_pair(d)
+        if (hdr.replace(name.encode(), b"DATA"), data) != pairs[2.0]:
+            problems.append("after the last run out.nhdr is not the new pair")
+        if files(d) != sorted(["out.nhdr", name]):
+            problems.append("after the last run: %s" % files(d))
+    if problems:
+        raise Failure("; ".join(problems[:8]) + " (%d private directories of killed runs seen)" % dirs)
+    shutil.rmtree(d)
+
+
 # ---- the group ----------------------------------------------------------------------------------
 
 def collect(srcdir, builddir, diderotc):
@@ -618,6 +718,7 @@ def collect(srcdir, builddir, diderotc):
         ("bigruns/signal/SIGINT-snapshots", lambda b, c: signal_case(b, c, signal.SIGINT, True)),
         ("bigruns/signal/SIGTERM-snapshots", lambda b, c: signal_case(b, c, signal.SIGTERM, True)),
         ("bigruns/kill", t_kill),
+        ("bigruns/kill-nhdr", t_kill_nhdr),
     ]
 
     def make(fn):
