@@ -390,6 +390,38 @@ def t_sequence(builddir, diderotc):
     shutil.rmtree(d)
 
 
+FAILED = re.compile(
+    r"^(?P<prog>\S+): error: out of memory: (?P<count>[0-9.e]+) strands of (?P<per>\d+) bytes "
+    r"need [0-9.]+ (?:bytes|kB|MB|GB|TB); the allocation failed \(this process may use "
+    r"[0-9.]+ (?:bytes|kB|MB|GB|TB): RLIMIT_AS, ulimit -v\)$")
+
+
+def t_cuda_device(builddir, diderotc):
+    """The CUDA target's device reservation (emulated: device memory is
+    host memory) that does not fit after the host's strands did: the
+    memory error with the count of strands reserved on the device (a
+    power of two above the 3.6e7 strands) and its bytes per strand, status
+    1, nothing written (was: "CUDA: device allocation: out of memory")."""
+    if asan():
+        raise Skip("an address-space limit cannot hold an AddressSanitizer build")
+    exe = build(builddir, diderotc, "gridc", GRID, ["--target=cuda", "--cuda-emulate"])
+    d = workdir(builddir, "memory-cuda-device")
+    rc, _, err = run([exe, "-n", "6000", "-o", "out.nrrd"], d, 1500000 * 1024)
+    m = FAILED.match(err.strip())
+    problems = [] if rc == 1 else ["exit status %d, expected 1" % rc]
+    if not m:
+        problems.append("expected 'out of memory: N strands of B bytes need ...', got %r" % err[-500:])
+    elif not 6000 ** 2 <= float(m.group("count")) * 1.005 or float(m.group("count")) > 2 * 6000 ** 2 \
+            or int(m.group("per")) < 18:
+        problems.append("%s strands of %s bytes for 3.6e7 strands of 18 bytes or more"
+                        % (m.group("count"), m.group("per")))
+    if files(d):
+        problems.append("files written: %s" % files(d))
+    if problems:
+        raise Failure("; ".join(problems))
+    shutil.rmtree(d)
+
+
 def t_library(builddir, diderotc):
     """A library's create_strands of a grid far beyond memory (4e12 strands)
     returns the memory error at once: the generated create function stops
@@ -713,6 +745,7 @@ def collect(srcdir, builddir, diderotc):
         ("bigruns/memory/new", t_new),
         ("bigruns/memory/library", t_library),
         ("bigruns/memory/sequence", t_sequence),
+        ("bigruns/memory/cuda-device", t_cuda_device),
         ("bigruns/signal/SIGINT", lambda b, c: signal_case(b, c, signal.SIGINT, False)),
         ("bigruns/signal/SIGTERM", lambda b, c: signal_case(b, c, signal.SIGTERM, False)),
         ("bigruns/signal/SIGINT-snapshots", lambda b, c: signal_case(b, c, signal.SIGINT, True)),
