@@ -114,7 +114,25 @@ static void emit_create_guards(EmitCtx *e, EmitBuf *out, bool on) {
  * d_seq_alloc/d_seq_join (core/emit_c.c) end the process instead, which a
  * library must not do; within the CFG functions these macros take their
  * place, as emit_create_guards does for creation. */
+static bool has_dynseq(const IrType *t) {
+  for (; t && t->kind == IR_TY_SEQ; t = t->elem)
+    if (t->len == IR_SEQ_DYNAMIC) return true;
+  return false;
+}
+
+/* Whether cfg makes a dynamic sequence (the only code that allocates
+ * one): the guards are printed only there. */
+static bool cfg_makes_seq(const IrCFG *cfg) {
+  for (int b = 0; b < cfg->nblocks; b++)
+    for (int i = 0; i < cfg->blocks[b]->ninstrs; i++) {
+      const IrInstr *in = cfg->blocks[b]->instrs[i];
+      if (in->dst && has_dynseq(in->dst->ty)) return true;
+    }
+  return false;
+}
+
 static void emit_seq_guards(EmitCtx *e, EmitBuf *out, IrCFG *cfg, bool on) {
+  if (!cfg_makes_seq(cfg)) return;
   if (!on) {
     OUT("#undef d_seq_alloc\n#undef d_seq_join\n#undef D_SEQ_FAIL\n\n");
     return;
