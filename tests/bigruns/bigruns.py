@@ -49,6 +49,7 @@ import threading
 import time
 
 nrrd = None  # tests/oracle/nrrd.py, imported by collect() (run.py execs this file)
+SRCDIR = None  # the source tree, set by collect() (no __file__ under run.py)
 
 TIMEOUT = 30               # seconds per run: a guard against hangs, no speed check
 COMPILE_TIMEOUT = 300
@@ -438,7 +439,7 @@ def t_library(builddir, diderotc):
     if p.returncode != 0:
         raise Failure("diderotc: %s" % p.stdout.decode("utf-8", "replace")[-800:])
     cc = (os.environ.get("CC") or "cc").split()
-    client = os.path.join(os.path.dirname(os.path.abspath(__file__)), "lib_refusal.c")
+    client = os.path.join(SRCDIR, "tests", "bigruns", "lib_refusal.c")
     p = subprocess.run(cc + ["-std=c11", "-Wall", "-Wextra", "-Werror", "-I" + d, "-o",
                              os.path.join(d, "client"), client, os.path.join(d, "grid.o"),
                              "-lteem", "-lm"] + os.environ.get("CFLAGS_DIDEROT_EXTRA", "").split(),
@@ -732,7 +733,8 @@ def t_kill_nhdr(builddir, diderotc):
 # ---- the group ----------------------------------------------------------------------------------
 
 def collect(srcdir, builddir, diderotc):
-    global nrrd
+    global nrrd, SRCDIR
+    SRCDIR = os.path.abspath(srcdir)
     sys.path.insert(0, os.path.join(os.path.abspath(srcdir), "tests", "oracle"))
     import nrrd as nrrd_module
     nrrd = nrrd_module
