@@ -179,7 +179,26 @@ void *drt_seq_alloc(DrtWorld *w, size_t bytes);
  * a comprehension's appends need to take linear time); NULL when out of
  * memory. */
 void *drt_seq_join(DrtWorld *w, const void *a, size_t na, const void *b, size_t nb);
+/* What generated code calls: drt_seq_alloc and drt_seq_join of n (na, nb)
+ * values of esz bytes, which on failure (a size beyond size_t or beyond
+ * what the process may use, or no memory) record the memory error in the
+ * world's terms ("dynamic sequence: N values of E bytes need X; ..."),
+ * stop the world as a probe error does, and return NULL: the caller leaves
+ * the method (DRT_EXIT_ERROR) and the run, or the library call, fails with
+ * that message. Without a world (NULL) nothing is recorded. */
+void *drt_seq_alloc_n(DrtWorld *w, size_t n, size_t esz);
+void *drt_seq_join_n(DrtWorld *w, const void *a, size_t na, const void *b, size_t nb, size_t esz);
 bool drt_seq_mark(DrtWorld *w, const void *data);
+/* The memory error in the user's terms, for code compiled with the program
+ * (the CUDA target's host side): `bytes` for `count` things could not be
+ * allocated ("WHAT: out of memory: N THINGS of B bytes need X; the
+ * allocation failed (this process may use Y: LIMIT)"); and the same for
+ * the GPU's memory, with what cudaMemGetInfo says is free ("WHAT: N
+ * THINGS of B bytes need X of the GPU's memory; it has Y free of Z"). */
+void drt_mem_error(DrtErrors *e, const char *what, uint64_t count, const char *things,
+                   uint64_t bytes);
+void drt_mem_device_error(DrtErrors *e, const char *what, uint64_t count, const char *things,
+                          uint64_t bytes, uint64_t free_bytes, uint64_t total_bytes);
 /* The end-of-step collection (when due), for schedulers other than
  * drt_world_run (the CUDA target's run loop): call it between steps, after
  * the global update, never during a step. */

@@ -1,5 +1,5 @@
 /* rt_exec.c -- what only a generated executable does: stop well on SIGINT
- * and SIGTERM, and stop at once when its strands cannot be created.
+ * and SIGTERM.
  *
  * drt_cli_parse (executables only: a library never parses a command line,
  * and never takes its host's signals) calls drt_exec_begin.
@@ -16,13 +16,10 @@
  * so even then none is left half-written. A signal that the parent made
  * the process ignore (nohup, a background job) stays ignored.
  *
- * Creation. The generated code creates a grid in one loop over its cells
- * and does not look at the result of drt_world_set_grid: after "4e10
- * strands ... need 960 GB" it would still call drt_world_create_strand
- * 4e10 times (each a quick NULL, but minutes in all). An executable
- * therefore reports its errors and exits with status 1 there
- * (drt_exec_fail); nothing has been written yet. A library returns the
- * error from its create_strands.
+ * Creation. A refused grid or strand ends the generated create function
+ * at once (emit_c_program.c's guards around it): an executable reports the
+ * error and exits with status 1 before anything is written, a library
+ * returns it from its create_strands.
  */
 #include <signal.h>
 #include <stdlib.h>
@@ -91,10 +88,4 @@ bool drt_interrupt_stop(DrtErrors *e, bool *told, uint32_t step) {
               (unsigned)step);
   *told = true;
   return true;
-}
-
-void drt_exec_fail(DrtErrors *e) {
-  if (!exec_prog) return;
-  drt_errors_report(e, stderr, exec_prog);
-  exit(1);
 }

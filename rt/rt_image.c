@@ -189,6 +189,28 @@ Nrrd *drt_load_nrrd(DrtErrors *e, const char *what, const char *file) {
     drt_error_at(e, what, file, "no file name given");
     return NULL;
   }
+  /* The header first (not for stdin, which cannot be read twice): Teem
+   * allocates what the sizes announce before it reads a sample, so a
+   * header of 10^19 samples (fuzz_nrrd found one) must be refused here, in
+   * the user's terms, not by a failed or overcommitted malloc inside Teem. */
+  if (strcmp(file, "-") != 0) {
+    NrrdIoState *nio = nrrdIoStateNew();
+    Nrrd *h = nio ? nrrdNew() : NULL;
+    bool refused = false;
+    if (h) {
+      nio->skipData = AIR_TRUE;
+      if (!nrrdLoad(h, file, nio) && h->type > nrrdTypeUnknown && h->type < nrrdTypeBlock) {
+        uint64_t count = 1;
+        for (unsigned a = 0; a < h->dim && a < NRRD_DIM_MAX; a++) count = drt_mem_mul(count, h->axis[a].size);
+        refused = drt_mem_refuse(e, what, count, "samples", drt_mem_mul(count, nrrdTypeSize[h->type]));
+      } else {
+        free(biffGetDone(NRRD)); /* the full load below says why */
+      }
+      nrrdNuke(h);
+    }
+    if (nio) nrrdIoStateNix(nio);
+    if (refused) return NULL;
+  }
   Nrrd *n = nrrdNew();
   if (!n) {
     drt_error_at(e, what, file, "out of memory");

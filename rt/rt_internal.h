@@ -110,6 +110,9 @@ uint64_t drt_mem_plan(DrtErrors *e, const DrtMemPlan *p, DrtMemRoom *room);
  * `bytes` for `count` things do not fit the room (or not size_t). */
 bool drt_mem_refuse(DrtErrors *e, const char *what, uint64_t count, const char *things,
                     uint64_t bytes);
+/* Stop the world after an error; true for the first caller (of any
+ * thread), which reports it. */
+bool drt_world_fail_first(DrtWorld *w);
 /* The message after an allocation of `bytes` failed. */
 void drt_mem_failed(DrtErrors *e, const char *what, uint64_t count, const char *things,
                     uint64_t bytes);
@@ -180,13 +183,11 @@ void drt_seqheap_sweep(DrtSeqHeap *h);
  * drt_cli_parse calls drt_exec_begin: the process is an executable named
  * prog, whose first SIGINT/SIGTERM stops the run (drt_interrupted: that
  * signal, 0 before one; always 0 in a library) and which ends by that
- * signal at exit. drt_exec_fail reports e's errors as "PROG: error: ..."
- * and exits with status 1 in an executable; in a library it returns. */
+ * signal at exit. */
 void drt_exec_begin(const char *prog);
 const char *drt_exec_prog(void);
 int drt_interrupted(void);
 const char *drt_signal_name(int sig);
-void drt_exec_fail(DrtErrors *e);
 /* After an interrupt: true, and (unless *told) the message "stopped by
  * SIGINT after step N; ..." (step UINT32_MAX: while creating strands). */
 bool drt_interrupt_stop(DrtErrors *e, bool *told, uint32_t step);
@@ -201,6 +202,13 @@ bool drt_interrupt_stop(DrtErrors *e, bool *told, uint32_t step);
  * drt_tmp_set_unnamed(false) makes saves use named temporaries, as on
  * file systems without O_TMPFILE (for the tests). */
 int drt_tmp_open_unnamed(const char *target);
+/* Save nrrd as the detached header `file` (".nhdr") and its data file,
+ * both replaced as one (rt_nhdr.c); true after an error in e. */
+/* The file at the end of path's symbolic links (malloc'd; NULL with errno
+ * on error); *magic: a /proc link was followed (rt_output.c). */
+char *drt_output_follow_links(const char *path, bool *magic);
+bool drt_nhdr_save(DrtErrors *e, const char *what, const char *file, const Nrrd *nrrd,
+                   NrrdIoState *nio);
 int drt_tmp_link(int fd, const char *name);
 char *drt_tmp_name(const char *target, unsigned k);
 void drt_tmp_sweep(const char *target);

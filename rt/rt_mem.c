@@ -424,3 +424,22 @@ bool drt_grow_aligned(unsigned char **p, size_t align, size_t old_bytes, size_t 
   *p = q;
   return true;
 }
+
+/* ---- for code compiled with the program (diderot_world.h) ---- */
+
+void drt_mem_error(DrtErrors *e, const char *what, uint64_t count, const char *things,
+                   uint64_t bytes) {
+  drt_mem_failed(e, what, count, things, bytes);
+}
+
+void drt_mem_device_error(DrtErrors *e, const char *what, uint64_t count, const char *things,
+                          uint64_t bytes, uint64_t free_bytes, uint64_t total_bytes) {
+  char c[32], b[32], f[32], t[32];
+  drt_mem_count_text(c, sizeof c, count);
+  drt_mem_bytes_text(b, sizeof b, bytes);
+  drt_mem_bytes_text(f, sizeof f, free_bytes);
+  drt_mem_bytes_text(t, sizeof t, total_bytes);
+  uint64_t each = count ? bytes / count + (bytes % count != 0) : bytes;
+  drt_error(e, "%s%s%s %s of %" PRIu64 " byte%s need %s of the GPU's memory; it has %s free of %s",
+            what ? what : "", what ? ": " : "", c, things, each, each == 1 ? "" : "s", b, f, t);
+}

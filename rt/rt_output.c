@@ -359,7 +359,7 @@ static bool write_fd(DrtErrors *e, const char *what, const char *file, int fd,
  * made next to the result. *magic: a link of /proc (/dev/stdout,
  * /dev/fd/N) was followed, whose text names an open (maybe deleted) file
  * and not a place to rename to. */
-static char *follow_links(const char *path, bool *magic) {
+char *drt_output_follow_links(const char *path, bool *magic) {
   struct stat proc;
   bool have_proc = false;
   int why = ELOOP; /* unless a call fails */
@@ -572,28 +572,6 @@ static bool save_replace(DrtErrors *e, const char *what, const char *file,
   return err;
 }
 
-/* A detached header (".nhdr") names its data file, so the pair cannot be
- * renamed: write them in place (through a link to the header, whose data
- * file goes beside the name given, where a reader of that name finds it)
- * and remove them on failure. */
-static bool save_detached(DrtErrors *e, const char *what, const char *file,
-                          const Nrrd *nrrd, NrrdIoState *nio) {
-  if (!nrrdSave(file, nrrd, nio)) return false;
-  drt_error_biff(e, what, file, "cannot write the output", NRRD);
-  /* only regular files: never a link, FIFO or device the user named */
-  struct stat st;
-  if (lstat(file, &st) == 0 && S_ISREG(st.st_mode)) unlink(file);
-  size_t n = strlen(file);
-  char *raw = malloc(n + 1);
-  if (raw) {
-    memcpy(raw, file, n - 5);
-    strcpy(raw + n - 5, ".raw");
-    if (lstat(raw, &st) == 0 && S_ISREG(st.st_mode)) unlink(raw);
-    free(raw);
-  }
-  return true;
-}
-
 /* Save src to file (what drt_output_save says); fmt: format_for's, or
  * NRRD for "-". A source in parts is written in parts only where the
  * result is one NRRD stream (not a detached header). */
@@ -627,12 +605,12 @@ static bool save_source(DrtErrors *e, const char *what, const char *file,
      * would cut our own stdout off */
     err = save_special(e, what, file, &st, src, nio);
   } else if (fmt == nrrdFormatNRRD && ends_with(file, ".nhdr")) {
-    err = save_detached(e, what, file, src->nrrd, nio);
+    err = drt_nhdr_save(e, what, file, src->nrrd, nio); /* rt_nhdr.c */
   } else {
     /* a regular file, a new one, or a dangling link: replace the file at
      * the end of the links, so that a link stays a link */
     bool magic = false;
-    char *target = link ? follow_links(file, &magic) : strdup(file);
+    char *target = link ? drt_output_follow_links(file, &magic) : strdup(file);
     if (!target) {
       drt_error_at(e, what, file, "cannot write the output: %s", strerror(errno));
       err = true;

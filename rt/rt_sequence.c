@@ -103,3 +103,34 @@ void drt_sequence_free(DrtSequence *seq) {
   free(seq->data);
   memset(seq, 0, sizeof *seq);
 }
+
+/* ---- allocation for generated code ---- */
+
+/* n values of esz bytes: refused before trying when they pass size_t or
+ * the room (a large malloc may succeed on overcommit and the pages fail
+ * later, to the OOM killer), reported once when the allocation fails. */
+static bool seq_refused(DrtWorld *w, uint64_t n, size_t esz, bool tried) {
+  uint64_t bytes = drt_mem_mul(n, esz ? esz : 1);
+  if (!w) return !tried && bytes > SIZE_MAX;
+  if (!tried && !drt_mem_refuse(NULL, NULL, n, "values", bytes)) return false;
+  if (drt_world_fail_first(w)) {
+    if (tried) drt_mem_failed(drt_world_errors(w), "dynamic sequence", n, "values", bytes);
+    else drt_mem_refuse(drt_world_errors(w), "dynamic sequence", n, "values", bytes);
+  }
+  return true;
+}
+
+void *drt_seq_alloc_n(DrtWorld *w, size_t n, size_t esz) {
+  if (seq_refused(w, n, esz, false)) return NULL;
+  void *p = drt_seq_alloc(w, n * esz);
+  if (!p) seq_refused(w, n, esz, true);
+  return p;
+}
+
+void *drt_seq_join_n(DrtWorld *w, const void *a, size_t na, const void *b, size_t nb, size_t esz) {
+  uint64_t n = (uint64_t)na + nb; /* (counts below 2^32 each) */
+  if (seq_refused(w, n, esz, false)) return NULL;
+  void *p = drt_seq_join(w, a, na * esz, b, nb * esz);
+  if (!p) seq_refused(w, n, esz, true);
+  return p;
+}

@@ -12,7 +12,8 @@
  * saves into the same directory: drt_tmp_sweep removes the temporaries of
  * processes that no longer exist (our own names, and the older
  * TARGET.PID-K.tmp of earlier runtimes beside their target), once per
- * directory and process.
+ * directory and process; and the private directories in which a
+ * detached header and its data file are written (rt_nhdr.c).
  */
 #define _GNU_SOURCE /* O_TMPFILE, linkat's AT_EMPTY_PATH */
 #include <dirent.h>
@@ -116,6 +117,22 @@ static long tmp_pid(const char *name, size_t *base_len, bool *legacy) {
  * else's live process). */
 static bool dead(long pid) { return pid != (long)getpid() && kill((pid_t)pid, 0) != 0 && errno == ESRCH; }
 
+static void sweep_pair_dir(int dfd, const char *name, uid_t me) {
+  int fd = openat(dfd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+  DIR *d = fd < 0 ? NULL : fdopendir(fd);
+  if (!d) {
+    if (fd >= 0) close(fd);
+    return;
+  }
+  struct stat st;
+  for (struct dirent *ent; (ent = readdir(d));)
+    if (fstatat(fd, ent->d_name, &st, AT_SYMLINK_NOFOLLOW) == 0 && S_ISREG(st.st_mode) &&
+        st.st_uid == me)
+      (void)unlinkat(fd, ent->d_name, 0);
+  closedir(d);
+  (void)unlinkat(dfd, name, AT_REMOVEDIR);
+}
+
 void drt_tmp_sweep_dir(const char *dir) {
   DIR *d = opendir(dir);
   if (!d) return;
@@ -127,10 +144,16 @@ void drt_tmp_sweep_dir(const char *dir) {
     long pid = tmp_pid(ent->d_name, &base_len, &legacy);
     if (!pid || !dead(pid)) continue;
     struct stat st;
-    /* only our own regular files: never a link, a FIFO, someone else's */
-    if (fstatat(dfd, ent->d_name, &st, AT_SYMLINK_NOFOLLOW) != 0 || !S_ISREG(st.st_mode) ||
-        st.st_uid != me)
+    /* only our own regular files: never a link, a FIFO, someone else's;
+     * and our own directories of a detached header's pair (rt_nhdr.c:
+     * OUT.nhdr.diderot-PID-K.tmp/), with the regular files in them */
+    if (fstatat(dfd, ent->d_name, &st, AT_SYMLINK_NOFOLLOW) != 0 || st.st_uid != me) continue;
+    if (S_ISDIR(st.st_mode) && !legacy && base_len > 5 &&
+        strncmp(ent->d_name + base_len - 5, ".nhdr", 5) == 0) {
+      sweep_pair_dir(dfd, ent->d_name, me);
       continue;
+    }
+    if (!S_ISREG(st.st_mode)) continue;
     if (legacy) {
       /* the older names are less distinctive: only beside their target */
       char base[1024];

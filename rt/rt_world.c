@@ -132,11 +132,9 @@ oom:
 }
 
 /* Creation failed (too many strands, out of memory): refuse the strands
- * still to come at once, and stop an executable there (rt_exec.c). */
-static void drt_create_failed(DrtWorld *w) {
-  w->create_failed = true;
-  drt_exec_fail(&w->err);
-}
+ * still to come at once (the generated create function returns at the
+ * first refusal; emit_c_program.c). */
+static void drt_create_failed(DrtWorld *w) { w->create_failed = true; }
 
 /* ---- creation and queries ---------------------------------------------------- */
 
@@ -582,6 +580,7 @@ void drt_world_index_error(DrtWorld *w, long long strand, int line, long long i,
 }
 
 void drt_world_fail(DrtWorld *w) { __atomic_store_n(&w->failed, 1, __ATOMIC_RELEASE); }
+bool drt_world_fail_first(DrtWorld *w) { return !__atomic_exchange_n(&w->failed, 1, __ATOMIC_ACQ_REL); }
 
 /* An interrupt (SIGINT, SIGTERM: rt_exec.c) counts too: strand-by-strand
  * passes ask here every 64 updates of a strand, and stop. */

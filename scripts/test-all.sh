@@ -32,6 +32,29 @@ else
 fi
 tail -5 "$logdir/fuzz.log"
 lap "fuzz (build and run)"
+# the runtime's fuzz targets, a short run each (the campaign's table is in
+# doc/testing.md): FUZZ_RT_SECONDS (default 20) per target, in build-fuzz/
+rsecs=${FUZZ_RT_SECONDS:-20}
+echo "== fuzzing the runtime (NRRD readers, command line, library inputs) for ${rsecs}s each"
+if sh scripts/fuzz-campaign.sh "$top" "$rsecs" "$top/build-fuzz" "fuzz_nrrd fuzz_cli fuzz_inputs" \
+    >"$logdir/fuzz-rt.log" 2>&1; then
+  fuzz_pass=$((fuzz_pass + 1))
+else
+  fuzz_fail=$((fuzz_fail + 1))
+  status=1
+fi
+tail -7 "$logdir/fuzz-rt.log"
+lap "fuzz the runtime (build and run)"
+echo "== the OpenMP target under ThreadSanitizer (build-tsan/)"
+tsan_pass=0 tsan_fail=0
+if sh scripts/check-tsan.sh "$top" >"$logdir/tsan.log" 2>&1; then
+  tsan_pass=1
+else
+  tsan_fail=1
+  status=1
+fi
+tail -3 "$logdir/tsan.log"
+lap "tsan (build and omp/ + runtime unit tests)"
 
 # One pass/fail unit: zero unexplained disagreements on the fixed sample.
 # The original is built into build/diderot-ref from ../shared/reference
@@ -75,7 +98,7 @@ fi
 
 # Sum the summaries: "N passed, N failed, N skipped".
 sum() { grep -hE '^[0-9]+ passed, [0-9]+ failed' "$@" | tail -n 3 |
-  awk -v p="$((fuzz_pass + diff_pass))" -v f="$((fuzz_fail + diff_fail))" -v s="$((diff_skip + conf_skip))" '{p += $1; f += $3; s += $5} END {printf "%d passed, %d failed, %d skipped\n", p, f, s}'; }
+  awk -v p="$((fuzz_pass + diff_pass + tsan_pass))" -v f="$((fuzz_fail + diff_fail + tsan_fail))" -v s="$((diff_skip + conf_skip))" '{p += $1; f += $3; s += $5} END {printf "%d passed, %d failed, %d skipped\n", p, f, s}'; }
 summaries=$(grep -cE '^[0-9]+ passed, [0-9]+ failed' "$logdir/normal.log" "$logdir/asan.log" | grep -c ':1$')
 [ "$summaries" -eq 2 ] || { echo "test-all: a suite did not report its summary"; status=1; }
 line=$(sum "$logdir/normal.log" "$logdir/asan.log" "$logdir/conformance.log")
@@ -85,7 +108,8 @@ line=$(sum "$logdir/normal.log" "$logdir/asan.log" "$logdir/conformance.log")
   for part in normal asan conformance; do
     grep -A6 -E '^FAIL |^ *FAIL ' "$logdir/$part.log" | grep -v '^--$' | sed "s/^/[$part] /"
   done
-  [ "$fuzz_fail" -eq 0 ] || sed 's/^/[fuzz] /' "$logdir/fuzz.log" | tail -20
+  [ "$fuzz_fail" -eq 0 ] || sed 's/^/[fuzz] /' "$logdir/fuzz.log" "$logdir/fuzz-rt.log" | tail -20
+  [ "$tsan_fail" -eq 0 ] || sed 's/^/[tsan] /' "$logdir/tsan.log" | grep -v "^\[tsan\] PASS" | tail -30
   [ "$diff_fail" -eq 0 ] || grep -E 'unexplained|ours-wrong' "$logdir/diff.log" | sed 's/^/[differential] /' | tail -20
 } >"$logdir/failures"
 echo "== time per part: $(tr '\n' ';' <"$logdir/laps" | sed 's/;$//; s/;/; /g'); all $(( $(date +%s) - t_start )) s"

@@ -119,7 +119,8 @@ DIRECTIVE_RE = re.compile(
     r"(?:(?P<line>\d+):(?P<col>\d+):\s*)?"
     r"(?P<sev>error|warning|note):\s?(?P<msg>.*?)\s*$")
 CARET_RE = re.compile(r"^  (?P<pad>[ \t]*)\^~*$")
-SANITIZER_RE = re.compile(r"ERROR: (Address|Leak|Memory|Thread)Sanitizer|runtime error: ")
+SANITIZER_RE = re.compile(r"ERROR: (Address|Leak|Memory|Thread)Sanitizer|WARNING: ThreadSanitizer|"
+                          r"runtime error: ")
 
 
 class Outcome:
@@ -1443,15 +1444,16 @@ def main(argv):
                          "what makes the suite slow")
     ap.add_argument("--timeout", type=int, default=TIMEOUT,
                     help="seconds per compiler command (default %d)" % TIMEOUT)
-    ap.add_argument("--profile", choices=("full", "sanitize"), default="full",
+    ap.add_argument("--profile", choices=("full", "sanitize", "tsan"), default="full",
                     help="sanitize: for a build with ASan+UBSan (scripts/check-asan.sh) -- "
                          "the frontend corpus, unit tests, compile checks and run/ programs "
                          "(also as emulated CUDA); "
                          "the target/layout variants and the e2e suite, which exercise the "
                          "same compiler paths on more generated code, are left to the full "
-                         "profile")
+                         "profile; tsan: for a ThreadSanitizer build (scripts/check-tsan.sh) -- "
+                         "the omp/ programs and the runtime's unit tests")
     args = ap.parse_args(argv)
-    if args.profile == "sanitize":
+    if args.profile in ("sanitize", "tsan"):
         global COMPILE_TIMEOUT, UNIT_TIMEOUT, RUN_TIMEOUT
         COMPILE_TIMEOUT *= SANITIZE_SLOWDOWN
         UNIT_TIMEOUT *= SANITIZE_SLOWDOWN
@@ -1471,6 +1473,10 @@ def main(argv):
                  if not t[0].startswith(("cuda/nvcc/", "omp/", "layouts/", "simd/", "bsp/", "docs/", "install/",
                                          "python/", "viewer/", "layering/",
                                          "schedule/"))]
+    if args.profile == "tsan":
+        # scripts/check-tsan.sh: the OpenMP target's programs and the
+        # runtime's unit tests, where threads meet
+        tests = [t for t in tests if t[0].startswith(("omp/", "unit/test_rt_"))]
     counts = {"pass": 0, "fail": 0, "skip": 0}
 
     times = open(args.times, "a") if args.times else None

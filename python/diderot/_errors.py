@@ -38,7 +38,7 @@ class OutOfMemoryError(RunError, MemoryError):
 
 
 # what the runtime's memory errors say (rt/rt_mem.c drt_mem_describe)
-_MEMORY_RE = re.compile(r"; this process may use |\bout of memory\b")
+_MEMORY_RE = re.compile(r"; this process may use | of the GPU's memory; it has |\bout of memory\b")
 
 
 def run_error(msg):

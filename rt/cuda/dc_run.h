@@ -154,12 +154,34 @@ static bool dc_reserve(DcWorld *cw, uint32_t need) {
   }
   cap = (cap + D_PAD - 1) / D_PAD * D_PAD;
   DcStore s;
-  unsigned char *status, *fresh;
-  uint32_t *work, *work2;
-  if (!dc_store_alloc(cw, &s, cap) || !dc_alloc(cw, (void **)&status, cap) ||
-      !dc_alloc(cw, (void **)&fresh, cap) || !dc_alloc(cw, (void **)&work, cap * sizeof(uint32_t)) ||
-      !dc_alloc(cw, (void **)&work2, cap * sizeof(uint32_t)))
+  s.w = NULL;
+  unsigned char *status = NULL, *fresh = NULL;
+  uint32_t *work = NULL, *work2 = NULL;
+  /* one error for the whole reservation, in strands: what a strand costs
+   * on the device (state, status, fresh, two worklist entries) */
+  s.cap = cap;
+  DrtErrors quiet;
+  drt_errors_init(&quiet);
+  bool ok = dc_dev_alloc(&quiet, (void **)&s.w, d_store_words(cap), sizeof(dreal), "words", "strands") &&
+            dc_dev_alloc(&quiet, (void **)&status, cap, 1, "strands", "status") &&
+            dc_dev_alloc(&quiet, (void **)&fresh, cap, 1, "strands", "fresh") &&
+            dc_dev_alloc(&quiet, (void **)&work, cap, sizeof(uint32_t), "strands", "worklist") &&
+            dc_dev_alloc(&quiet, (void **)&work2, cap, sizeof(uint32_t), "strands", "worklist");
+  drt_errors_free(&quiet);
+  if (!ok) {
+    cudaFree(s.w);
+    cudaFree(status);
+    cudaFree(fresh);
+    cudaFree(work);
+    cudaFree(work2);
+    size_t fr = 0, tot = 0;
+    uint64_t bytes = (uint64_t)d_store_words(cap) * sizeof(dreal) + (uint64_t)cap * (2 + 2 * sizeof(uint32_t));
+    if (cudaMemGetInfo(&fr, &tot) == cudaSuccess)
+      drt_mem_device_error(cw->err, NULL, cap, "strands", bytes, fr, tot);
+    else
+      drt_mem_error(cw->err, NULL, cap, "strands", bytes);
     return false;
+  }
   if (cw->n) {
     DC_LAUNCH(dc_k_move, dc_blocks(cw->n, D_BLOCK), D_BLOCK, cw->st, (const uint32_t *)NULL, cw->n,
               s, 0u, cw->status, cw->fresh, status, fresh);
@@ -226,7 +248,7 @@ static bool dc_ids_reserve(DcWorld *cw, uint32_t n) {
   while (cap < n) cap = cap > UINT32_MAX / 2 ? n : 2 * cap;
   uint32_t *ids = (uint32_t *)realloc(cw->ids, (size_t)cap * sizeof *ids);
   if (!ids) {
-    drt_error(cw->err, "out of memory");
+    drt_mem_error(cw->err, "strand ids", cap, "strands", (uint64_t)cap * sizeof *ids);
     return false;
   }
   cw->ids = ids;
@@ -241,10 +263,12 @@ static bool dc_upload(DcWorld *cw) {
   uint32_t n = drt_world_nslots(rt);
   if (!dc_reserve(cw, n)) return false;
   size_t rec = D_STATE_WORDS * sizeof(dreal);
-  dreal *recs = (dreal *)malloc(n ? n * rec : 1), *drecs = NULL;
-  unsigned char *hst = (unsigned char *)malloc(n ? n : 1), *hfr = (unsigned char *)malloc(n ? n : 1);
+  dreal *drecs = NULL;
+  dreal *recs = (dreal *)dc_host_alloc(cw->err, n, rec + 2, "strands", "upload to the GPU");
+  unsigned char *hst = recs ? (unsigned char *)malloc(n ? n : 1) : NULL;
+  unsigned char *hfr = hst ? (unsigned char *)malloc(n ? n : 1) : NULL;
   bool ok = recs && hst && hfr;
-  if (!ok) drt_error(cw->err, "out of memory");
+  if (recs && !ok) drt_mem_error(cw->err, "upload to the GPU", n, "strands", (uint64_t)n * (rec + 2));
   ok = ok && dc_ids_reserve(cw, n);
   cw->next_id = drt_world_next_id(rt);
   for (uint32_t i = 0; ok && i < n; i++) {
@@ -257,7 +281,7 @@ static bool dc_upload(DcWorld *cw) {
 #if D_SEQ_STATE
   ok = ok && dc_seq_state_upload(cw->err, &cw->seq, recs, n, hst);
 #endif
-  ok = ok && (!n || (dc_alloc(cw, (void **)&drecs, n * rec) &&
+  ok = ok && (!n || (dc_dev_alloc(cw->err, (void **)&drecs, n, rec, "strands", "upload to the GPU") &&
                      dc_ok(cw->err, cudaMemcpy(drecs, recs, n * rec, cudaMemcpyHostToDevice), "upload") &&
                      dc_ok(cw->err, cudaMemcpy(cw->status, hst, n, cudaMemcpyHostToDevice), "upload") &&
                      dc_ok(cw->err, cudaMemcpy(cw->fresh, hfr, n, cudaMemcpyHostToDevice), "upload")));
@@ -281,11 +305,13 @@ static bool dc_upload(DcWorld *cw) {
 static bool dc_download(DcWorld *cw, uint32_t steps) {
   uint32_t n = cw->n;
   size_t rec = D_STATE_WORDS * sizeof(dreal);
-  dreal *recs = (dreal *)malloc(n ? n * rec : 1), *drecs = NULL;
-  unsigned char *hst = (unsigned char *)malloc(n ? n : 1), *hfr = (unsigned char *)malloc(n ? n : 1);
+  dreal *drecs = NULL;
+  dreal *recs = (dreal *)dc_host_alloc(cw->err, n, rec + 2, "strands", "download from the GPU");
+  unsigned char *hst = recs ? (unsigned char *)malloc(n ? n : 1) : NULL;
+  unsigned char *hfr = hst ? (unsigned char *)malloc(n ? n : 1) : NULL;
   bool ok = recs && hst && hfr;
-  if (!ok) drt_error(cw->err, "out of memory");
-  if (ok && n && dc_alloc(cw, (void **)&drecs, n * rec)) {
+  if (recs && !ok) drt_mem_error(cw->err, "download from the GPU", n, "strands", (uint64_t)n * (rec + 2));
+  if (ok && n && dc_dev_alloc(cw->err, (void **)&drecs, n, rec, "strands", "download from the GPU")) {
     DC_LAUNCH(dc_k_records, dc_blocks(n, D_BLOCK), D_BLOCK, cw->st, drecs, n, false);
     ok = dc_launched(cw->err, "download") &&
          dc_ok(cw->err, cudaMemcpy(recs, drecs, n * rec, cudaMemcpyDeviceToHost), "download") &&
@@ -478,11 +504,8 @@ static bool dc_compact_storage(DcWorld *cw) {
     return false;
   /* the ids follow their strands (perm[j] >= j: in place) */
   if (t.kept) {
-    uint32_t *hp = (uint32_t *)malloc((size_t)t.kept * sizeof *hp);
-    if (!hp) {
-      drt_error(cw->err, "out of memory");
-      return false;
-    }
+    uint32_t *hp = (uint32_t *)dc_host_alloc(cw->err, t.kept, sizeof *hp, "strands", "compaction");
+    if (!hp) return false;
     bool ok = dc_ok(cw->err, cudaMemcpy(hp, cw->perm, t.kept * sizeof *hp, cudaMemcpyDeviceToHost), "copy");
     for (uint32_t j = 0; ok && j < t.kept; j++) cw->ids[j] = cw->ids[hp[j]];
     free(hp);
@@ -533,11 +556,12 @@ static bool dc_append_new(DcWorld *cw, uint32_t nnew) {
     drt_error(cw->err, "too many strands: %u and %u new ones", (unsigned)cw->n, (unsigned)nnew);
     return false;
   }
+  const uint64_t each = 2 * sizeof(unsigned long long) + sizeof(DcKey) + sizeof(uint32_t);
   unsigned long long *hk = (unsigned long long *)malloc((size_t)2 * nnew * sizeof *hk);
   DcKey *keys = (DcKey *)malloc(nnew * sizeof *keys);
   uint32_t *perm = (uint32_t *)malloc(nnew * sizeof *perm);
   bool ok = hk && keys && perm;
-  if (!ok) drt_error(cw->err, "out of memory");
+  if (!ok) drt_mem_error(cw->err, "new strands", nnew, "strands", (uint64_t)nnew * each);
   ok = ok && dc_ok(cw->err, cudaMemcpy(hk, cw->nkey, (size_t)2 * nnew * sizeof *hk, cudaMemcpyDeviceToHost), "copy");
   if (ok) {
     for (uint32_t j = 0; j < nnew; j++) {

@@ -57,6 +57,33 @@ static inline bool dc_ok(DrtErrors *err, cudaError_t e, const char *what) {
   drt_error(err, "CUDA: %s: %s", what, cudaGetErrorString(e));
   return false;
 }
+/* Memory for `count` things of `each` bytes, or false with the memory
+ * error in the user's terms (the counts, and what the GPU has free, or
+ * the process's limits for host memory), as the CPU runtime reports. */
+static inline bool dc_dev_alloc(DrtErrors *err, void **p, uint64_t count, uint64_t each,
+                                const char *things, const char *what) {
+  *p = NULL;
+  uint64_t bytes = each && count > UINT64_MAX / each ? UINT64_MAX : count * each;
+  cudaError_t e = bytes > SIZE_MAX ? cudaErrorMemoryAllocation
+                                   : cudaMalloc(p, bytes ? (size_t)bytes : 1);
+  if (e == cudaSuccess) return true;
+  *p = NULL;
+  size_t fr = 0, tot = 0;
+  if (e == cudaErrorMemoryAllocation && cudaMemGetInfo(&fr, &tot) == cudaSuccess)
+    drt_mem_device_error(err, what, count, things, bytes, fr, tot);
+  else if (e == cudaErrorMemoryAllocation)
+    drt_mem_error(err, what, count, things, bytes);
+  else
+    dc_ok(err, e, what);
+  return false;
+}
+static inline void *dc_host_alloc(DrtErrors *err, uint64_t count, uint64_t each,
+                                  const char *things, const char *what) {
+  uint64_t bytes = each && count > UINT64_MAX / each ? UINT64_MAX : count * each;
+  void *p = bytes <= SIZE_MAX ? malloc(bytes ? (size_t)bytes : 1) : NULL;
+  if (!p) drt_mem_error(err, what, count, things, bytes);
+  return p;
+}
 /* After a launch: the launch error, if any. */
 static inline bool dc_launched(DrtErrors *err, const char *what) {
   return dc_ok(err, cudaGetLastError(), what);

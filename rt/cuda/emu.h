@@ -68,6 +68,11 @@ static inline cudaError_t cudaMalloc(void **p, size_t n) {
   *p = malloc(n ? n : 1);
   return *p ? cudaSuccess : cudaErrorMemoryAllocation;
 }
+/* (host memory: the caller reports the process's limits instead) */
+static inline cudaError_t cudaMemGetInfo(size_t *fr, size_t *total) {
+  *fr = *total = 0;
+  return cudaErrorMemoryAllocation;
+}
 static inline cudaError_t cudaFree(void *p) {
   free(p);
   return cudaSuccess;

@@ -9,8 +9,11 @@ collect() returns (name, fn) pairs; fn() returns (status, details).
                      beyond the machine's memory (-n 200000 of a 2-D grid), under
                      an address-space limit (RLIMIT_AS of `ulimit -v
                      4000000`: -n 20000), a collection that grows past it, a
-                     population that `new` doubles past it; and a grid that
-                     fits under the same limit runs and writes its values;
+                     population that `new` doubles past it, a dynamic
+                     sequence beyond the address space; a library's
+                     create_strands of 4e12 strands returns the error at
+                     once (lib_refusal.c); and a grid that fits under the
+                     same limit runs and writes its values;
   bigruns/signal/*   SIGINT and SIGTERM stop a run (strand by strand, and in
                      super-steps with a snapshot every step): "PROG: error:
                      stopped by SIGINT ...", the process ends by the signal
@@ -46,6 +49,7 @@ import threading
 import time
 
 nrrd = None  # tests/oracle/nrrd.py, imported by collect() (run.py execs this file)
+SRCDIR = None  # the source tree, set by collect() (no __file__ under run.py)
 
 TIMEOUT = 30               # seconds per run: a guard against hangs, no speed check
 COMPILE_TIMEOUT = 300
@@ -98,8 +102,18 @@ strand S (int i, int j) {
 create_array { S(i, j) | i in 0..n-1, j in 0..n-1 }
 """
 
+# each strand builds a sequence of n + 1 ints
+SEQUENCE = """#version 2.0
+input int n = 10;
+strand S (int i) {
+  output real v = 0.0;
+  update { int[] r = 0..n; v = real(length(r) + i); stabilize; }
+}
+create_collection { S(i) | i in 0..3 };
+"""
+
 MESSAGE = re.compile(
-    r"^(?P<prog>\S+): error: (?P<count>[0-9.e]+) (?P<things>strands|values) of (?P<per>\d+) bytes? "
+    r"^(?P<prog>\S+): error: (?:(?P<what>[a-z ]+): )?(?P<count>[0-9.e]+) (?P<things>strands|values) of (?P<per>\d+) bytes? "
     r"need (?P<need>[0-9.]+) (?P<nu>bytes|kB|MB|GB|TB|PB|EB); this process may use "
     r"(?P<room>[0-9.]+) (?P<ru>bytes|kB|MB|GB|TB|PB|EB) \((?P<limit>[^)]*)\)$")
 UNITS = {"bytes": 1, "kB": 1e3, "MB": 1e6, "GB": 1e9, "TB": 1e12, "PB": 1e15, "EB": 1e18}
@@ -352,6 +366,93 @@ def t_fits(builddir, diderotc):
     shutil.rmtree(d)
 
 
+def t_sequence(builddir, diderotc):
+    """A dynamic sequence beyond the address space (1e9 ints, 4 GB, under 2
+    GB): the memory error for the sequence, status 1, nothing written (was:
+    "out of memory" and exit(1) from the generated code, which a library
+    must not do)."""
+    if asan():
+        raise Skip("an address-space limit cannot hold an AddressSanitizer build")
+    exe = build(builddir, diderotc, "seq", SEQUENCE)
+    d = workdir(builddir, "memory-sequence")
+    rc, _, err = run([exe, "-n", "999999999", "-o", "out.nrrd"], d, 2000000 * 1024)
+    problems = check_refusal(rc, err, "seq", 10 ** 9, "RLIMIT_AS, ulimit -v", 2000000 * 1024)
+    m = MESSAGE.match(err.strip())
+    if m and m.group("what") != "dynamic sequence":
+        problems.append("the message names %r, not the dynamic sequence" % m.group("what"))
+    if files(d):
+        problems.append("files written: %s" % files(d))
+    if problems:
+        raise Failure("; ".join(problems))
+    rc, _, err = run([exe, "-n", "1000", "-o", "out.nrrd"], d, 2000000 * 1024)
+    x = nrrd.read(os.path.join(d, "out.nrrd")) if rc == 0 else None
+    if not x or x.data != [1001.0 + i for i in range(4)]:
+        raise Failure("-n 1000: status %d, %s: %s" % (rc, x and x.data, err[-300:]))
+    shutil.rmtree(d)
+
+
+FAILED = re.compile(
+    r"^(?P<prog>\S+): error: out of memory: (?P<count>[0-9.e]+) strands of (?P<per>\d+) bytes "
+    r"need [0-9.]+ (?:bytes|kB|MB|GB|TB); the allocation failed \(this process may use "
+    r"[0-9.]+ (?:bytes|kB|MB|GB|TB): RLIMIT_AS, ulimit -v\)$")
+
+
+def t_cuda_device(builddir, diderotc):
+    """The CUDA target's device reservation (emulated: device memory is
+    host memory) that does not fit after the host's strands did: the
+    memory error with the count of strands reserved on the device (a
+    power of two above the 3.6e7 strands) and its bytes per strand, status
+    1, nothing written (was: "CUDA: device allocation: out of memory")."""
+    if asan():
+        raise Skip("an address-space limit cannot hold an AddressSanitizer build")
+    exe = build(builddir, diderotc, "gridc", GRID, ["--target=cuda", "--cuda-emulate"])
+    d = workdir(builddir, "memory-cuda-device")
+    rc, _, err = run([exe, "-n", "6000", "-o", "out.nrrd"], d, 1500000 * 1024)
+    m = FAILED.match(err.strip())
+    problems = [] if rc == 1 else ["exit status %d, expected 1" % rc]
+    if not m:
+        problems.append("expected 'out of memory: N strands of B bytes need ...', got %r" % err[-500:])
+    elif not 6000 ** 2 <= float(m.group("count")) * 1.005 or float(m.group("count")) > 2 * 6000 ** 2 \
+            or int(m.group("per")) < 18:
+        problems.append("%s strands of %s bytes for 3.6e7 strands of 18 bytes or more"
+                        % (m.group("count"), m.group("per")))
+    if files(d):
+        problems.append("files written: %s" % files(d))
+    if problems:
+        raise Failure("; ".join(problems))
+    shutil.rmtree(d)
+
+
+def t_library(builddir, diderotc):
+    """A library's create_strands of a grid far beyond memory (4e12 strands)
+    returns the memory error at once: the generated create function stops
+    at the refusal (a walk of every cell, each creation refused, would take
+    hours and fail the run's timeout); a small grid then runs
+    (lib_refusal.c)."""
+    d = workdir(builddir, "memory-library")
+    src = os.path.join(d, "grid.diderot")
+    with open(src, "w") as f:
+        f.write(GRID)
+    env = dict(os.environ, DIDEROT_RT_DIR=builddir)
+    p = subprocess.run([diderotc, "--namespace=G", "-o", os.path.join(d, "grid"), src], env=env,
+                       stdout=subprocess.PIPE, stderr=subprocess.STDOUT, timeout=COMPILE_TIMEOUT)
+    if p.returncode != 0:
+        raise Failure("diderotc: %s" % p.stdout.decode("utf-8", "replace")[-800:])
+    cc = (os.environ.get("CC") or "cc").split()
+    client = os.path.join(SRCDIR, "tests", "bigruns", "lib_refusal.c")
+    p = subprocess.run(cc + ["-std=c11", "-Wall", "-Wextra", "-Werror", "-I" + d, "-o",
+                             os.path.join(d, "client"), client, os.path.join(d, "grid.o"),
+                             "-lteem", "-lm"] + os.environ.get("CFLAGS_DIDEROT_EXTRA", "").split(),
+                       stdout=subprocess.PIPE, stderr=subprocess.STDOUT, timeout=COMPILE_TIMEOUT)
+    if p.returncode != 0:
+        raise Failure("compiling lib_refusal.c: %s" % p.stdout.decode("utf-8", "replace")[-800:])
+    rc, out, err = run([os.path.join(d, "client"), "2000000"], d)
+    fails = [line for line in out.splitlines() if line.startswith("FAIL")]
+    if rc != 0 or fails or sum(line.startswith("ok ") for line in out.splitlines()) != 5:
+        raise Failure("client: status %d: %s %s" % (rc, "; ".join(fails) or out[-600:], err[-300:]))
+    shutil.rmtree(d)
+
+
 # ---- signals ----------------------------------------------------------------------------
 
 def handles(pid, sig):
@@ -529,10 +630,111 @@ def t_kill(builddir, diderotc):
     shutil.rmtree(d)
 
 
+NHDR_KILLS = 60
+TMPDIR = re.compile(r"^out\.nhdr\.diderot-(?P<pid>\d+)-\d+\.tmp$")
+
+
+def read_pair(d):
+    """(header bytes, data file name, data bytes) of d/out.nhdr."""
+    with open(os.path.join(d, "out.nhdr"), "rb") as f:
+        hdr = f.read()
+    m = re.search(rb"^data ?file: (?:\./)?(\S+)$", hdr, re.M)
+    if not m:
+        raise Failure("out.nhdr names no data file: %r" % hdr[-300:])
+    name = m.group(1).decode()
+    with open(os.path.join(d, name), "rb") as f:
+        return hdr, name, f.read()
+
+
+def t_kill_nhdr(builddir, diderotc):
+    """A detached header and its data file (-o out.nhdr) replaced as one:
+    60 SIGKILLs at random moments of runs that each replace the pair of the
+    one before (the two kinds alternate; the kills fall in the last 60% of
+    a run, mostly in its save). After each, the
+    header and the data file it names are the earlier run's pair or the
+    new run's, whole (the header's values checked against the closed form
+    through the reader); the only other files are a complete data file of
+    either run that no header names (a kill between the two renames) and
+    a killed run's private directory; after a last run, nothing but the
+    new pair."""
+    exe = build(builddir, diderotc, "steps", STEPS)
+    n = 700  # 1.96 MB of data
+    base = ["-n", str(n), "-steps", "1", "-o", "out.nhdr"]
+    pairs = {}
+    for scale in (1.0, 2.0):
+        d = workdir(builddir, "kill-nhdr-ref-%g" % scale)
+        rc, _, err = run([exe] + base + ["-scale", str(scale)], d)
+        if rc != 0 or files(d) != ["out.nhdr", "out.raw"]:
+            raise Failure("reference run (scale %g): status %d, files %s: %s" % (scale, rc, files(d), err[-400:]))
+        hdr, _, data = read_pair(d)
+        x = nrrd.Nrrd("float" if len(data) == 4 * n * n else "double", [n, n], list(
+            __import__("array").array("f" if len(data) == 4 * n * n else "d", data)))
+        bad = sum(1 for i in range(n) for j in (0, n // 2, n - 1)
+                  if abs(x.data[i * n + j] - scale * (1 + i + j)) > 1e-4 * (1 + i + j))
+        if bad:
+            raise Failure("reference run (scale %g): %d values wrong" % (scale, bad))
+        pairs[scale] = (hdr.replace(b"out.raw", b"DATA"), data)
+        shutil.rmtree(d)
+    d = workdir(builddir, "kill-nhdr")
+    t0 = time.monotonic()
+    rc, _, err = run([exe] + base + ["-scale", "1"], d)
+    whole = time.monotonic() - t0
+    if rc != 0:
+        raise Failure("first run: status %d: %s" % (rc, err[-400:]))
+    rng = random.Random(341)
+    killed, problems, dirs = set(), [], 0
+    for i in range(NHDR_KILLS):
+        # the runs alternate between the two pairs, so that a header of
+        # one with the data of the other would be seen
+        p = subprocess.Popen([exe] + base + ["-scale", "2" if i % 2 == 0 else "1"], cwd=d,
+                             stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
+                             stderr=subprocess.DEVNULL)
+        time.sleep(rng.uniform(0.4 * whole, 1.1 * whole))
+        p.kill()
+        p.wait()
+        killed.add(p.pid)
+        try:
+            hdr, name, data = read_pair(d)
+        except (OSError, Failure) as e:
+            problems.append("kill %d: %s" % (i, e))
+            continue
+        key = (hdr.replace(name.encode(), b"DATA"), data)
+        if key not in (pairs[1.0], pairs[2.0]):
+            problems.append("kill %d: out.nhdr and %s are not one run's pair (%d bytes of data)"
+                            % (i, name, len(data)))
+        for f in files(d):
+            m = TMPDIR.match(f)
+            if f in ("out.nhdr", name):
+                continue
+            if m and int(m.group("pid")) in killed and os.path.isdir(os.path.join(d, f)):
+                dirs += 1
+            elif f in ("out.raw", "out.1.raw"):
+                with open(os.path.join(d, f), "rb") as fh:
+                    if fh.read() not in (pairs[1.0][1], pairs[2.0][1]):
+                        problems.append("kill %d: the unnamed data file %s is not whole" % (i, f))
+            else:
+                problems.append("kill %d: unexpected file %s" % (i, f))
+        if len(problems) > 5:
+            break
+    rc, _, err = run([exe] + base + ["-scale", "2"], d)
+    if rc != 0:
+        problems.append("last run: status %d: %s" % (rc, err[-400:]))
+    else:
+        hdr, name, data = read_pair(d)
+        if (hdr.replace(name.encode(), b"DATA"), data) != pairs[2.0]:
+            problems.append("after the last run out.nhdr is not the new pair")
+        if files(d) != sorted(["out.nhdr", name]):
+            problems.append("after the last run: %s" % files(d))
+    if problems:
+        raise Failure("; ".join(problems[:8]) + " (%d private directories of killed runs seen)" % dirs)
+    shutil.rmtree(d)
+
+
 # ---- the group ----------------------------------------------------------------------------------
 
 def collect(srcdir, builddir, diderotc):
-    global nrrd
+    global nrrd, SRCDIR
+    SRCDIR = os.path.abspath(srcdir)
     sys.path.insert(0, os.path.join(os.path.abspath(srcdir), "tests", "oracle"))
     import nrrd as nrrd_module
     nrrd = nrrd_module
@@ -543,11 +745,15 @@ def collect(srcdir, builddir, diderotc):
         ("bigruns/memory/ulimit-v-fits", t_fits),
         ("bigruns/memory/collection", t_collection),
         ("bigruns/memory/new", t_new),
+        ("bigruns/memory/library", t_library),
+        ("bigruns/memory/sequence", t_sequence),
+        ("bigruns/memory/cuda-device", t_cuda_device),
         ("bigruns/signal/SIGINT", lambda b, c: signal_case(b, c, signal.SIGINT, False)),
         ("bigruns/signal/SIGTERM", lambda b, c: signal_case(b, c, signal.SIGTERM, False)),
         ("bigruns/signal/SIGINT-snapshots", lambda b, c: signal_case(b, c, signal.SIGINT, True)),
         ("bigruns/signal/SIGTERM-snapshots", lambda b, c: signal_case(b, c, signal.SIGTERM, True)),
         ("bigruns/kill", t_kill),
+        ("bigruns/kill-nhdr", t_kill_nhdr),
     ]
 
     def make(fn):

@@ -198,6 +198,17 @@ static void test_sweep(void) {
   snprintf(name, sizeof name, "f.nrrd.diderot-%ld-0.tmp", dead);
   path_of(path, sizeof path, d, name);
   CHECK(mkdir(path, 0755) == 0);
+  /* removed: the directory of a dead process's detached header and data
+   * file (rt_nhdr.c), with its files */
+  snprintf(name, sizeof name, "k.nhdr.diderot-%ld-0.tmp", dead);
+  path_of(path, sizeof path, d, name);
+  CHECK(mkdir(path, 0700) == 0);
+  snprintf(name, sizeof name, "k.nhdr.diderot-%ld-0.tmp/k.nhdr", dead);
+  path_of(path, sizeof path, d, name);
+  write_text(path, "x");
+  snprintf(name, sizeof name, "k.nhdr.diderot-%ld-0.tmp/k.raw", dead);
+  path_of(path, sizeof path, d, name);
+  write_text(path, "x");
   path_of(path, sizeof path, d, "g.nrrd.diderot--0.tmp");
   write_text(path, "x");
   path_of(path, sizeof path, d, "h.tmp");

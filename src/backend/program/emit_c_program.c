@@ -88,6 +88,66 @@ static const char *cfg_signature(EmitCtx *e, IrCFG *cfg) {
   return emit_buf_str(&b);
 }
 
+/* Strand creation stops at the first refusal: a grid the memory cannot
+ * hold (drt_world_set_grid true) or a strand that cannot be created
+ * (drt_world_create_strand NULL: no room to grow, an interrupt). Without
+ * this a library would walk every cell of a refused 4e10-strand grid
+ * (minutes of calls that each return NULL) before create_strands returns
+ * the error. The create function's body is printed by the block emitter
+ * (core/), which calls both as plain statements; the two macros around it
+ * add the early return there without the block emitter knowing (the
+ * parenthesised name inside calls the function itself). */
+static void emit_create_guards(EmitCtx *e, EmitBuf *out, bool on) {
+  (void)e;
+  if (on)
+    OUT("#define drt_world_set_grid(w_, n_, s_) \\\n"
+        "  do { if ((drt_world_set_grid)(w_, n_, s_)) return; } while (0)\n"
+        "#define drt_world_create_strand(w_) \\\n"
+        "  __extension__({ void *p_ = (drt_world_create_strand)(w_); if (!p_) return; p_; })\n");
+  else OUT("#undef drt_world_set_grid\n#undef drt_world_create_strand\n");
+}
+
+/* A sequence that cannot be allocated leaves the function: the runtime's
+ * drt_seq_alloc_n/drt_seq_join_n have then recorded the memory error and
+ * stopped the world, and the function leaves as after a run-time error
+ * (DRT_EXIT_ERROR from a method; emit_leave_on_error). The prelude's
+ * d_seq_alloc/d_seq_join (core/emit_c.c) end the process instead, which a
+ * library must not do; within the CFG functions these macros take their
+ * place, as emit_create_guards does for creation. */
+static bool has_dynseq(const IrType *t) {
+  for (; t && t->kind == IR_TY_SEQ; t = t->elem)
+    if (t->len == IR_SEQ_DYNAMIC) return true;
+  return false;
+}
+
+/* Whether cfg makes a dynamic sequence (the only code that allocates
+ * one): the guards are printed only there. */
+static bool cfg_makes_seq(const IrCFG *cfg) {
+  for (int b = 0; b < cfg->nblocks; b++)
+    for (int i = 0; i < cfg->blocks[b]->ninstrs; i++) {
+      const IrInstr *in = cfg->blocks[b]->instrs[i];
+      if (in->dst && has_dynseq(in->dst->ty)) return true;
+    }
+  return false;
+}
+
+static void emit_seq_guards(EmitCtx *e, EmitBuf *out, IrCFG *cfg, bool on) {
+  if (!cfg_makes_seq(cfg)) return;
+  if (!on) {
+    OUT("#undef d_seq_alloc\n#undef d_seq_join\n#undef D_SEQ_FAIL\n\n");
+    return;
+  }
+  IrCFG *was = e->cfg;
+  e->cfg = cfg;
+  OUT("#define D_SEQ_FAIL() ");
+  emit_leave_on_error(e, out, "");
+  e->cfg = was;
+  OUT("#define d_seq_alloc(rt_, n_, esz_) __extension__({ \\\n"
+      "  void *q_ = drt_seq_alloc_n(rt_, n_, esz_); if (!q_) D_SEQ_FAIL(); q_; })\n"
+      "#define d_seq_join(rt_, a_, na_, b_, nb_, esz_) __extension__({ \\\n"
+      "  void *q_ = drt_seq_join_n(rt_, a_, na_, b_, nb_, esz_); if (!q_) D_SEQ_FAIL(); q_; })\n");
+}
+
 static void emit_cfgs(EmitCtx *e, EmitBuf *protos, EmitBuf *out) {
   for (int i = 0; i < e->m->ncfgs; i++) {
     IrCFG *cfg = e->m->cfgs[i];
@@ -96,6 +156,8 @@ static void emit_cfgs(EmitCtx *e, EmitBuf *protos, EmitBuf *out) {
     if (cfg->kind == IR_CFG_FUNC && e->opt->target == EMIT_TARGET_CUDA) continue;
     const char *sig = cfg_signature(e, cfg);
     emit_buf_printf(protos, "%s;\n", sig);
+    if (cfg->kind == IR_CFG_CREATE) emit_create_guards(e, out, true);
+    emit_seq_guards(e, out, cfg, true);
     OUT("/* %s */\n%s {\n", ir_cfg_kind_name(cfg->kind), sig);
     /* wrld, and the strand's state through its layout (emit_c_layout.c) */
     if (cfg->kind == IR_CFG_FUNC || cfg->kind == IR_CFG_STRAND_INIT ||
@@ -106,6 +168,8 @@ static void emit_cfgs(EmitCtx *e, EmitBuf *protos, EmitBuf *out) {
     emit_layout_prologue(e, out, cfg);
     emit_cfg_body(e, out, cfg);
     OUT("}\n\n");
+    if (cfg->kind == IR_CFG_CREATE) emit_create_guards(e, out, false);
+    emit_seq_guards(e, out, cfg, false);
   }
   emit_step_glue(e, out); /* emit_c_step.c (and emit_c_simd.c's group) */
 }
@@ -126,10 +190,18 @@ static void emit_helpers(EmitCtx *e, EmitBuf *out) {
       " * inline so that a program without images or sequences has no unused code */\n"
       "static inline const DrtImage *d_load_image(d_world *wrld, const char *what, const char *file,\n"
       "    const Nrrd *nin, unsigned dim, unsigned ncomp, int file_type) {\n"
+      /* out of memory: the error in the world (a library returns it), and
+       * an image without samples in place of the one not loaded */
+      "  static const DrtImage none_;\n"
       "  DrtImage *img = calloc(1, sizeof *img);\n"
-      "  if (!img || (wrld->nimgs == wrld->capimgs && !(wrld->capimgs = 2 * wrld->capimgs + 4,\n"
-      "      wrld->imgs = realloc(wrld->imgs, wrld->capimgs * sizeof *wrld->imgs)))) {\n"
-      "    fputs(\"out of memory\\n\", stderr);\n    exit(1);\n  }\n"
+      "  if (img && wrld->nimgs == wrld->capimgs) {\n"
+      "    unsigned cap_ = 2 * wrld->capimgs + 4;\n"
+      "    DrtImage **imgs_ = realloc(wrld->imgs, cap_ * sizeof *imgs_);\n"
+      "    if (imgs_) wrld->imgs = imgs_, wrld->capimgs = cap_;\n"
+      "    else free(img), img = NULL;\n  }\n"
+      "  if (!img) {\n"
+      "    drt_error(drt_world_errors(wrld->rt), \"%%s: out of memory\", what);\n"
+      "    drt_world_fail(wrld->rt);\n    return &none_;\n  }\n"
       "  wrld->imgs[wrld->nimgs++] = img;\n"
       "  DrtImageSpec spec = {what, dim, ncomp, file_type, D_REAL_NRRD};\n"
       "  if (nin) drt_image_load_nrrd(drt_world_errors(wrld->rt), &spec, nin, img);\n"
@@ -143,9 +215,10 @@ static void emit_helpers(EmitCtx *e, EmitBuf *out) {
       "  bool bad = nin ? drt_sequence_load_nrrd(drt_world_errors(wrld->rt), &spec, nin, &s)\n"
       "                 : drt_sequence_load_file(drt_world_errors(wrld->rt), &spec, file, &s);\n"
       "  /* into the world's sequence heap (collected between steps) */\n"
-      "  size_t bytes_ = bad ? 0 : s.len * ncomp * (size_t)nrrdTypeSize[type];\n"
-      "  *len = bad ? 0 : (uint32_t)s.len;\n  *data = d_seq_alloc(wrld->rt, bytes_, 1);\n"
-      "  if (bytes_) memcpy(*data, s.data, bytes_);\n  free(s.data);\n  return bad;\n}\n\n",
+      "  size_t n_ = bad ? 0 : s.len * ncomp, esz_ = (size_t)nrrdTypeSize[type];\n"
+      "  *len = bad ? 0 : (uint32_t)s.len;\n  *data = drt_seq_alloc_n(wrld->rt, n_, esz_);\n"
+      "  if (!*data) *len = 0, bad = true; /* the memory error is in the world */\n"
+      "  else if (n_) memcpy(*data, s.data, n_ * esz_);\n  free(s.data);\n  return bad;\n}\n\n",
       emit_image_relayout_call(e, "img", "dim", "ncomp")
           ? arena_printf(e->a, "  %s;\n", emit_image_relayout_call(e, "img", "dim", "ncomp"))
           : "");
@@ -175,8 +248,9 @@ static void emit_value_assign(EmitCtx *e, EmitBuf *out, const char *lhs, const I
     return;
   case IR_TY_SEQ:
     if (t->len == IR_SEQ_DYNAMIC) {
-      OUT("  %s.len = %d;\n  %s.v = d_seq_alloc(wrld->rt, %d, sizeof(%s));\n", lhs, v->n, lhs, v->n,
-          emit_type(e, t->elem));
+      /* (d_set_defaults: out of memory, the error is in the world) */
+      OUT("  %s.len = %d;\n  if (!(%s.v = drt_seq_alloc_n(wrld->rt, %d, sizeof(%s)))) return;\n", lhs,
+          v->n, lhs, v->n, emit_type(e, t->elem));
     }
     for (int i = 0; i < v->n; i++)
       emit_value_assign(e, out, arena_printf(e->a, "%s.v[%d]", lhs, i), v->elems[i], t->elem);
