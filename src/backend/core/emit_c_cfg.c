@@ -63,7 +63,7 @@ static const char *line_comment(EmitCtx *e, int line) {
 typedef struct Printer {
   EmitCtx *e;
   EmitBuf *out;
-  const bool *label;   /* by rpo: printed with a label (a goto's target) */
+  const EsInfo *info;  /* labels and x_in phis, by rpo (emit_c_struct.h) */
   const bool *hoisted; /* by variable id: a literal set where it is declared */
   int depth;           /* of nested statements, for the indentation */
   int line;            /* the source line of the last comment printed */
@@ -176,10 +176,10 @@ static void print_block(Printer *p, IrBlock *b) {
     sub.out = &body;
     put(&sub, emit_buf_str(&hook), NULL);
   }
-  if (p->label[b->rpo] || jumps_here)
+  if (p->info->label[b->rpo] || jumps_here)
     emit_buf_printf(p->out, " L%d:;%s%s\n", b->id, b->label ? " /* " : "",
                     b->label ? arena_printf(e->a, "%s */", b->label) : "");
-  if (emit_struct_is_header_phi(b))
+  if (p->info->via_in[b->rpo])
     for (int i = 0; i < b->nphis; i++)
       if (b->phis[i]->dst) {
         const char *v = emit_var(e, b->phis[i]->dst);
@@ -194,7 +194,7 @@ static void print_edge(Printer *p, EsNode *n) {
   /* the first predecessor slot that is `from` (a branch with both arms to
    * one block is one edge for phis: ir_phi_set sets every slot alike) */
   int k = ir_block_pred_index(to, n->b);
-  bool via_in = emit_struct_is_header_phi(to);
+  bool via_in = p->info->via_in[to->rpo];
   for (int i = 0; k >= 0 && i < to->nphis; i++) {
     IrInstr *phi = to->phis[i];
     if (!phi->dst || k >= phi->nargs) continue;
@@ -224,7 +224,7 @@ static bool prints_nothing(Printer *p, EsNode *n) {
     return true;
   }
   case ES_BLOCK:
-    if (p->label[n->b->rpo] || emit_struct_is_header_phi(n->b) || n->b->term.kind == IR_T_NONE)
+    if (p->info->label[n->b->rpo] || p->info->via_in[n->b->rpo] || n->b->term.kind == IR_T_NONE)
       return false;
     for (int i = 0; i < n->b->ninstrs; i++)
       if (!n->b->instrs[i]->dst || !p->hoisted[n->b->instrs[i]->dst->id]) return false;
@@ -351,9 +351,8 @@ static bool hoistable(const IrInstr *in) {
 void emit_cfg_body(EmitCtx *e, EmitBuf *out, IrCFG *cfg) {
   e->cfg = cfg;
   if (cfg->entry != cfg->blocks[0]) emit_fail(e, "the entry block is not the first block");
-  EsNode *tails = NULL;
-  bool *label = NULL;
-  EsNode *body = emit_struct_cfg(e->a, cfg, &tails, &label);
+  EsInfo info;
+  EsNode *body = emit_struct_cfg(e->a, cfg, &info);
   if (e->nhoisted <= e->m->next_var_id) {
     /* once per module (a printer above may have made variables since) */
     int n = e->m->next_var_id + 1;
@@ -369,7 +368,7 @@ void emit_cfg_body(EmitCtx *e, EmitBuf *out, IrCFG *cfg) {
   for (int bi = 0; bi < cfg->nblocks; bi++) {
     IrBlock *b = cfg->blocks[bi];
     if (b->rpo < 0) continue; /* unreachable: not printed */
-    bool via_in = emit_struct_is_header_phi(b);
+    bool via_in = info.via_in[b->rpo];
     for (int i = 0; i < b->nphis; i++) {
       IrVar *v = b->phis[i]->dst;
       if (!v) continue;
@@ -405,8 +404,8 @@ void emit_cfg_body(EmitCtx *e, EmitBuf *out, IrCFG *cfg) {
   }
   decls_end(&d);
   if (e->hooks.cfg_decls) e->hooks.cfg_decls(e, out, cfg); /* the CPU target: loops in lanes */
-  Printer p = {e, out, label, hoisted, 0, 0, {0}};
+  Printer p = {e, out, &info, hoisted, 0, 0, {0}};
   emit_buf_init(&p.tmp, e->a);
   print_seq(&p, body);
-  for (EsNode *t = tails; t; t = t->next) print_seq(&p, t);
+  for (EsNode *t = info.tails; t; t = t->next) print_seq(&p, t);
 }

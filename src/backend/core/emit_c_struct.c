@@ -38,7 +38,6 @@
 
 typedef struct Builder {
   Arena *a;
-  IrCFG *cfg;
   int n;              /* reachable blocks, numbered by rpo */
   IrBlock **by_rpo;
   IrBlock **loop_of;  /* by rpo: the innermost loop header whose loop holds it */
@@ -261,11 +260,10 @@ static void tree(Builder *s, EsNode *seq, IrBlock *x, IrBlock *follow) {
   }
 }
 
-EsNode *emit_struct_cfg(Arena *a, IrCFG *cfg, EsNode **tails, bool **label) {
+EsNode *emit_struct_cfg(Arena *a, IrCFG *cfg, EsInfo *info) {
   Builder s;
   memset(&s, 0, sizeof s);
   s.a = a;
-  s.cfg = cfg;
   ir_cfg_compute_dominators(cfg);
   for (int i = 0; i < cfg->nblocks; i++)
     if (cfg->blocks[i]->rpo >= 0 && cfg->blocks[i]->rpo + 1 > s.n) s.n = cfg->blocks[i]->rpo + 1;
@@ -286,16 +284,16 @@ EsNode *emit_struct_cfg(Arena *a, IrCFG *cfg, EsNode **tails, bool **label) {
     find_merges(&s);
     tree(&s, body, cfg->entry, NULL);
   }
-  *tails = s.tails;
-  *label = s.label;
-  return body;
-}
-
-bool emit_struct_is_header_phi(const IrBlock *b) {
   /* a retreating predecessor: the phis are copied through x_in (a back
    * edge assigns the next iteration's values while the current ones may
    * still be read by the other copies) */
-  for (int k = 0; k < b->npreds; k++)
-    if (b->preds[k]->rpo >= 0 && b->rpo >= 0 && retreating(b->preds[k], b)) return true;
-  return false;
+  info->via_in = ARENA_NEW_ARRAY(a, bool, n);
+  for (int i = 0; i < s.n; i++) {
+    IrBlock *b = s.by_rpo[i];
+    for (int k = 0; k < b->npreds; k++)
+      if (b->preds[k]->rpo >= 0 && retreating(b->preds[k], b)) info->via_in[i] = true;
+  }
+  info->tails = s.tails;
+  info->label = s.label;
+  return body;
 }

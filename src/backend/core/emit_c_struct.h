@@ -33,12 +33,15 @@ struct EsNode {
   EsNode *next;         /* the next sibling */
 };
 
-/* The tree of cfg's reachable blocks (computes its dominators), with the
- * tails (sequences reached only by goto, printed after the body; linked by
- * next) and, by rpo number, whether a block needs a label. */
-EsNode *emit_struct_cfg(Arena *a, IrCFG *cfg, EsNode **tails, bool **label);
-/* Whether b's phis are copied through x_in variables (b has a retreating
- * predecessor: a loop header), rather than assigned on each incoming edge. */
-bool emit_struct_is_header_phi(const IrBlock *b);
+/* What the printer needs besides the tree, by a block's rpo number. */
+typedef struct EsInfo {
+  EsNode *tails; /* sequences reached only by goto, printed after the body (linked by next) */
+  bool *label;   /* the block needs a label (a goto's target) */
+  bool *via_in;  /* its phis are copied through x_in variables (a retreating
+                    predecessor: a loop header), not assigned on each incoming edge */
+} EsInfo;
+
+/* The tree of cfg's reachable blocks (computes its dominators). */
+EsNode *emit_struct_cfg(Arena *a, IrCFG *cfg, EsInfo *info);
 
 #endif
