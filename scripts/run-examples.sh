@@ -110,6 +110,28 @@ ex_viewer() {
   u quantize -b 8 -min 0 -max 1 -i rgb.nrrd -o viewer.png
 }
 
+# The two programs of the ParaView example (examples/paraview), run here as
+# executables. dvr: a grey volume rendering.
+ex_dvr() {
+  compile "$top/examples/paraview/dvr.diderot" dvr
+  ./dvr -vol "$data/blobs.nrrd" -o gray.nrrd
+  nonan gray.nrrd
+  u quantize -b 8 -min 0 -max 1 -i gray.nrrd -o dvr.png
+}
+
+# isoparticles: the particles on the isosurface, seen down the z axis (a 2-D
+# histogram of their x and y over the world square [-1,1]^2, +y up).
+ex_isoparticles() {
+  compile "$top/examples/paraview/isoparticles.diderot" isoparticles
+  ./isoparticles -vol "$data/blobs.nrrd" -o-pos pos.nrrd -o-normal normal.nrrd
+  nonan pos.nrrd
+  u slice -i pos.nrrd -a 0 -p 0 -o x.nrrd
+  u slice -i pos.nrrd -a 0 -p 1 -o y.nrrd
+  u jhisto -i x.nrrd y.nrrd -b 256 256 -min -1 -1 -max 1 1 -t float -o hist.nrrd
+  u flip -i hist.nrrd -a 1 -o up.nrrd
+  u quantize -b 8 -min 0 -max 2 -i up.nrrd -o isoparticles.png
+}
+
 now() { date +%s.%N; }
 n=0
 failed=""
