@@ -161,6 +161,7 @@ typedef struct DriverWatch {
    * CPU (the C compiler's) */
   double last, last_cpu, last_child_cpu;
   FILE *log;               /* --log: NAME.log, or NULL */
+  const Arena *arena;      /* the compiler's arena, for the memory lines */
 } DriverWatch;
 
 /* "stats: size PASS blocks B instrs I phis P ein-ops E ein-nodes N", plus
@@ -206,6 +207,7 @@ static void driver_time_line(DriverWatch *w, const char *what) {
     fprintf(f, "stats: time %s wall %.6f cpu %.6f\n", what, wall - w->start, cpu - w->start_cpu);
     fprintf(f, "stats: phase %s wall %.6f cpu %.6f\n", what, wall - w->last,
             cpu - w->last_cpu + child - w->last_child_cpu);
+    if (w->arena) fprintf(f, "stats: memory %s arena %zu\n", what, arena_bytes_used(w->arena));
   }
   w->last = wall, w->last_cpu = cpu, w->last_child_cpu = child;
 }
@@ -514,7 +516,8 @@ int main(int argc, char **argv) {
   DriverWatch watch = {.stats = opts.stats,
                        .check = driver_internal(&opts, "check-ir") || env.check_ir,
                        .start = start,
-                       .start_cpu = start_cpu};
+                       .start_cpu = start_cpu,
+                       .arena = arena};
   if (opts.log && !unbuilt && !opts.check && !opts.dump)
     watch.log = driver_open_log(arena, &opts, argc, argv);
   driver_time_line(&watch, "frontend");

@@ -815,21 +815,6 @@ static void each_slot(IrCFG *cfg, SlotFn f, void *ctx) {
   }
 }
 
-typedef struct Replace {
-  IrVar *from, *to;
-} Replace;
-
-static void replace_slot(void *ctx, IrVar **slot, IrBlock *b, IrInstr *in, int arg) {
-  (void)b, (void)in, (void)arg;
-  Replace *r = ctx;
-  if (*slot == r->from) *slot = r->to;
-}
-
-void ir_cfg_replace_uses(IrCFG *cfg, IrVar *from, IrVar *to) {
-  Replace r = {from, to};
-  each_slot(cfg, replace_slot, &r);
-}
-
 static void replace_all_slot(void *ctx, IrVar **slot, IrBlock *b, IrInstr *in, int arg) {
   (void)b, (void)in, (void)arg;
   IrVar **repl = ctx;
@@ -895,16 +880,24 @@ void ir_cfg_build_uses(IrCFG *cfg) {
 
 /* ---- dominators -------------------------------------------------------------------- */
 
-static IrBlock *intersect(IrBlock *a, IrBlock *b) {
+/* Cooper, Harvey and Kennedy's iterative algorithm ("A Simple, Fast
+ * Dominance Algorithm"), on blocks numbered in reverse postorder. It runs on
+ * compact arrays of those numbers rather than on the blocks themselves: on
+ * a CFG of 10^5 blocks the blocks are spread over hundreds of megabytes of
+ * arena, and chasing idom pointers through them missed the cache at every
+ * step (the time per block grew 2x from 2.4e4 to 9.5e4 blocks); the
+ * arrays stay in the L2 cache. Temporaries live in a scratch arena freed
+ * on return, so that the 50-odd calls of a compilation leave nothing
+ * behind in the module's arena but the dominator tree. */
+static int intersect(const int *idom, int a, int b) {
   while (a != b) {
-    while (a->rpo > b->rpo) a = a->idom;
-    while (b->rpo > a->rpo) b = b->idom;
+    while (a > b) a = idom[a];
+    while (b > a) b = idom[b];
   }
   return a;
 }
 
 int ir_cfg_compute_dominators(IrCFG *cfg) {
-  Arena *a = cfg->module->arena;
   int n = cfg->nblocks;
   for (int i = 0; i < n; i++) {
     IrBlock *b = cfg->blocks[i];
@@ -915,12 +908,13 @@ int ir_cfg_compute_dominators(IrCFG *cfg) {
     b->dom_pre = b->dom_post = -1;
   }
   if (!cfg->entry || n == 0) return 0;
+  Arena *tmp = arena_new();
 
   /* Iterative DFS for postorder (no recursion: CFGs can be deep). The
    * visited mark is rpo == -2 while on the stack or done. */
-  IrBlock **order = ARENA_NEW_ARRAY(a, IrBlock *, n);
-  IrBlock **stack = ARENA_NEW_ARRAY(a, IrBlock *, n);
-  int *next = ARENA_NEW_ARRAY(a, int, n); /* next successor slot, by stack depth */
+  IrBlock **order = ARENA_NEW_ARRAY(tmp, IrBlock *, n);
+  IrBlock **stack = ARENA_NEW_ARRAY(tmp, IrBlock *, n);
+  int *next = ARENA_NEW_ARRAY(tmp, int, n); /* next successor slot, by stack depth */
   int sp = 0, npost = 0;
   stack[sp] = cfg->entry;
   next[sp++] = 0;
@@ -941,40 +935,61 @@ int ir_cfg_compute_dominators(IrCFG *cfg) {
     }
   }
   /* reverse postorder numbering */
-  IrBlock **rpo = ARENA_NEW_ARRAY(a, IrBlock *, npost);
+  IrBlock **rpo = ARENA_NEW_ARRAY(tmp, IrBlock *, npost);
   for (int i = 0; i < npost; i++) {
     rpo[i] = order[npost - 1 - i];
     rpo[i]->rpo = i;
   }
 
-  IrBlock *entry = cfg->entry;
-  entry->idom = entry;
+  /* The reachable predecessors of each block by number, in one array. */
+  int *pstart = ARENA_NEW_ARRAY(tmp, int, npost + 1), np = 0;
+  for (int i = 0; i < npost; i++) np += rpo[i]->npreds;
+  int *preds = ARENA_NEW_ARRAY(tmp, int, np > 0 ? np : 1);
+  np = 0;
+  for (int i = 0; i < npost; i++) {
+    pstart[i] = np;
+    for (int k = 0; k < rpo[i]->npreds; k++) {
+      const IrBlock *p = rpo[i]->preds[k];
+      if (p->cfg == cfg && p->rpo >= 0) preds[np++] = p->rpo;
+    }
+  }
+  pstart[npost] = np;
+
+  int *idom = ARENA_NEW_ARRAY(tmp, int, npost); /* -1: not yet known */
+  for (int i = 1; i < npost; i++) idom[i] = -1;
+  idom[0] = 0;
   for (bool changed = true; changed;) {
     changed = false;
     for (int i = 1; i < npost; i++) {
-      IrBlock *b = rpo[i];
-      IrBlock *nd = NULL;
-      for (int k = 0; k < b->npreds; k++) {
-        IrBlock *p = b->preds[k];
-        if (p->cfg != cfg || p->rpo < 0 || !p->idom) continue;
-        nd = nd ? intersect(p, nd) : p;
+      int nd = -1;
+      for (int k = pstart[i]; k < pstart[i + 1]; k++) {
+        int p = preds[k];
+        if (idom[p] < 0) continue;
+        nd = nd < 0 ? p : intersect(idom, p, nd);
       }
-      if (nd && b->idom != nd) {
-        b->idom = nd;
+      if (nd >= 0 && idom[i] != nd) {
+        idom[i] = nd;
         changed = true;
       }
     }
   }
 
-  /* Dominator tree children (in reverse postorder) and pre/post numbers. */
-  int *nk = ARENA_NEW_ARRAY(a, int, npost);
+  /* Dominator tree children (in reverse postorder) and pre/post numbers:
+   * the children of all blocks in one array of the module's arena. */
+  IrBlock *entry = cfg->entry;
+  int *nk = ARENA_NEW_ARRAY(tmp, int, npost);
   for (int i = 1; i < npost; i++)
-    if (rpo[i]->idom) nk[rpo[i]->idom->rpo]++;
-  for (int i = 0; i < npost; i++)
-    rpo[i]->domkids = nk[i] ? ARENA_NEW_ARRAY(a, IrBlock *, nk[i]) : NULL;
+    if (idom[i] >= 0) nk[idom[i]]++;
+  IrBlock **kids = ARENA_NEW_ARRAY(cfg->module->arena, IrBlock *, npost > 1 ? npost - 1 : 1);
+  for (int i = 0, at = 0; i < npost; i++) {
+    rpo[i]->domkids = nk[i] ? kids + at : NULL;
+    at += nk[i];
+  }
   for (int i = 1; i < npost; i++) {
-    IrBlock *d = rpo[i]->idom;
-    if (d) d->domkids[d->ndomkids++] = rpo[i];
+    if (idom[i] < 0) continue;
+    IrBlock *d = rpo[idom[i]];
+    rpo[i]->idom = d;
+    d->domkids[d->ndomkids++] = rpo[i];
   }
   int clock = 0;
   sp = 0;
@@ -995,6 +1010,7 @@ int ir_cfg_compute_dominators(IrCFG *cfg) {
     }
   }
   entry->idom = NULL;
+  arena_free(tmp);
   return npost;
 }
 

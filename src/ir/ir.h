@@ -509,8 +509,6 @@ void ir_cfg_remove_block(IrCFG *cfg, IrBlock *b);
 void ir_instr_set_op(IrInstr *in, int op, int nargs, IrVar *const *args, int nimm,
                      const int *imm);
 void ir_instr_set_copy(IrInstr *in, IrVar *src);
-/* Rewrites every use of `from` (arguments, phis, terminators) to `to`. */
-void ir_cfg_replace_uses(IrCFG *cfg, IrVar *from, IrVar *to);
 /* Rewrites every use of a variable v with repl[v->id] != NULL to that
  * replacement, followed to its end (repl maps ids below
  * cfg->module->next_var_id; chains must not loop): many replacements in

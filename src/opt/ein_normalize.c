@@ -114,7 +114,12 @@ static const EinExpr *run(EinContext *c, const EinExpr *e, int depth, const EinN
   n.c = c;
   n.arena = ein_context_arena(c);
   n.limit = opts && opts->max_steps ? opts->max_steps : ein_norm_step_bound(e->size);
-  n.mcap = 256;
+  /* The memo starts at about four entries per node of the body and grows as
+   * rewrites add nodes: most bodies have a handful of nodes, and a fixed
+   * 256-entry start cost 4 KB per EIN operator (a third of all the
+   * compiler's memory on issue 37's family). */
+  n.mcap = 16;
+  while (n.mcap < 4 * (size_t)e->size && n.mcap < ((size_t)1 << 20)) n.mcap *= 2;
   n.mkey = ARENA_NEW_ARRAY(n.arena, const EinExpr *, n.mcap);
   n.mval = ARENA_NEW_ARRAY(n.arena, const EinExpr *, n.mcap);
   const EinExpr *r = ein_canon_vars(c, norm(&n, e), depth);

@@ -163,10 +163,11 @@ void emit_state_read(EmitCtx *e, EmitBuf *out, const IrStateVar *sv, const char 
  * esz_ in scope. */
 void emit_layout_output_copy(EmitCtx *e, EmitBuf *out, const IrStateVar *sv, const char *ctype,
                              int ncomp);
-/* "d_relayout_image(img, dim, ncomp)" to run after an image load, or NULL
- * when images keep NRRD order. */
-const char *emit_image_relayout_call(EmitCtx *e, const char *img, const char *dim,
-                                     const char *ncomp);
+/* "d_relayout_image(errs, what, img, dim, ncomp)" to run after an image
+ * load (its errors, out of memory for the bricks, go to errs), or NULL when
+ * images keep NRRD order. */
+const char *emit_image_relayout_call(EmitCtx *e, const char *errs, const char *what,
+                                     const char *img, const char *dim, const char *ncomp);
 /* A C comment with the layouts and their index operation counts (call
  * after the code is printed); the same lines for --stats. */
 const char *emit_layout_report(EmitCtx *e);

@@ -469,11 +469,15 @@ static void emit_relayout_fn(EmitCtx *e, EmitBuf *out, int d, int ncomp) {
   }
   OUT("/* %d-D images of %d component(s) in layout %s\n * (from NRRD order %s) */\n", d, ncomp,
       lyt_to_string(ix, dst), lyt_to_string(ix, src));
-  OUT("static void d_relayout_%d_%d(DrtImage *img) {\n", d, ncomp);
+  OUT("static void d_relayout_%d_%d(DrtErrors *errs, const char *what, DrtImage *img) {\n", d,
+      ncomp);
   for (int a = 0; a < d; a++) OUT("  const int64_t d_n%d = img->size[%d];\n", a, a);
   OUT("  const size_t len_ = (size_t)%s;\n", ix_print(e, ST_IMAGE, ix_lower(ix, ix_simplify(ix, len))));
   OUT("  dreal *dst_ = calloc(len_ ? len_ : 1, sizeof(dreal));\n"
-      "  if (!dst_) { fputs(\"out of memory\\n\", stderr); exit(1); }\n"
+      "  if (!dst_) {\n"
+      "    drt_error(errs, \"image '%%s': out of memory for its bricks (%%zu bytes)\", what,\n"
+      "              len_ * sizeof(dreal));\n"
+      "    return;\n  }\n"
       "  const dreal *src_ = img->data;\n");
   for (int a = d - 1; a >= 0; a--)
     OUT("%*sfor (int64_t d_x%d = 0; d_x%d < d_n%d; d_x%d++)\n", 2 * (d - a), "", a, a, a, a);
@@ -484,10 +488,10 @@ static void emit_relayout_fn(EmitCtx *e, EmitBuf *out, int d, int ncomp) {
   OUT("  drt_image_adopt_data(img, dst_);\n}\n\n");
 }
 
-const char *emit_image_relayout_call(EmitCtx *e, const char *img, const char *dim,
-                                     const char *ncomp) {
+const char *emit_image_relayout_call(EmitCtx *e, const char *errs, const char *what,
+                                     const char *img, const char *dim, const char *ncomp) {
   if (!e->opt->image_brick) return NULL;
-  return arena_printf(e->a, "d_relayout_image(%s, %s, %s)", img, dim, ncomp);
+  return arena_printf(e->a, "d_relayout_image(%s, %s, %s, %s, %s)", errs, what, img, dim, ncomp);
 }
 
 void emit_layout_glue(EmitCtx *e, EmitBuf *out) {
@@ -556,14 +560,18 @@ void emit_layout_glue(EmitCtx *e, EmitBuf *out) {
   if (e->opt->image_brick) {
     collect_images(e);
     for (int k = 0; k < L->nimg; k++) emit_relayout_fn(e, out, L->img[k].d, L->img[k].ncomp);
-    OUT("static void d_relayout_image(DrtImage *img, unsigned dim, unsigned ncomp) {\n"
+    /* Errors go to the world's list, as a failed load's do: a library
+     * must not end its host process. */
+    OUT("static void d_relayout_image(DrtErrors *errs, const char *what, DrtImage *img,\n"
+        "    unsigned dim, unsigned ncomp) {\n"
         "  (void)ncomp; /* unused when no image kind is known */\n"
         "  if (!img->data) return;\n");
     for (int k = 0; k < L->nimg; k++)
-      OUT("  if (dim == %d && ncomp == %d) { d_relayout_%d_%d(img); return; }\n", L->img[k].d,
+      OUT("  if (dim == %d && ncomp == %d) { d_relayout_%d_%d(errs, what, img); return; }\n",
+          L->img[k].d,
           L->img[k].ncomp, L->img[k].d, L->img[k].ncomp);
-    OUT("  fprintf(stderr, \"internal error: no brick layout for a %%u-D image\\n\", dim);\n"
-        "  exit(1);\n}\n\n");
+    OUT("  drt_error(errs, \"image '%%s': internal error: no brick layout for a %%u-D image\","
+        " what, dim);\n}\n\n");
   }
 }
 

@@ -186,6 +186,8 @@ static const char *omp_schedule_name(EmitCtx *e) {
 /* ---- helpers of the generated program ------------------------------------------------ */
 
 static void emit_helpers(EmitCtx *e, EmitBuf *out) {
+  const char *relayout =
+      emit_image_relayout_call(e, "drt_world_errors(wrld->rt)", "what", "img", "dim", "ncomp");
   OUT("/* images: loaded into world-owned storage (freed at shutdown); helpers are\n"
       " * inline so that a program without images or sequences has no unused code */\n"
       "static inline const DrtImage *d_load_image(d_world *wrld, const char *what, const char *file,\n"
@@ -219,9 +221,7 @@ static void emit_helpers(EmitCtx *e, EmitBuf *out) {
       "  *len = bad ? 0 : (uint32_t)s.len;\n  *data = drt_seq_alloc_n(wrld->rt, n_, esz_);\n"
       "  if (!*data) *len = 0, bad = true; /* the memory error is in the world */\n"
       "  else if (n_) memcpy(*data, s.data, n_ * esz_);\n  free(s.data);\n  return bad;\n}\n\n",
-      emit_image_relayout_call(e, "img", "dim", "ncomp")
-          ? arena_printf(e->a, "  %s;\n", emit_image_relayout_call(e, "img", "dim", "ncomp"))
-          : "");
+      relayout ? arena_printf(e->a, "  %s;\n", relayout) : "");
   if (e->opt->target == EMIT_TARGET_OMP)
     OUT("/* the parallel loop of the scheduler: chunks of strands over OpenMP threads */\n"
         "static void d_pfor(uint32_t n, void (*body)(void *, uint32_t), void *arg, uint32_t nw) {\n"
