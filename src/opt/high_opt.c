@@ -112,6 +112,21 @@ static bool fusable(const IrInstr *def, const IrVar *v, const IrInstr *use) {
   return v->nuses == 1 && uses == 1 && def->block == use->block;
 }
 
+/* A body grows by one producer at a time, and each substitution walks the
+ * whole body so far: fusing a chain of N producers (a sum of N terms) into
+ * one operator cost O(N^2), and normalizing the result (a+b flattened into
+ * the sum level by level) as much again. Past this many nodes a producer
+ * stays an instruction of its own, which keeps both linear in N. Real
+ * programs stay far below it (the largest fused body of the conformance
+ * corpus and tests/ has 78 nodes, tests/programs/accept/coverage/
+ * field_functions); only the 4,000-term sums of the parser's depth tests
+ * reach it. */
+enum { FUSE_MAX_NODES = 512 };
+
+static bool within_budget(const EinOp *outer, const EinOp *inner) {
+  return (uint64_t)outer->body->size + inner->body->size <= FUSE_MAX_NODES;
+}
+
 /* Substitute inner (with arguments iargs) for parameter p of `in`. */
 static bool subst(HOpt *h, IrInstr *in, int p, const EinOp *inner, int ni, IrVar *const *iargs) {
   const EinOp *nop = ein_op_subst(h->c, in->ein, p, inner);
@@ -141,7 +156,7 @@ static void fuse_instr(HOpt *h, IrInstr *in) {
       IrVar *v = in->args[p];
       IrInstr *def = v ? v->def : NULL;
       if (!def) continue;
-      if (is_ein(def) && fusable(def, v, in)) {
+      if (is_ein(def) && fusable(def, v, in) && within_budget(in->ein, def->ein)) {
         if (subst(h, in, p, def->ein, def->nargs, def->args)) {
           h->st->fused++;
           changed = true;
