@@ -79,8 +79,45 @@ def _load(directory, desc):
                 raise _errors.DescriptionError("%s: %s is declared as a %s, not a function%s"
                                                % (where, name, ffi.typeof(getattr(lib, name)).kind,
                                                   _describe._HINT))
+        _check_signatures(ffi, lib, desc, where)
         _loaded[so] = (ffi, lib)
         return ffi, lib
+
+
+def _check_signatures(ffi, lib, desc, where):
+    """The C declarations of the setters and getters must be what the
+    inputs' and outputs' types and the real and int types say, as the
+    package calls them so (cffi would refuse such a call later, with a
+    TypeError far from the cause). Whether the declarations are those of
+    the library itself nobody can check: a shared library has no types."""
+    world = "%s_world_t *" % desc["namespace"]
+    real = "double" if desc["real-type"] == "double" else "float"
+    integer = "int64_t" if desc["int-type"] == "int64_t" else "int32_t"
+
+    def want(fn, result, args, what):
+        t = ffi.typeof(getattr(lib, fn))
+        got = (t.result.cname, [a.cname for a in t.args])
+        if got != (result, args):
+            raise _errors.DescriptionError(
+                "%s: %s: %s is declared as %s(%s), not %s(%s)%s"
+                % (where, what, fn, got[0], ", ".join(got[1]), result, ", ".join(args), _describe._HINT))
+
+    for k, i in enumerate(desc["inputs"]):
+        ty = DType(i["type"])
+        what = "inputs[%d] (%s %s)" % (k, ty, i["name"])
+        if ty.kind == "image" or ty.dynamic:
+            want(i["setter"], "_Bool", [world, "Nrrd *"], what)
+            continue
+        if ty.kind == "string" and ty.shape:
+            continue  # the package does not set these
+        c = {"real": real, "int": integer, "bool": "_Bool", "string": "char *"}[ty.kind]
+        want(i["setter"], "_Bool", [world, c + " *" if ty.shape else c], what)
+        if i.get("getter"):
+            want(i["getter"], "void", [world, c + " *"], what)
+    for k, o in enumerate(desc["outputs"]):
+        ty = DType(o["type"])
+        want(o["getter"], "_Bool", [world, "Nrrd *"] + (["Nrrd *"] if ty.dynamic else []),
+             "outputs[%d] (%s %s)" % (k, ty, o["name"]))
 
 
 class Image:

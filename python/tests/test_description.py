@@ -108,6 +108,17 @@ def test_function_not_in_library(entry):
     _bad(entry, json.dumps(d), "_input_desc_camEye is declared as a pointer, not a function")
 
 
+def test_declarations_disagree_with_types(entry):
+    _, text, _ = entry
+    d = json.loads(text)
+    d["real-type"] = "double"
+    _bad(entry, json.dumps(d), "inputs[1] (tensor[3] camEye): %s_input_set_camEye is declared as "
+         "_Bool(%s_world_t *, float *), not _Bool(%s_world_t *, double *)" % ((d["namespace"],) * 3))
+    d = json.loads(text)
+    d["inputs"][5]["type"] = "real"  # imgResU, an int
+    _bad(entry, json.dumps(d), "inputs[5] (real imgResU)", "int32_t), not _Bool(")
+
+
 def test_bad_declarations(entry):
     _, text, _ = entry
     d = json.loads(text)

@@ -265,7 +265,7 @@ class Slot:
             what = ("not JSON" if msg[:1] == ":" and msg[1:2].isdigit() or "not JSON" in msg else
                     "not UTF-8" if "UTF-8" in msg else
                     "C declarations" if "C declarations" in msg else
-                    "function missing or not declared" if "the function" in msg or "declared as" in msg else
+                    "a function missing or declared otherwise" if "the function" in msg or "declared as" in msg else
                     "Diderot type" if "Diderot type" in msg else "a field missing or of a wrong type")
             return None, "error: " + what
         except BaseException:  # noqa: B902 - the finding is anything else
@@ -299,6 +299,11 @@ def main(argv):
         d = json.loads(text)
         names[name] = sorted({i["setter"] for i in d["inputs"]} | {o["getter"] for o in d["outputs"]}
                              | {i["getter"] for i in d["inputs"] if i.get("getter")})
+    for name, _, text in seeds:  # unmutated, each must load: else nothing below means much
+        bad, what = slots[name].load(text.encode("utf-8"))
+        if what != "loaded":
+            print("fuzz_json: the seed %s does not load: %s" % (name, bad or what))
+            return 2
     findings = 0
     os.makedirs(a.crashes, exist_ok=True)
     current = os.path.join(a.crashes, "fuzz_json-current.json")
