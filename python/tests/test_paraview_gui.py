@@ -18,6 +18,10 @@ The Python package goes into P's user site folder (PYTHONUSERBASE): as
 /usr/local/lib/python3.X/dist-packages is for the default prefix, a folder
 whose .pth files Python runs, which the plugin's compatibility shim needs
 (doc/user-guide.md, "ParaView").
+
+Skipped, saying why, without `paraview` or Xvfb, where the GUI cannot reach
+its X server or gets no OpenGL there, or when the compiler under test is not
+in a configured build tree (nothing to `make install`).
 """
 # needs: vtkmodules  (python/tests/group.py picks a python3 that has it)
 
@@ -142,6 +146,10 @@ def test_gui_runs_mip_on_vti(installed, exe, tmp_path):
                PYTHONUSERBASE=base, DIDEROT_CACHE_DIR=os.path.join(t, "cache"))
     rc, log = _gui(["--script=" + script, "--exit"], env)
     res = open(paths["res"]).read() if os.path.exists(paths["res"]) else ""
+    gl = [ln for ln in log.splitlines() if "GLX" in ln or "XOpenGLRenderWindow" in ln
+          or "Could not find a decent config" in ln]
+    if not res and gl:  # the GUI started but has no OpenGL on this X server
+        pytest.skip("ParaView's GUI cannot render on Xvfb here: " + gl[0].strip()[:200])
     tail = "status %d; result: %r; log: %s" % (rc, res, log[-3000:])
     assert "FILTER True" in res, tail  # the plugin was loaded at start from PV_PLUGIN_PATH
     assert "LABEL Diderot: mip" in res and "MENU Diderot" in res, tail
