@@ -7,6 +7,10 @@
 #   fuzz_cli       a generated executable's command line (fuzz_cli.c)
 #   fuzz_inputs    a generated library's input setters (fuzz_inputs.c over
 #                  fuzz_inputs.diderot)
+#   fuzz_json      the Python package's reader of a program's JSON
+#                  description (tests/fuzz/fuzz_json.py: Python, not
+#                  libFuzzer, as the reader is; run by $PYTHON3, default
+#                  python3, which needs numpy and cffi)
 # Seeds: tests/fuzz/seeds/TARGET/ (committed, small), the frontend's from
 # the test programs as scripts/fuzz.sh takes them; each target's corpus
 # grows in BUILDDIR/corpus-TARGET. Regressions (tests/fuzz/regressions-
@@ -18,17 +22,22 @@ set -e
 src=${1:-$(cd "$(dirname "$0")/.." && pwd)}
 secs=${2:-60}
 out=${3:-$src/build-fuzz}
-targets=${4:-fuzz_frontend fuzz_nrrd fuzz_cli fuzz_inputs}
+targets=${4:-fuzz_frontend fuzz_nrrd fuzz_cli fuzz_inputs fuzz_json}
+py=${PYTHON3:-python3}
 san="-fsanitize=address,undefined"
 mkdir -p "$out" "$src/tests/fuzz/crashes-new"
 cd "$out"
-[ -f Makefile ] || "$src/configure" -q CC=clang \
+# the clang build only for the libFuzzer targets (fuzz_json alone needs none)
+case " $targets " in *" fuzz_frontend "* | *" fuzz_nrrd "* | *" fuzz_cli "* | *" fuzz_inputs "*) clang=1 ;; *) clang= ;; esac
+[ -z "$clang" ] || [ -f Makefile ] || "$src/configure" -q CC=clang \
   CFLAGS="-g -O1 $san,fuzzer-no-link -fno-omit-frame-pointer"
 # the library of fuzz_inputs is compiled by DIDEROTC (default: the main
-# build's, else one built here), against this build's runtime
+# build's, else one built here), against this build's runtime; fuzz_json
+# compiles its seed programs with it
 dc=${DIDEROTC:-$src/build/diderotc}
-[ -x "$dc" ] || { nice -n 10 make -j1 diderotc >/dev/null; dc=$out/diderotc; }
-nice -n 10 make -j1 libdiderotc.a libdiderot-rt.a >/dev/null
+[ -x "$dc" ] || { [ -n "$clang" ] || { echo "fuzz-campaign: fuzz_json needs DIDEROTC or $src/build/diderotc"; exit 2; }
+  nice -n 10 make -j1 diderotc >/dev/null; dc=$out/diderotc; }
+[ -z "$clang" ] || nice -n 10 make -j1 libdiderotc.a libdiderot-rt.a >/dev/null
 cc="clang -g -O1 $san,fuzzer -fno-omit-frame-pointer -std=gnu11"
 for t in $targets; do
   case $t in
@@ -50,6 +59,7 @@ for t in $targets; do
       nice -n 10 "$dc" --namespace=F -o fuzz_inputs fuzz_inputs.diderot)
     nice -n 10 $cc -Iinputs -I"$src/rt" "$src/tests/fuzz/fuzz_inputs.c" inputs/fuzz_inputs.o \
       -lteem -lm -lpthread -o fuzz_inputs ;;
+  fuzz_json) ;;  # Python: nothing to build
   *) echo "fuzz-campaign: unknown target $t"; exit 2 ;;
   esac
 done
@@ -59,6 +69,26 @@ LSAN_OPTIONS=suppressions=$src/tests/fuzz/lsan.supp
 export UBSAN_OPTIONS LSAN_OPTIONS
 rows="" bad=0
 for t in $targets; do
+  if [ "$t" = fuzz_json ]; then
+    # replays tests/fuzz/regressions-json itself, then mutates for $secs s;
+    # a finding is a file in crashes-new (fuzz_json-current.json where the
+    # interpreter itself died)
+    before=$(ls "$src/tests/fuzz/crashes-new" | wc -l)
+    t0=$(date +%s)
+    DIDEROTC=$dc nice -n 10 "$py" -W ignore "$src/tests/fuzz/fuzz_json.py" --seconds "$secs" \
+      --work "$out/fuzz_json" --crashes "$src/tests/fuzz/crashes-new" >"$out/campaign-$t.log" 2>&1 || true
+    t1=$(date +%s)
+    if grep -q "^fuzz_json: regression .* fails" "$out/campaign-$t.log"; then
+      cat "$out/campaign-$t.log"; echo "fuzz-campaign: a regression of fuzz_json fails"; exit 1
+    fi
+    execs=$(sed -n 's/^stat::number_of_executed_units: *//p' "$out/campaign-$t.log" | tail -1)
+    [ -n "$execs" ] || { tail -5 "$out/campaign-$t.log"; bad=1; }
+    found=$(($(ls "$src/tests/fuzz/crashes-new" | wc -l) - before))
+    [ "$found" -eq 0 ] || bad=1
+    rows="$rows| $t | ${execs:-?} | $((t1 - t0)) | $found |
+"
+    continue
+  fi
   reg="$src/tests/fuzz/regressions-${t#fuzz_}"
   [ "$t" = fuzz_frontend ] && reg="$src/tests/fuzz/regressions"
   for f in "$reg"/*; do

@@ -11,7 +11,8 @@
 # (examples/viewer/screenshot.sh, and pvbatch in python/paraview).
 # paraview and python3-paraview (5.11; it conflicts with python3-vtk9 and
 # brings its own vtkmodules, importable by /usr/bin/python3) are for the VTK
-# conversions and the ParaView plugin (tests python/vtk, python/paraview);
+# conversions and the ParaView plugin (tests python/vtk, python/paraview,
+# python/paraview_gui: the graphical paraview on Xvfb);
 # python3-ipywidgets, python3-ipykernel, python3-nbclient and python3-nbformat
 # for diderot.widgets and its notebook run headless (test python/notebook);
 # python3-venv and python3-pip for `pip install ./python` (python/packaging).

@@ -35,15 +35,15 @@ lap "fuzz (build and run)"
 # the runtime's fuzz targets, a short run each (the campaign's table is in
 # doc/testing.md): FUZZ_RT_SECONDS (default 20) per target, in build-fuzz/
 rsecs=${FUZZ_RT_SECONDS:-20}
-echo "== fuzzing the runtime (NRRD readers, command line, library inputs) for ${rsecs}s each"
-if sh scripts/fuzz-campaign.sh "$top" "$rsecs" "$top/build-fuzz" "fuzz_nrrd fuzz_cli fuzz_inputs" \
+echo "== fuzzing the runtime (NRRD readers, command line, library inputs) and the package's JSON reader for ${rsecs}s each"
+if sh scripts/fuzz-campaign.sh "$top" "$rsecs" "$top/build-fuzz" "fuzz_nrrd fuzz_cli fuzz_inputs fuzz_json" \
     >"$logdir/fuzz-rt.log" 2>&1; then
   fuzz_pass=$((fuzz_pass + 1))
 else
   fuzz_fail=$((fuzz_fail + 1))
   status=1
 fi
-tail -7 "$logdir/fuzz-rt.log"
+tail -8 "$logdir/fuzz-rt.log"
 lap "fuzz the runtime (build and run)"
 echo "== the OpenMP target under ThreadSanitizer (build-tsan/)"
 tsan_pass=0 tsan_fail=0

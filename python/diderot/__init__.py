@@ -12,12 +12,12 @@ errors, threads, the cache).
 
 from ._compile import default_cache_dir, find_diderotc
 from ._compile import build as _build
-from ._errors import (CompileError, DiderotError, InputError, InputFileNotFoundError, OutOfMemoryError,
-                      RunError)
+from ._errors import (CompileError, DescriptionError, DiderotError, InputError, InputFileNotFoundError,
+                      OutOfMemoryError, RunError)
 from ._program import Image, Outputs, Program, Progress, Sequences, World
 
 __all__ = ["compile", "Program", "World", "Outputs", "Sequences", "Image", "Progress",
-           "DiderotError", "CompileError", "InputError", "InputFileNotFoundError", "RunError",
+           "DiderotError", "CompileError", "DescriptionError", "InputError", "InputFileNotFoundError", "RunError",
            "OutOfMemoryError",
            "default_cache_dir", "find_diderotc"]
 

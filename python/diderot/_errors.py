@@ -16,6 +16,12 @@ class CompileError(DiderotError):
         self.command = command
 
 
+class DescriptionError(DiderotError):
+    """A compiled program's description (prog.json in its cache folder) is
+    damaged or not one this package can read; the message names the file
+    and what is wrong (diderot._describe)."""
+
+
 class InputError(DiderotError, ValueError):
     """The runtime refused an input (an image of the wrong type, shape or
     dimension, an unreadable file); the message is the runtime's."""

@@ -8,10 +8,11 @@ import numbers
 import os
 import threading
 
+import cffi
 import numpy as np
 from cffi import FFI
 
-from . import _teem, _vtk
+from . import _describe, _errors, _teem, _vtk
 from ._errors import InputError, InputFileNotFoundError, RunError, DiderotError, run_error
 from ._teem import ffi as _base_ffi, teem, libc
 from ._types import DType
@@ -24,8 +25,25 @@ _loaded = {}          # .so path -> (ffi, lib): dlopen once per process
 _load_lock = threading.Lock()
 
 
+def _functions(desc):
+    """The names of every function of the library the package calls."""
+    ns = desc["namespace"]
+    names = ["%s_%s" % (ns, f) for f in _describe.CORE]
+    if desc["target"] == "parallel":
+        names.append(ns + "_set_num_workers")
+    for i in desc["inputs"]:
+        names += [i["setter"]] + ([i["getter"]] if i.get("getter") else [])
+    snap = any(x.startswith("bool %s_snapshot_" % ns) for x in desc["runtime"])
+    for o in desc["outputs"]:
+        names.append(o["getter"])
+        if snap:
+            names.append(o["getter"].replace("_output_get_", "_snapshot_"))
+    return names
+
+
 def _load(directory, desc):
     so = os.path.join(directory, "prog.so")
+    where = os.path.join(directory, "prog.json")
     with _load_lock:
         if so in _loaded:
             return _loaded[so]
@@ -34,15 +52,72 @@ def _load(directory, desc):
         ns = desc["namespace"]
         decls = ["typedef struct %s_world_s %s_world_t;" % (ns, ns)]
         decls += desc["runtime"]
-        ffi.cdef("\n".join(decls))
+        try:
+            ffi.cdef("\n".join(decls))
+        # cffi's parser (pycparser and ply under it) reports bad C not only as
+        # CDefError: an unbalanced '}' fails one of pycparser's assertions
+        # (found by tests/fuzz/fuzz_json.py), deep nesting is a RecursionError
+        except (cffi.CDefError, cffi.FFIError, AssertionError, RecursionError, ValueError,
+                TypeError, IndexError, KeyError, AttributeError) as e:
+            raise _errors.DescriptionError("%s: its C declarations (\"runtime\") are not what cffi "
+                                           "reads: %s%s" % (where, str(e)[:300], _describe._HINT)) from None
         if desc.get("target") == "parallel" and not (os.environ.get("OMP_WAIT_POLICY")
                                                      or os.environ.get("GOMP_SPINCOUNT")):
             # as the executables do: idle OpenMP threads sleep rather than spin
             # (libgomp reads this when it is loaded, so only before the first load)
             os.environ["OMP_WAIT_POLICY"] = "passive"
         lib = ffi.dlopen(so)
+        # every name the description gives must be a function of the library
+        # (and declared as one), checked now rather than at the first call
+        for name in _functions(desc):
+            try:
+                ok = ffi.typeof(getattr(lib, name)).kind == "function"
+            except (AttributeError, TypeError, cffi.FFIError) as e:
+                raise _errors.DescriptionError("%s: the function %s is not in %s or not declared: %s%s"
+                                               % (where, name, so, str(e)[:200], _describe._HINT)) from None
+            if not ok:
+                raise _errors.DescriptionError("%s: %s is declared as a %s, not a function%s"
+                                               % (where, name, ffi.typeof(getattr(lib, name)).kind,
+                                                  _describe._HINT))
+        _check_signatures(ffi, lib, desc, where)
         _loaded[so] = (ffi, lib)
         return ffi, lib
+
+
+def _check_signatures(ffi, lib, desc, where):
+    """The C declarations of the setters and getters must be what the
+    inputs' and outputs' types and the real and int types say, as the
+    package calls them so (cffi would refuse such a call later, with a
+    TypeError far from the cause). Whether the declarations are those of
+    the library itself nobody can check: a shared library has no types."""
+    world = "%s_world_t *" % desc["namespace"]
+    real = "double" if desc["real-type"] == "double" else "float"
+    integer = "int64_t" if desc["int-type"] == "int64_t" else "int32_t"
+
+    def want(fn, result, args, what):
+        t = ffi.typeof(getattr(lib, fn))
+        got = (t.result.cname, [a.cname for a in t.args])
+        if got != (result, args):
+            raise _errors.DescriptionError(
+                "%s: %s: %s is declared as %s(%s), not %s(%s)%s"
+                % (where, what, fn, got[0], ", ".join(got[1]), result, ", ".join(args), _describe._HINT))
+
+    for k, i in enumerate(desc["inputs"]):
+        ty = DType(i["type"])
+        what = "inputs[%d] (%s %s)" % (k, ty, i["name"])
+        if ty.kind == "image" or ty.dynamic:
+            want(i["setter"], "_Bool", [world, "Nrrd *"], what)
+            continue
+        if ty.kind == "string" and ty.shape:
+            continue  # the package does not set these
+        c = {"real": real, "int": integer, "bool": "_Bool", "string": "char *"}[ty.kind]
+        want(i["setter"], "_Bool", [world, c + " *" if ty.shape else c], what)
+        if i.get("getter"):
+            want(i["getter"], "void", [world, c + " *"], what)
+    for k, o in enumerate(desc["outputs"]):
+        ty = DType(o["type"])
+        want(o["getter"], "_Bool", [world, "Nrrd *"] + (["Nrrd *"] if ty.dynamic else []),
+             "outputs[%d] (%s %s)" % (k, ty, o["name"]))
 
 
 class Image:
@@ -351,8 +426,7 @@ class Program:
     def __init__(self, directory, from_cache):
         self.directory = directory
         self.from_cache = from_cache
-        with open(os.path.join(directory, "prog.json")) as f:
-            self.description = json.load(f)
+        self.description = _describe.read(os.path.join(directory, "prog.json"))
         d = self.description
         self.namespace = d["namespace"]
         self.target = "omp" if d["target"] == "parallel" else "seq"
@@ -367,9 +441,12 @@ class Program:
         self._out_getters = {o["name"]: o["getter"] for o in d["outputs"]}
         self.ffi, self.lib = _load(directory, d)
         try:
-            with open(os.path.join(directory, "done.json")) as f:
-                self.source = json.load(f).get("source")
-        except (OSError, ValueError):
+            with open(os.path.join(directory, "done.json"), encoding="utf-8") as f:
+                done = json.load(f)
+        except (OSError, ValueError, RecursionError):  # only for show: no source then
+            done = None
+        self.source = done.get("source") if isinstance(done, dict) else None
+        if not isinstance(self.source, str):
             self.source = None
         self.has_snapshot = any(
             decl.startswith("bool %s_snapshot_" % self.namespace) for decl in d["runtime"])

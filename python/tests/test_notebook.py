@@ -2,7 +2,13 @@
 executed headless by nbclient on a Python 3 kernel: every cell runs, the
 panel is displayed as a widget, and the picture it shows after the
 camFOV slider moved is the executable's output on the same inputs mapped
-to grey (0..1 black..white, within 2 grey levels)."""
+to grey (0..1 black..white, within 2 grey levels).
+
+With DIDEROT_PICTURES=DIR, that picture (the notebook's image/png output,
+decoded from the executed notebook) is written to DIR/widgets-mip.png: the
+README's picture, python/examples/widgets-mip.png. The panel's sliders are
+drawn by ipywidgets' JavaScript in a browser, which a headless kernel run
+does not have, so only the image the panel shows can be saved."""
 # needs: nbclient nbformat ipykernel ipywidgets matplotlib  (group.py picks a python3 that has them)
 
 import base64
@@ -23,6 +29,7 @@ mimage = pytest.importorskip("matplotlib.image", reason="matplotlib is not insta
 import nrrd as oracle  # noqa: E402
 
 NOTEBOOK = os.path.join(PYDIR, "examples", "widgets.ipynb")
+H, W = 96, 128  # the notebook's imgResV, imgResU
 
 
 def test_widgets_notebook(exe, cache, diderotc, tmp_path, monkeypatch):
@@ -47,18 +54,24 @@ def test_widgets_notebook(exe, cache, diderotc, tmp_path, monkeypatch):
                for o in code[1].outputs), code[1].outputs
     last = code[2].outputs
     text = "".join(o.get("text", "") for o in last if o.output_type == "stream")
-    assert "Outputs(mip: float32 (48, 64)" in text and "| progress 1.0" in text, text
+    assert "Outputs(mip: float32 (%d, %d)" % (H, W) in text and "| progress 1.0" in text, text
     pngs = [o["data"]["image/png"] for o in last if "image/png" in o.get("data", {})]
     assert len(pngs) == 1
     got = mimage.imread(io.BytesIO(base64.b64decode(pngs[0])), format="png")
-    assert got.shape[:2] == (48, 64)
+    assert got.shape[:2] == (H, W)
     src = os.path.join(EXAMPLES, "mip", "mip.diderot")
     out = str(tmp_path / "exe.nrrd")
-    run_exe(exe(src), ["-camFOV", "15", "-imgResU", "64", "-imgResV", "48", "-o", out],
+    run_exe(exe(src), ["-camFOV", "15", "-imgResU", str(W), "-imgResV", str(H), "-o", out],
             os.path.dirname(src))
-    want = np.asarray(oracle.read(out).data, dtype=np.float64).reshape(48, 64)
+    want = np.asarray(oracle.read(out).data, dtype=np.float64).reshape(H, W)
     assert want.max() - want.min() > 0.3  # the blobs are in view
     grey = np.clip(want, 0, 1) * 255
     diff = np.abs(got[..., 0].astype(np.float64) * 255 - grey)
     assert diff.max() <= 2, diff.max()
     assert np.array_equal(got[..., 0], got[..., 1]) and np.array_equal(got[..., 1], got[..., 2])
+    shot = os.environ.get("DIDEROT_PICTURES")
+    if shot:  # the README's picture: what the panel showed, as the notebook holds it
+        tmp = os.path.join(shot, ".widgets-mip.png.tmp")
+        with open(tmp, "wb") as f:
+            f.write(base64.b64decode(pngs[0]))
+        os.replace(tmp, os.path.join(shot, "widgets-mip.png"))

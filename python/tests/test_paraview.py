@@ -15,7 +15,6 @@ are skipped saying so.
 
 import os
 import random
-import select
 import shutil
 import subprocess
 import sys
@@ -25,6 +24,7 @@ import numpy as np
 import pytest
 
 from conftest import EXAMPLES, TOP, run_exe
+from xvfb import xvfb as _xvfb
 
 pytest.importorskip("vtkmodules", reason="VTK's Python modules are not installed "
                     "(Debian package python3-paraview)")
@@ -48,34 +48,6 @@ print("PROBE-OK")
 
 def _tail(p):
     return " ".join(p.stdout.decode(errors="replace").strip().splitlines()[-2:])[-300:]
-
-
-def _xvfb():
-    """A private Xvfb that picks its own free display (-displayfd: no race
-    with other X servers starting at the same time, as xvfb-run -a has);
-    returns (process, ":N") or (None, why)."""
-    exe = shutil.which("Xvfb")
-    if not exe:
-        return None, "Xvfb not found (Debian package xvfb)"
-    r, w = os.pipe()
-    p = subprocess.Popen([exe, "-displayfd", str(w), "-screen", "0", "1280x1024x24", "-nolisten", "tcp"],
-                         pass_fds=(w,), stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
-                         stderr=subprocess.DEVNULL)
-    os.close(w)
-    got = b""
-    while select.select([r], [], [], 30)[0]:
-        chunk = os.read(r, 64)
-        if not chunk:
-            break
-        got += chunk
-        if got.endswith(b"\n"):
-            break
-    os.close(r)
-    if not got.strip().isdigit():
-        p.kill()
-        p.wait()
-        return None, "Xvfb did not start (status %s)" % p.poll()
-    return p, ":" + got.decode().strip()
 
 
 class PV:
