@@ -39,6 +39,12 @@ def save(proxy, name):
     w = vtkXMLPolyDataWriter() if d.IsA("vtkPolyData") else vtkXMLImageDataWriter()
     w.SetFileName(os.path.join(out, name))
     w.SetInputData(d)
+    # Inline base64, not VTK's default "appended" section: with the expat of
+    # Debian 12's security updates (2.5.0-1+deb12u2 and later, which have
+    # expat 2.6's reparse deferral) the XML readers of ParaView 5.11 and of
+    # python3-vtk9 reject appended data as "not well-formed (invalid token)"
+    # (found by CI in a fresh root; diderot.save_vti writes inline too).
+    w.SetDataModeToBinary()
     assert w.Write(), name
     return d
 

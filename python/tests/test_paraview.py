@@ -158,6 +158,7 @@ def wave_volume(d):
     w = vtkXMLImageDataWriter()
     w.SetFileName(os.path.join(d, "wave.vti"))
     w.SetInputData(img)
+    w.SetDataModeToBinary()  # not appended: see save() in pv_filters.py
     assert w.Write()
     n = oracle.Nrrd("float", [21, 21, 21], [float(x) for x in v], kinds=["space"] * 3,
                     space_dim=3, space_directions=[tuple(D[:, c] * sp) for c in range(3)],
@@ -297,6 +298,7 @@ m.UpdatePipeline()
 w = vtkXMLImageDataWriter()
 w.SetFileName(%(out)r)
 w.SetInputData(sm.Fetch(m))
+w.SetDataModeToBinary()
 assert w.Write()
 print("DONE")
 """
