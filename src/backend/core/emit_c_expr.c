@@ -193,13 +193,17 @@ static void emit_strand_reduce(EmitCtx *e, EmitBuf *out, const IrInstr *in, cons
 static void emit_new(EmitCtx *e, EmitBuf *out, const IrInstr *in) {
   IrCfgKind k = e->cfg->kind;
   /* a packed record of the strand's state words (emit_c_layout.c) */
-  if (k == IR_CFG_CREATE) OUT("  { dreal *ns_ = drt_world_create_strand(wrld->rt);\n");
+  /* Creation stops at the first refusal (no room to grow, an interrupt):
+   * the error is in the world, and going on would call the runtime once per
+   * remaining cell of a refused grid (minutes for 4e10 strands). */
+  if (k == IR_CFG_CREATE)
+    OUT("  { dreal *ns_ = drt_world_create_strand(wrld->rt);\n    if (!ns_) return;\n");
   else if (k == IR_CFG_START || k == IR_CFG_UPDATE) OUT("  { dreal *ns_ = drt_world_new_strand(ctx, id);\n");
   else {
     emit_fail(e, "new outside strand methods and strand creation");
     return;
   }
-  OUT("    if (ns_) d_strand_init(wrld, ns_");
+  OUT("    %sd_strand_init(wrld, ns_", k == IR_CFG_CREATE ? "" : "if (ns_) ");
   for (int i = 0; i < in->nargs; i++) OUT(", %s", A(e, in, i));
   OUT("); }\n");
 }
@@ -418,7 +422,8 @@ static void emit_op(EmitCtx *e, EmitBuf *out, IrInstr *in) {
     int n = in->nargs / 2;
     OUT("  { size_t sz_[%d] = {", n ? n : 1);
     for (int i = 0; i < n; i++) OUT("%s(size_t)(%s < 0 ? 0 : %s)", i ? ", " : "", A(e, in, i), A(e, in, i));
-    OUT("}; drt_world_set_grid(wrld->rt, %d, sz_); }\n", n);
+    /* true: a grid the memory cannot hold, the error in the world */
+    OUT("}; if (drt_world_set_grid(wrld->rt, %d, sz_)) return; }\n", n);
     return;
   }
   case IR_OP_STABILIZE_ALL: OUT("  drt_world_stabilize_all(wrld->rt);\n"); return;

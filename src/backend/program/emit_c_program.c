@@ -88,32 +88,13 @@ static const char *cfg_signature(EmitCtx *e, IrCFG *cfg) {
   return emit_buf_str(&b);
 }
 
-/* Strand creation stops at the first refusal: a grid the memory cannot
- * hold (drt_world_set_grid true) or a strand that cannot be created
- * (drt_world_create_strand NULL: no room to grow, an interrupt). Without
- * this a library would walk every cell of a refused 4e10-strand grid
- * (minutes of calls that each return NULL) before create_strands returns
- * the error. The create function's body is printed by the block emitter
- * (core/), which calls both as plain statements; the two macros around it
- * add the early return there without the block emitter knowing (the
- * parenthesised name inside calls the function itself). */
-static void emit_create_guards(EmitCtx *e, EmitBuf *out, bool on) {
-  (void)e;
-  if (on)
-    OUT("#define drt_world_set_grid(w_, n_, s_) \\\n"
-        "  do { if ((drt_world_set_grid)(w_, n_, s_)) return; } while (0)\n"
-        "#define drt_world_create_strand(w_) \\\n"
-        "  __extension__({ void *p_ = (drt_world_create_strand)(w_); if (!p_) return; p_; })\n");
-  else OUT("#undef drt_world_set_grid\n#undef drt_world_create_strand\n");
-}
-
 /* A sequence that cannot be allocated leaves the function: the runtime's
  * drt_seq_alloc_n/drt_seq_join_n have then recorded the memory error and
  * stopped the world, and the function leaves as after a run-time error
  * (DRT_EXIT_ERROR from a method; emit_leave_on_error). The prelude's
  * d_seq_alloc/d_seq_join (core/emit_c.c) end the process instead, which a
  * library must not do; within the CFG functions these macros take their
- * place, as emit_create_guards does for creation. */
+ * place (creation returns at a refused strand or grid: emit_c_expr.c). */
 static bool has_dynseq(const IrType *t) {
   for (; t && t->kind == IR_TY_SEQ; t = t->elem)
     if (t->len == IR_SEQ_DYNAMIC) return true;
@@ -156,7 +137,6 @@ static void emit_cfgs(EmitCtx *e, EmitBuf *protos, EmitBuf *out) {
     if (cfg->kind == IR_CFG_FUNC && e->opt->target == EMIT_TARGET_CUDA) continue;
     const char *sig = cfg_signature(e, cfg);
     emit_buf_printf(protos, "%s;\n", sig);
-    if (cfg->kind == IR_CFG_CREATE) emit_create_guards(e, out, true);
     emit_seq_guards(e, out, cfg, true);
     OUT("/* %s */\n%s {\n", ir_cfg_kind_name(cfg->kind), sig);
     /* wrld, and the strand's state through its layout (emit_c_layout.c) */
@@ -168,7 +148,6 @@ static void emit_cfgs(EmitCtx *e, EmitBuf *protos, EmitBuf *out) {
     emit_layout_prologue(e, out, cfg);
     emit_cfg_body(e, out, cfg);
     OUT("}\n\n");
-    if (cfg->kind == IR_CFG_CREATE) emit_create_guards(e, out, false);
     emit_seq_guards(e, out, cfg, false);
   }
   emit_step_glue(e, out); /* emit_c_step.c (and emit_c_simd.c's group) */
