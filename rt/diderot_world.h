@@ -253,6 +253,20 @@ typedef struct DrtDistrib {
   bool (*agree)(void *ctx, DrtErrors *e, bool failed);
 } DrtDistrib;
 
+/* Reductions over strands in global blocks (generated code) combine the
+ * map's values of every strand in storage order, as one loop (the same
+ * bits for any number of threads or processes). In a distributed world
+ * each process computes the values of the strands it owns: map_values
+ * gives a buffer of one esz-byte value per slot (world scratch, valid
+ * until the next call; a collective: NULL on every process, with the
+ * error agreed, when one could not allocate it), map_owns says whether
+ * this process computes slot i, and map_share (a collective) fills the
+ * other slots from their owners. Without a distribution map_owns is
+ * always true and map_share does nothing. */
+void *drt_world_map_values(DrtWorld *w, size_t esz);
+bool drt_world_map_owns(const DrtWorld *w, uint32_t i);
+void drt_world_map_share(DrtWorld *w, void *vals, size_t esz);
+
 /* Spread w's chunks as d says (NULL: this process runs them all); before
  * the first run. d must outlive the world. */
 void drt_world_set_distrib(DrtWorld *w, const DrtDistrib *d);

@@ -110,6 +110,38 @@ void drt_world_distrib_sync(DrtWorld *w) {
   drt_distrib_states(w, nchunks);
 }
 
+/* ---- the map values of reductions ------------------------------------------------------ */
+
+static uint32_t drt_nchunks(const DrtWorld *w) {
+  return w->n ? (w->n - 1) / w->sched.run.chunk + 1 : 0;
+}
+
+void *drt_world_map_values(DrtWorld *w, size_t esz) {
+  /* room for every chunk's whole slice (the last chunk's too) */
+  size_t need = ((size_t)drt_nchunks(w) * w->sched.run.chunk + 1) * esz;
+  bool bad = false;
+  if (need > w->mapcap) {
+    unsigned char *b = realloc(w->mapbuf, need);
+    if (b) w->mapbuf = b, w->mapcap = need;
+    else bad = true;
+  }
+  if (bad) drt_error(&w->err, "out of memory for a reduction's values (%zu bytes)", need);
+  if (w->dist ? w->dist->agree(w->dist->ctx, &w->err, bad) : bad) {
+    drt_world_fail(w);
+    return NULL;
+  }
+  return w->mapbuf;
+}
+
+bool drt_world_map_owns(const DrtWorld *w, uint32_t i) {
+  return !w->dist || w->dist->owns(w->dist->ctx, i / w->sched.run.chunk, drt_nchunks(w));
+}
+
+void drt_world_map_share(DrtWorld *w, void *vals, size_t esz) {
+  uint32_t nchunks = drt_nchunks(w);
+  if (w->dist && nchunks) w->dist->share(w->dist->ctx, vals, (size_t)w->sched.run.chunk * esz, nchunks);
+}
+
 void drt_distrib_partials(DrtWorld *w, uint32_t nchunks, double *pr, int64_t *pi, uint32_t *cnt) {
   if (!nchunks) return;
   w->dist->share(w->dist->ctx, pr, sizeof *pr, nchunks);

@@ -144,6 +144,7 @@ void drt_world_free(DrtWorld *w) {
   free(w->ids);
   free(w->tmp);
   free(w->own);
+  free(w->mapbuf);
   drt_seqheap_free(w->seqs);
   drt_errors_free(&w->err);
   free(w);

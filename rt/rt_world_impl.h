@@ -67,6 +67,8 @@ struct DrtWorld {
   const DrtDistrib *dist;  /* NULL: one process holds every chunk (rt_distrib.c) */
   uint32_t *own;           /* with dist: the chunks this process runs this step */
   uint32_t nown, capown;
+  unsigned char *mapbuf;   /* drt_world_map_values's scratch */
+  size_t mapcap;
   bool interrupt_told;     /* drt_world_interrupted has said so */
 };
 

@@ -15,9 +15,10 @@ struct EmitGlueHooks; /* program/program.h */
 bool emit_c_program(Arena *a, IrModule *m, const EmitOptions *opt, const char **out, EmitInfo *info,
                     char *err, size_t errlen);
 /* The same with a target's program glue hooks (program/program.h; the MPI
- * target's, mpi/): the C targets' code with what the hooks add. */
+ * target's, mpi/): the C targets' code with what the hooks add; with
+ * distributed, reductions over strands as EmitHooks.distributed says. */
 bool emit_c_program_glue(Arena *a, IrModule *m, const EmitOptions *opt, const struct EmitGlueHooks *glue,
-                         const char **out, EmitInfo *info, char *err, size_t errlen);
+                         bool distributed, const char **out, EmitInfo *info, char *err, size_t errlen);
 
 /* How many loops over sequences of m would run their iterations in lanes
  * under opt (the schedule's facts). */

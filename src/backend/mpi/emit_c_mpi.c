@@ -51,5 +51,5 @@ static const EmitGlueHooks mpi_glue = {
 
 bool emit_mpi_program(Arena *a, IrModule *m, const EmitOptions *opt, const char **out,
                       EmitInfo *info, char *err, size_t errlen) {
-  return emit_c_program_glue(a, m, opt, &mpi_glue, out, info, err, errlen);
+  return emit_c_program_glue(a, m, opt, &mpi_glue, true, out, info, err, errlen);
 }

@@ -47,9 +47,11 @@ static bool ty_pointer(const IrType *t) {
   return false;
 }
 
-/* The refused construct instruction `in` of a CFG of kind k is, or -1. */
-static int refused(IrCfgKind k, const IrInstr *in) {
-  bool strand = is_strand_code(k);
+/* The refused construct instruction `in` of a CFG of kind k is, or -1;
+ * map: the CFG is the map of a reduction over strands (it reads the
+ * strand it is given, on the rank that owns it). */
+static int refused(IrCfgKind k, bool map, const IrInstr *in) {
+  bool strand = is_strand_code(k) && !map;
   bool global = k == IR_CFG_GLOBAL_START || k == IR_CFG_GLOBAL_UPDATE;
   if (in->kind == IR_I_STATE_GET && in->nargs > 0 && strand) return P_SHARED;
   if (in->kind == IR_I_STATE_SET && k == IR_CFG_STRAND_INIT && in->state &&
@@ -80,16 +82,33 @@ static Span line_span(DiagCtx *diag, int line) {
   return s;
 }
 
+/* Whether cfg is the map of a reduction over strands (a collection's is
+ * refused at the collection itself). */
+static bool is_map(const IrModule *m, const IrCFG *cfg) {
+  if (cfg->kind != IR_CFG_FUNC) return false;
+  for (int c = 0; c < m->ncfgs; c++) {
+    const IrCFG *g = m->cfgs[c];
+    if (g->kind != IR_CFG_GLOBAL_START && g->kind != IR_CFG_GLOBAL_UPDATE) continue;
+    for (int b = 0; b < g->nblocks; b++)
+      for (int i = 0; i < g->blocks[b]->ninstrs; i++) {
+        const IrInstr *in = g->blocks[b]->instrs[i];
+        if (in->kind == IR_I_OP && in->op == IR_OP_STRAND_REDUCE && in->fn == cfg) return true;
+      }
+  }
+  return false;
+}
+
 bool mpi_check_module(IrModule *m, DiagCtx *diag) {
   bool seen[P_N] = {false};
   int errors = 0;
   for (int c = 0; c < m->ncfgs; c++) {
     const IrCFG *cfg = m->cfgs[c];
+    bool map = is_map(m, cfg);
     for (int b = 0; b < cfg->nblocks; b++) {
       const IrBlock *blk = cfg->blocks[b];
       for (int i = 0; i < blk->ninstrs; i++) {
         const IrInstr *in = blk->instrs[i];
-        int p = refused(cfg->kind, in);
+        int p = refused(cfg->kind, map, in);
         if (p < 0 || seen[p]) continue; /* one message per construct */
         seen[p] = true;
         diag_report(diag, ERR_NOT_YET, line_span(diag, in->line), pred_what[p]);
