@@ -80,7 +80,7 @@ static int driver_check_options(Arena *a, const DriverOptions *o, Schedule *sche
     return driver_usage_error("%s", "--target=mpi builds executables only (--exec): a library "
                                     "whose world takes an MPI communicator is not supported yet");
   if (o->target == TARGET_MPI && o->snapshot)
-    return driver_usage_error("%s", "--snapshot with --target=mpi is not supported yet");
+    return driver_usage_error("%s", "--snapshot with --target=mpi is not yet supported");
   int status = 0;
   driver_schedule_begin(a, o, driver_internal(o, "force-bsp"), driver_internal(o, "no-loop-lanes"),
                         sched, &status);
