@@ -14,6 +14,26 @@
 
 void drt_world_set_distrib(DrtWorld *w, const DrtDistrib *d) { w->dist = d; }
 
+/* The strands [lo, hi) of chunk c: the layout's strand → chunk map, or
+ * consecutive runs of `chunk` strands. */
+void drt_world_chunk_range(const DrtWorld *w, uint32_t c, uint32_t *lo, uint32_t *hi) {
+  if (w->lay && w->lay->chunk_range && w->sched.run.chunk == w->lay->chunk) {
+    w->lay->chunk_range(c, w->sched.run.chunk, w->n, lo, hi);
+    return;
+  }
+  *lo = c * w->sched.run.chunk;
+  *hi = *lo + w->sched.run.chunk;
+  if (*hi > w->n || *hi < *lo) *hi = w->n;
+}
+
+/* (this file calls nothing of rt_world.c, which calls it: no circle) */
+static void drt_distrib_get(const DrtWorld *w, uint32_t i, void *packed) {
+  if (w->lay) w->lay->get(w->state, w->cap, i, packed);
+  else memcpy(packed, w->state + (size_t)i * w->ssz, w->prog.state_size);
+}
+
+static void drt_distrib_fail(DrtWorld *w) { __atomic_store_n(&w->failed, 1, __ATOMIC_RELEASE); }
+
 bool drt_distrib_own(DrtWorld *w, uint32_t nchunks) {
   if (!w->dist) return true;
   if (nchunks > w->capown) {
@@ -82,13 +102,13 @@ void drt_distrib_states(DrtWorld *w, uint32_t nchunks) {
     if (!buf) drt_error(&w->err, "out of memory gathering the strands' states (%zu bytes)",
                         (size_t)nchunks * slice);
     free(buf);
-    drt_world_fail(w);
+    drt_distrib_fail(w);
     return;
   }
   for (uint32_t k = 0; k < w->nown; k++) {
     uint32_t c = w->own[k], lo, hi;
     drt_world_chunk_range(w, c, &lo, &hi);
-    for (uint32_t i = lo; i < hi; i++) drt_world_external_get(w, i, buf + c * slice + (i - lo) * rec);
+    for (uint32_t i = lo; i < hi; i++) drt_distrib_get(w, i, buf + c * slice + (i - lo) * rec);
   }
   w->dist->share(w->dist->ctx, buf, slice, nchunks);
   for (uint32_t c = 0; c < nchunks; c++) {
@@ -127,7 +147,7 @@ void *drt_world_map_values(DrtWorld *w, size_t esz) {
   }
   if (bad) drt_error(&w->err, "out of memory for a reduction's values (%zu bytes)", need);
   if (w->dist ? w->dist->agree(w->dist->ctx, &w->err, bad) : bad) {
-    drt_world_fail(w);
+    drt_distrib_fail(w);
     return NULL;
   }
   return w->mapbuf;

@@ -560,18 +560,6 @@ typedef struct DrtPhase {
                    * (1: one super-step; more: strandwise) */
 } DrtPhase;
 
-/* The strands [lo, hi) of chunk c: the layout's strand → chunk map, or
- * consecutive runs of `chunk` strands. */
-void drt_world_chunk_range(const DrtWorld *w, uint32_t c, uint32_t *lo, uint32_t *hi) {
-  if (w->lay && w->lay->chunk_range && w->sched.run.chunk == w->lay->chunk) {
-    w->lay->chunk_range(c, w->sched.run.chunk, w->n, lo, hi);
-    return;
-  }
-  *lo = c * w->sched.run.chunk;
-  *hi = *lo + w->sched.run.chunk;
-  if (*hi > w->n || *hi < *lo) *hi = w->n;
-}
-
 static void drt_phase_chunk(void *arg, uint32_t c) {
   DrtPhase *ph = arg;
   DrtWorld *w = ph->w;

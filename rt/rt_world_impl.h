@@ -86,7 +86,7 @@ bool drt_distrib_step(DrtWorld *w, uint32_t nchunks, bool failed);
 void drt_distrib_states(DrtWorld *w, uint32_t nchunks);
 /* A reduction's per-chunk partials from their owners. */
 void drt_distrib_partials(DrtWorld *w, uint32_t nchunks, double *pr, int64_t *pi, uint32_t *cnt);
-/* The strands [lo, hi) of chunk c (rt_world.c). */
+/* The strands [lo, hi) of chunk c (rt_distrib.c). */
 void drt_world_chunk_range(const DrtWorld *w, uint32_t c, uint32_t *lo, uint32_t *hi);
 
 #endif
