@@ -160,6 +160,17 @@ static bool mpi_agree(void *ctx, DrtErrors *e, bool failed) {
 }
 
 uint32_t drt_mpi_world_run(DrtWorld *w, uint32_t max_steps) {
+  /* the chunk is the unit of placement: every rank must cut the world
+   * alike (the environment, DIDEROT_SCHED_CHUNK, is each rank's own) */
+  DrtSchedule s;
+  unsigned mine[2] = {0, 0}, all[2];
+  if (!drt_world_schedule(w, &s)) mine[0] = s.chunk, mine[1] = ~s.chunk;
+  MPI_Allreduce(mine, all, 2, MPI_UNSIGNED, MPI_MAX, mpi.comm);
+  if (all[0] != mine[0] || all[1] != mine[1]) {
+    drt_error(drt_world_errors(w), "the ranks do not agree on the chunk size (%u here): give "
+              "every rank the same DIDEROT_SCHED_CHUNK, or none", mine[0]);
+    return 0;
+  }
   mpi.dist = (DrtDistrib){NULL, mpi_owns, mpi_share, mpi_agree};
   drt_world_set_distrib(w, &mpi.dist);
   mpi.running = true;
