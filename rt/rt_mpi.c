@@ -250,7 +250,7 @@ bool drt_mpi_output_save_dynseq(DrtErrors *e, const char *what, const char *pref
 /* ---- main --------------------------------------------------------------------------------- */
 
 /* Rank 0's arguments on every rank: one buffer of NUL-terminated strings
- * (kept for the process's life: argv points into it). */
+ * (av[0] points at its start; freed by drt_mpi_main after the body). */
 static const char **bcast_argv(int argc, char **argv, int *out_argc) {
   size_t n = 0;
   if (mpi.rank == 0)
@@ -303,6 +303,8 @@ int drt_mpi_main(int argc, char **argv, int (*body)(int argc, const char **argv)
   const char **av = bcast_argv(argc, argv, &n);
   if (mpi.rank != 0) quiet_rank();
   int status = body(n, av);
+  free((void *)av[0]);
+  free(av);
   fflush(NULL);
   int worst = status;
   MPI_Allreduce(&status, &worst, 1, MPI_INT, MPI_MAX, mpi.comm);
