@@ -428,10 +428,11 @@ bool schedule_check(Arena *a, const SchedFacts *f, const Schedule *s, bool deter
   /* keys of another target, or of executables with snapshots */
   for (int p = 0; p < SCHED_NPARAMS; p++)
     if (w[p].source == SCHED_FILE && !schedule_applies(f->target, f->exec, f->snapshot, p)) {
-      const char *need = p == SCHED_P_OMP_SCHEDULE ? "--target=omp"
-                         : p == SCHED_P_OMP_WAIT   ? "an executable (--exec) of --target=omp"
-                         : p == SCHED_P_WRITER     ? "an executable (--exec) with --snapshot"
-                                                   : "--target=cuda";
+      const char *need = p == SCHED_P_OMP_SCHEDULE    ? "--target=omp"
+                         : p == SCHED_P_OMP_WAIT      ? "an executable (--exec) of --target=omp"
+                         : p == SCHED_P_WRITER        ? "an executable (--exec) with --snapshot"
+                         : p == SCHED_P_MPI_PLACEMENT ? "--target=mpi"
+                                                      : "--target=cuda";
       schedule_error(d, &w[p], "%s: applies only to %s (this is --target=%s, %s%s)", schedule_key(p), need,
                      target_name(f->target), f->exec ? "an executable" : "a library",
                      f->snapshot ? " with snapshots" : "");
