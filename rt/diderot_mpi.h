@@ -20,7 +20,7 @@
  *    an image) stops all of them at the end of that step, with the message
  *    of the lowest failing rank, "rank R: ...";
  *  - outputs: rank 0 writes each file (atomically, as always) and tells the
- *    others whether it could.
+ *    others whether it could; so with the `-print` file.
  */
 #ifndef DIDEROT_MPI_H
 #define DIDEROT_MPI_H
@@ -57,6 +57,9 @@ bool drt_mpi_image_load_file(DrtErrors *e, const DrtImageSpec *spec, const char 
                              DrtImage *img);
 bool drt_mpi_sequence_load_file(DrtErrors *e, const DrtSeqSpec *spec, const char *file,
                                 DrtSequence *seq);
+/* drt_cli_parse, then on ranks other than 0 `-print FILE` becomes their
+ * stdout (/dev/null): one rank opens, and writes, the print file. */
+int drt_mpi_cli_parse(DrtCli *cli, int argc, const char *const *argv, FILE *out, FILE *err);
 bool drt_mpi_output_save_parts(DrtErrors *e, const char *what, const char *file, Nrrd *head,
                                size_t item_bytes, DrtOutFill fill, void *ctx);
 bool drt_mpi_output_save_dynseq(DrtErrors *e, const char *what, const char *prefix,

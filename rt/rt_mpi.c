@@ -247,6 +247,14 @@ bool drt_mpi_output_save_dynseq(DrtErrors *e, const char *what, const char *pref
   return mpi.size > 1 ? agree_rank0(e, bad) : bad;
 }
 
+int drt_mpi_cli_parse(DrtCli *cli, int argc, const char *const *argv, FILE *out, FILE *err) {
+  int r = drt_cli_parse(cli, argc, argv, out, err);
+  if (mpi.rank != 0)
+    for (unsigned i = 0; i < cli->nopts; i++)
+      if (!strcmp(cli->opts[i].name, "print")) *(const char **)cli->opts[i].dest = "-";
+  return r;
+}
+
 /* ---- main --------------------------------------------------------------------------------- */
 
 /* Rank 0's arguments on every rank: one buffer of NUL-terminated strings

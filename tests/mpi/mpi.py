@@ -14,9 +14,10 @@ collect() returns (name, fn) pairs; fn() returns (status, details).
   mpi/image        tests/mpi/probe.diderot: an image read by rank 0 and
                    broadcast (also from stdin), strands that stop at different
                    steps, a real sum over all strands that depends on the order
-                   of its additions: outputs byte-identical to --target=seq
-                   for every R and both placements (block, cyclic), and the
-                   oracle below (closed form of the probes, the sums simulated);
+                   of its additions, prints in the global update: outputs and
+                   stdout byte-identical to --target=seq for every R and both
+                   placements (block, cyclic), -print FILE written once, and
+                   the oracle below (closed form of the probes, the sums simulated);
   mpi/fault/...    a probe outside the image on one rank (the message names
                    that rank), a missing input file, a bad option value: one
                    message from the job, the OpenMP build's (plus "rank
@@ -261,19 +262,29 @@ def t_image(builddir, diderotc):
     why = build(diderotc, "probe.diderot", blk, ["--target=mpi", "--schedule=block.sched"], env, work)
     if why:
         raise Failure("block build failed: " + why.strip())
-    rc, _, err = run([exes["seq"]], work, env)
+    rc, printed, err = run([exes["seq"]], work, env)
     if rc != 0:
         raise Failure("the sequential run failed: " + err.decode("utf-8", "replace"))
     want = outputs(work)
     problems = check_probe_values(want)
+    if printed.count(b"total ") != 7:
+        problems.append("the sequential run printed %r" % printed[:200])
     for np in ranks():
         for exe, how in ((exes["mpi"], "cyclic"), (blk, "block")):
             clear_outputs(work, keep=("ramp.nrrd",))
-            rc, _, err = mpirun(np, exe, [], work, env)
+            rc, out, err = mpirun(np, exe, [], work, env)
             got = outputs(work)
-            if rc != 0 or got != want:
-                problems.append("-np %d (%s): exit status %d, outputs %s" % (
-                    np, how, rc, "identical" if got == want else "differ from --target=seq's"))
+            if rc != 0 or got != want or out != printed:
+                problems.append("-np %d (%s): exit status %d, outputs %s, prints %s" % (
+                    np, how, rc, "identical" if got == want else "differ from --target=seq's",
+                    "identical" if out == printed else "differ: %r" % out[:200]))
+    # -print FILE: rank 0 alone opens it and writes the prints once
+    clear_outputs(work, keep=("ramp.nrrd",))
+    rc, out, err = mpirun(3, exes["mpi"], ["-print", "printed.txt"], work, env)
+    got = open(os.path.join(work, "printed.txt"), "rb").read() \
+        if os.path.exists(os.path.join(work, "printed.txt")) else None
+    if rc != 0 or out or got != printed:
+        problems.append("-np 3 -print printed.txt: exit status %d, stdout %r, file %r" % (rc, out[:100], got and got[:100]))
     # the image from stdin: rank 0 reads it, the others get it from rank 0
     clear_outputs(work, keep=("ramp.nrrd",))
     rc, _, err = mpirun(2, exes["mpi"], ["-img", "-"], work, env,

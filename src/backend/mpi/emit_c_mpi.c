@@ -2,8 +2,9 @@
  * program with
  *
  *   - after the structs, rt/diderot_mpi.h and #defines that bind the
- *     runtime's image and sequence loaders and output savers to their MPI
- *     versions (rank 0 reads and writes, every rank gets the result), so
+ *     runtime's image and sequence loaders, output savers and command-line
+ *     parser to their MPI versions (rank 0 reads and writes, every rank
+ *     gets the result; only rank 0 opens the -print file), so
  *     the shared glue (program/) prints the same calls for every target;
  *   - the run through drt_mpi_world_run (the chunks spread over the ranks);
  *   - the program's main made static (d_main) under MPI's main,
@@ -26,7 +27,8 @@ static void mpi_decls(EmitCtx *e, EmitBuf *out) {
       "#define drt_image_load_file drt_mpi_image_load_file\n"
       "#define drt_sequence_load_file drt_mpi_sequence_load_file\n"
       "#define drt_output_save_parts drt_mpi_output_save_parts\n"
-      "#define drt_output_save_dynseq drt_mpi_output_save_dynseq\n\n");
+      "#define drt_output_save_dynseq drt_mpi_output_save_dynseq\n"
+      "#define drt_cli_parse drt_mpi_cli_parse\n\n");
 }
 
 static const char *mpi_run_call(EmitCtx *e, const char *wrld, const char *limit) {
