@@ -225,6 +225,55 @@ void drt_world_set_parallel(DrtWorld *w, DrtParallelFor pfor, uint32_t nworkers,
                             uint32_t chunk);
 uint32_t drt_world_nworkers(const DrtWorld *w);
 
+/* ---- one world over several processes (--target=mpi, rt_mpi.c) ----
+ *
+ * Every process holds the whole world (the same globals, the same strands
+ * in the same slots) and runs only the chunks it owns; between the phases
+ * of a step the owners' results are copied to every process, so that each
+ * one continues from the same world, exactly as one process would. What
+ * is exchanged (rt_distrib.c): after the start and update phases, every
+ * chunk's stabilize/die counts, status and fresh flags (and whether some
+ * process failed, with its errors); before strands move (dying strands of
+ * a collection squeezed out) and at the end of a run, the strands' states;
+ * in a reduction, the per-chunk partials, combined in chunk order on every
+ * process, so results are those of one process whatever the number of
+ * processes. Strands created by `new`, reads of other strands' state and
+ * spatial queries are not distributed (diderotc refuses them). The
+ * transport is the caller's (rt_mpi.c: MPI collectives). */
+typedef struct DrtDistrib {
+  void *ctx;
+  /* whether this process runs chunk c of nchunks (the same answer for
+   * the same arguments on every process) */
+  bool (*owns)(void *ctx, uint32_t c, uint32_t nchunks);
+  /* on every process: the `size` bytes at buf + c*size of every chunk c
+   * become those of c's owner (a collective call) */
+  void (*share)(void *ctx, void *buf, size_t size, uint32_t nchunks);
+  /* a collective: whether any process failed; when one did, e holds the
+   * errors of the lowest failing process, on every process */
+  bool (*agree)(void *ctx, DrtErrors *e, bool failed);
+} DrtDistrib;
+
+/* Reductions over strands in global blocks (generated code) combine the
+ * map's values of every strand in storage order, as one loop (the same
+ * bits for any number of threads or processes). In a distributed world
+ * each process computes the values of the strands it owns: map_values
+ * gives a buffer of one esz-byte value per slot (world scratch, valid
+ * until the next call; a collective: NULL on every process, with the
+ * error agreed, when one could not allocate it), map_owns says whether
+ * this process computes slot i, and map_share (a collective) fills the
+ * other slots from their owners. Without a distribution map_owns is
+ * always true and map_share does nothing. */
+void *drt_world_map_values(DrtWorld *w, size_t esz);
+bool drt_world_map_owns(const DrtWorld *w, uint32_t i);
+void drt_world_map_share(DrtWorld *w, void *vals, size_t esz);
+
+/* Spread w's chunks as d says (NULL: this process runs them all); before
+ * the first run. d must outlive the world. */
+void drt_world_set_distrib(DrtWorld *w, const DrtDistrib *d);
+/* A collective: every strand's state from its chunk's owner, so that any
+ * process (the one writing outputs) holds the whole result. */
+void drt_world_distrib_sync(DrtWorld *w);
+
 /* ---- the run-time schedule (doc/user-guide.md "Schedules") ----
  *
  * The decisions of a run that need no other code (diderotc's schedule

@@ -1,71 +1,11 @@
 /* rt_world.c -- the world and the bulk-synchronous scheduler (doc/language.md
  * §8.3, §14); the design is described in diderot_world.h. */
-#include "diderot_world.h"
-#include "rt_internal.h"
+#include "rt_world_impl.h"
 
 #include <inttypes.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
-
-enum { DRT_MAX_AXES = 15 };
-/* The most strands of a world: slots and counts are uint32_t, and
- * drt_world_create_strand keeps UINT32_MAX unused. */
-#define DRT_MAX_STRANDS ((uint64_t)UINT32_MAX - 1)
-
-/* Strands created by `new` in one chunk during one step, in creation
- * order; creators are ascending because a chunk runs its strands in
- * order. */
-typedef struct DrtNewBuf {
-  unsigned char *states;
-  size_t n, cap;
-  uint32_t nstab, ndie; /* the chunk's status changes this step */
-  uint32_t most;        /* strand-wise: the most updates a strand ran */
-  bool oom;
-  size_t oom_n;         /* the strands it could not hold (the message's count) */
-} DrtNewBuf;
-
-struct DrtWorld {
-  DrtProgram prog;
-  void *globals;
-  DrtErrors err;
-  DrtStage stage;
-  bool verbose;
-  DrtParallelFor pfor;
-  uint32_t nworkers;
-  /* the run-time schedule (rt_schedule.c): sched.run.chunk strands per
-   * chunk, sched.run.steps updates per strand-wise visit */
-  DrtSchedState sched;
-  size_t ssz, align;       /* state size rounded to the alignment */
-  const DrtStateLayout *lay; /* NULL: AoS slots of ssz bytes */
-  unsigned char *state;    /* cap slots of ssz bytes, or the layout's store */
-  unsigned char *tmp;      /* one packed record (layout moves) */
-  bool pending;            /* layout: tmp holds created strand n-1 */
-  unsigned char *in_state; /* start-of-step copies (shared programs) */
-  unsigned char *status;   /* DRT_ACTIVE ... per slot */
-  unsigned char *fresh;    /* 1: start method still to run */
-  uint32_t *ids;           /* each slot's strand id: its place in creation order */
-  uint32_t next_id;        /* the id of the next strand created */
-  uint32_t n, cap, in_cap;
-  uint32_t nactive, nstable;
-  bool grid;
-  bool create_failed;      /* creation failed: later strands are refused at once */
-  unsigned naxes;
-  size_t sizes[DRT_MAX_AXES];
-  uint32_t steps;
-  DrtNewBuf *bufs;         /* one per chunk */
-  uint32_t nbufs;
-  bool in_step;
-  bool in_global;          /* in a global block: a global `die` defers compaction */
-  DrtSeqHeap *seqs;        /* buffers of dynamic sequences (rt_seqheap.c) */
-  DrtProgressFn progress;  /* drt_world_set_progress */
-  void *progress_data;
-  double progress_interval;
-  double progress_t0, progress_last; /* this run's start, the last call */
-  bool progress_reported;  /* the last call reported the current step */
-  int failed;              /* a run-time error of the program (atomic: set once) */
-  bool interrupt_told;     /* drt_world_interrupted has said so */
-};
 
 /* ---- memory ---------------------------------------------------------------- */
 
@@ -203,6 +143,8 @@ void drt_world_free(DrtWorld *w) {
   free(w->fresh);
   free(w->ids);
   free(w->tmp);
+  free(w->own);
+  free(w->mapbuf);
   drt_seqheap_free(w->seqs);
   drt_errors_free(&w->err);
   free(w);
@@ -455,6 +397,16 @@ void *drt_world_new_strand(DrtCtx *ctx, uint32_t creator) {
 /* Remove dying/dead slots of a collection, keeping the order. */
 static void drt_compact(DrtWorld *w) {
   if (w->grid) return;
+  if (w->dist) {
+    /* strands will move to other chunks, and so to other processes: every
+     * process needs every state first (the status is the same everywhere) */
+    bool any = false;
+    for (uint32_t i = 0; i < w->n && !any; i++)
+      any = w->status[i] == DRT_DYING || w->status[i] == DRT_DEAD;
+    if (!any) return;
+    uint32_t nchunks = w->n ? (w->n - 1) / w->sched.run.chunk + 1 : 0;
+    drt_distrib_states(w, nchunks);
+  }
   uint32_t k = 0;
   for (uint32_t i = 0; i < w->n; i++) {
     if (w->status[i] == DRT_DYING || w->status[i] == DRT_DEAD) {
@@ -608,25 +560,13 @@ typedef struct DrtPhase {
                    * (1: one super-step; more: strandwise) */
 } DrtPhase;
 
-/* The strands [lo, hi) of chunk c: the layout's strand → chunk map, or
- * consecutive runs of `chunk` strands. */
-static void drt_chunk_range(const DrtWorld *w, uint32_t c, uint32_t *lo, uint32_t *hi) {
-  if (w->lay && w->lay->chunk_range && w->sched.run.chunk == w->lay->chunk) {
-    w->lay->chunk_range(c, w->sched.run.chunk, w->n, lo, hi);
-    return;
-  }
-  *lo = c * w->sched.run.chunk;
-  *hi = *lo + w->sched.run.chunk;
-  if (*hi > w->n || *hi < *lo) *hi = w->n;
-}
-
 static void drt_phase_chunk(void *arg, uint32_t c) {
   DrtPhase *ph = arg;
   DrtWorld *w = ph->w;
   DrtCtx ctx = {w, w->globals, c};
   DrtNewBuf *b = &w->bufs[c];
   uint32_t lo, hi;
-  drt_chunk_range(w, c, &lo, &hi);
+  drt_world_chunk_range(w, c, &lo, &hi);
   if (!ph->start && w->prog.update_chunk && w->lay) {
     b->most = w->prog.update_chunk(&ctx, lo, hi, w->state, w->cap, w->status, w->fresh,
                                    ph->limit, &b->nstab, &b->ndie);
@@ -655,13 +595,36 @@ static void drt_phase_chunk(void *arg, uint32_t c) {
   }
 }
 
+/* With a distribution, body runs on this process's chunks only (w->own,
+ * drt_distrib_own): the parallel loop's index is a place in that list. */
+typedef struct DrtOwnFor {
+  const DrtWorld *w;
+  void (*body)(void *arg, uint32_t c);
+  void *arg;
+} DrtOwnFor;
+
+static void drt_own_body(void *arg, uint32_t k) {
+  DrtOwnFor *f = arg;
+  f->body(f->arg, f->w->own[k]);
+}
+
+static void drt_for_chunks(DrtWorld *w, uint32_t nchunks, void (*body)(void *arg, uint32_t c),
+                           void *arg) {
+  if (w->dist) {
+    DrtOwnFor f = {w, body, arg};
+    if (w->pfor && w->nown > 1) w->pfor(w->nown, drt_own_body, &f, w->nworkers);
+    else
+      for (uint32_t k = 0; k < w->nown; k++) body(arg, w->own[k]);
+  } else if (w->pfor && nchunks > 1) {
+    w->pfor(nchunks, body, arg, w->nworkers);
+  } else {
+    for (uint32_t c = 0; c < nchunks; c++) body(arg, c);
+  }
+}
+
 static void drt_run_phase(DrtWorld *w, bool start, uint32_t limit, uint32_t nchunks) {
   DrtPhase ph = {w, start, limit};
-  if (w->pfor && nchunks > 1) {
-    w->pfor(nchunks, drt_phase_chunk, &ph, w->nworkers);
-  } else {
-    for (uint32_t c = 0; c < nchunks; c++) drt_phase_chunk(&ph, c);
-  }
+  drt_for_chunks(w, nchunks, drt_phase_chunk, &ph);
 }
 
 /* One super-step (§6.3; limit 1), or with limit > 1 up to limit updates of every
@@ -673,9 +636,10 @@ static void drt_run_phase(DrtWorld *w, bool start, uint32_t limit, uint32_t nchu
 static uint32_t drt_step(DrtWorld *w, uint32_t limit) {
   uint32_t n = w->n;
   uint32_t nchunks = n ? (n - 1) / w->sched.run.chunk + 1 : 0;
-  if (!drt_bufs_reserve(w, nchunks ? nchunks : 1)) {
+  if (!drt_bufs_reserve(w, nchunks ? nchunks : 1) || !drt_distrib_own(w, nchunks)) {
     drt_mem_failed(&w->err, "the step's bookkeeping", nchunks, "chunks",
                    (uint64_t)nchunks * sizeof(DrtNewBuf));
+    if (w->dist) drt_distrib_step(w, nchunks, true); /* the others must not wait */
     return 0;
   }
   for (uint32_t c = 0; c < nchunks; c++) w->bufs[c].nstab = w->bufs[c].ndie = w->bufs[c].most = 0;
@@ -700,6 +664,9 @@ static uint32_t drt_step(DrtWorld *w, uint32_t limit) {
   if (w->prog.start) drt_run_phase(w, true, 1, nchunks);
   if (!drt_world_failed(w)) drt_run_phase(w, false, limit, nchunks);
   w->in_step = false;
+  /* several processes: every one takes the owners' results (and stops
+   * when one of them failed) */
+  if (w->dist && drt_distrib_step(w, nchunks, drt_world_failed(w))) drt_world_fail(w);
   /* a failed probe: the step is abandoned (the error says why) */
   if (drt_world_failed(w)) return 0;
   /* finish: counts, then dying strands go and new ones arrive */
@@ -844,7 +811,7 @@ static void drt_red_chunk(void *arg, uint32_t c) {
   DrtRed *r = arg;
   DrtWorld *w = r->w;
   uint32_t lo, hi;
-  drt_chunk_range(w, c, &lo, &hi);
+  drt_world_chunk_range(w, c, &lo, &hi);
   double acc = drt_red_identity(r->op);
   int64_t acci = drt_red_identity_int(r->op);
   uint32_t cnt = 0;
@@ -869,9 +836,11 @@ static bool drt_reduce(DrtRed *r, double *res, int64_t *resi) {
   r->cnt = malloc(k * sizeof *r->cnt);
   bool ok = r->pr && r->pi && r->cnt;
   if (ok) {
-    if (w->pfor && nchunks > 1) w->pfor(nchunks, drt_red_chunk, r, w->nworkers);
-    else
-      for (uint32_t c = 0; c < nchunks; c++) drt_red_chunk(r, c);
+    if (w->dist) ok = drt_distrib_own(w, nchunks);
+  }
+  if (ok) {
+    drt_for_chunks(w, nchunks, drt_red_chunk, r);
+    if (w->dist) drt_distrib_partials(w, nchunks, r->pr, r->pi, r->cnt);
     double acc = drt_red_identity(r->op);
     int64_t acci = drt_red_identity_int(r->op);
     uint64_t cnt = 0;

@@ -16,13 +16,15 @@
 # python3-ipywidgets, python3-ipykernel, python3-nbclient and python3-nbformat
 # for diderot.widgets and its notebook run headless (test python/notebook);
 # python3-venv and python3-pip for `pip install ./python` (python/packaging).
+# libopenmpi-dev and openmpi-bin (mpicc, mpirun) for --target=mpi and its
+# tests (tests mpi/, make check-mpi).
 set -e
 PACKAGES="build-essential autoconf automake libtool pkg-config re2c lemon \
   libteem-dev teem-apps liblapack-dev liblapacke-dev clang libclang-rt-14-dev \
   libomp-14-dev valgrind python3 python3-numpy python3-sympy bc \
   python3-cffi python3-pytest python3-matplotlib libsdl2-dev xvfb xdotool x11-apps xauth \
   paraview python3-paraview python3-ipywidgets python3-ipykernel python3-nbclient python3-nbformat \
-  python3-venv python3-pip"
+  python3-venv python3-pip libopenmpi-dev openmpi-bin"
 missing=""
 for p in $PACKAGES; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing="$missing $p"

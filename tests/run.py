@@ -1240,9 +1240,10 @@ class Runner:
         # layering/...: which folder may use which (tests/layering/layering.py);
         # schedule/space/...: a schedule space over map-only examples
         # bigruns/...: memory limits, interrupted and killed runs (tests/bigruns/bigruns.py)
+        # mpi/...: --target=mpi under mpirun against --target=seq (tests/mpi/mpi.py)
         for rel in (("driver", "progress.py"), ("install", "install.py"),
                     ("viewer", "viewer.py"), ("layering", "layering.py"),
-                    ("schedule", "space.py"), ("bigruns", "bigruns.py")):
+                    ("schedule", "space.py"), ("bigruns", "bigruns.py"), ("mpi", "mpi.py")):
             path = os.path.join(self.srcdir, "tests", *rel)
             scope = {"__name__": "tests_" + rel[0]}
             exec(compile(read_text(path), path, "exec"), scope)

@@ -231,6 +231,19 @@ bool cc_preflight(Arena *a, const CcRequest *req, const char **why) {
     *why = arena_printf(a, "cannot find the C compiler '%s' (Debian package: gcc; or set CC)", cc);
     return false;
   }
+  if (req->mpi) {
+#ifndef DIDEROT_MPI_LIBS
+    *why = "--target=mpi: MPI was not found when diderotc was configured (Debian packages: "
+           "libopenmpi-dev, openmpi-bin; then configure and build diderotc again)";
+    return false;
+#else
+    if (!cc_dir_with(a, &lib, 1, "libdiderot-rt-mpi.a")) {
+      *why = arena_printf(a, "--target=mpi: cannot find the runtime's MPI part "
+                             "(libdiderot-rt-mpi.a) in %s", lib);
+      return false;
+    }
+#endif
+  }
   if (req->cu_file || req->cuda_target) {
     if (req->cuda_emulate) {
       const char *cxx = CC_ENV(req->env, cxx);
@@ -471,6 +484,9 @@ bool cc_compile(Arena *a, const CcRequest *req, const char **why) {
     argv_split(&av, CC_LARGE_FLAGS); /* the passes of -O2 and above */
   argv_split(&av, CC_ENV(req->env, cflags_extra)); /* e.g. sanitizers (cc.h) */
   if (req->openmp) argv_add(&av, "-fopenmp");
+#ifdef DIDEROT_MPI_CFLAGS
+  if (req->mpi) argv_split(&av, DIDEROT_MPI_CFLAGS);
+#endif
   if (req->kind != CC_EXEC) argv_add(&av, "-fPIC");
   argv_add(&av, arena_printf(a, "-I%s", inc));
   for (int i = 0; i < req->ndefines; i++) argv_add(&av, arena_printf(a, "-D%s", req->defines[i]));
@@ -502,8 +518,12 @@ bool cc_compile(Arena *a, const CcRequest *req, const char **why) {
   argv_add(&av, "-o");
   argv_add(&av, req->out_file);
   argv_add(&av, arena_printf(a, "-L%s", lib));
+  if (req->mpi) argv_add(&av, "-ldiderot-rt-mpi"); /* before the runtime it calls */
   argv_add(&av, "-ldiderot-rt");
   argv_add(&av, "-lteem");
+#ifdef DIDEROT_MPI_LIBS
+  if (req->mpi) argv_split(&av, DIDEROT_MPI_LIBS);
+#endif
   argv_add(&av, "-lm");
   return cc_run(&av, req, why);
 }

@@ -88,6 +88,9 @@ typedef struct CcRequest {
   const char *cu_file;
   bool cuda_emulate;
   bool cuda_target;     /* cc_preflight: --target=cuda (cu_file not yet known) */
+  /* --target=mpi: MPI's compile and link flags (found by configure) and the
+   * runtime's MPI part, libdiderot-rt-mpi.a, beside libdiderot-rt.a */
+  bool mpi;
   /* Library builds: the prefix of the API's symbols ("NS_"). A relocatable
    * object keeps only those global (the runtime inside it becomes local) and
    * a shared object does not export the runtime, so that two libraries

@@ -12,8 +12,9 @@
 #include "backend/lanes/lanes.h"
 #include "backend/program/program.h"
 
-static SchedTarget sched_target(EmitTarget t) {
-  return t == EMIT_TARGET_OMP ? SCHED_TARGET_OMP
+static SchedTarget sched_target(EmitTarget t, bool mpi) {
+  return mpi                   ? SCHED_TARGET_MPI
+         : t == EMIT_TARGET_OMP ? SCHED_TARGET_OMP
          : t == EMIT_TARGET_CUDA ? SCHED_TARGET_CUDA
                                  : SCHED_TARGET_SEQ;
 }
@@ -59,7 +60,7 @@ static void scan_globals_and_reductions(Arena *a, const IrModule *m, SchedFacts 
 
 void target_schedule_facts(Arena *a, IrModule *m, const EmitOptions *opt, SchedFacts *f) {
   memset(f, 0, sizeof *f);
-  f->target = sched_target(opt->target);
+  f->target = sched_target(opt->target, opt->mpi);
   f->exec = opt->exec;
   f->snapshot = opt->snapshot;
   f->double_real = opt->double_real;

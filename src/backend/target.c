@@ -8,6 +8,7 @@
 #include "backend/cc.h"
 #include "backend/cpu/cpu.h"
 #include "backend/cuda/emit_cuda.h"
+#include "backend/mpi/mpi.h"
 #include "backend/program/program.h"
 
 #include <errno.h>
@@ -74,7 +75,8 @@ int target_build(Arena *a, IrModule *low, const TargetOptions *o) {
   const char *text = NULL;
   char err[256];
   {
-    CcRequest pre = {.env = &o->env, .cuda_target = eo.target == EMIT_TARGET_CUDA, .cuda_emulate = eo.cuda_emulate};
+    CcRequest pre = {.env = &o->env, .cuda_target = eo.target == EMIT_TARGET_CUDA, .cuda_emulate = eo.cuda_emulate,
+                     .mpi = eo.mpi};
     const char *missing = NULL;
     if (!cc_preflight(a, &pre, &missing)) {
       fprintf(stderr, "diderotc: error: %s\n", missing);
@@ -83,9 +85,9 @@ int target_build(Arena *a, IrModule *low, const TargetOptions *o) {
     }
   }
   EmitInfo info = {0};
-  bool printed = eo.target == EMIT_TARGET_CUDA
-                     ? emit_cuda_host_program(a, low, &eo, &text, err, sizeof err)
-                     : emit_c_program(a, low, &eo, &text, &info, err, sizeof err);
+  bool printed = eo.target == EMIT_TARGET_CUDA ? emit_cuda_host_program(a, low, &eo, &text, err, sizeof err)
+                 : eo.mpi ? emit_mpi_program(a, low, &eo, &text, &info, err, sizeof err)
+                          : emit_c_program(a, low, &eo, &text, &info, err, sizeof err);
   if (!printed) {
     fprintf(stderr, "%s: error: code generation: %s\n", o->source, err);
     return 1;
@@ -116,6 +118,7 @@ int target_build(Arena *a, IrModule *low, const TargetOptions *o) {
       .out_file = exec ? stem : arena_printf(a, "%s.%s", stem, o->shared_lib ? "so" : "o"),
       .kind = exec ? CC_EXEC : o->shared_lib ? CC_SHARED : CC_OBJECT,
       .openmp = eo.target == EMIT_TARGET_OMP,
+      .mpi = eo.mpi,
       .debug = eo.debug,
       .opt_flag = o->opt_flag,
       .large = largest_unit(low) > CC_LARGE_FUNCTION,
@@ -146,3 +149,5 @@ int target_build(Arena *a, IrModule *low, const TargetOptions *o) {
 bool target_check_module(EmitTarget t, IrModule *m, DiagCtx *diag, const struct Program *prog) {
   return t != EMIT_TARGET_CUDA || cuda_check_module(m, diag, prog);
 }
+
+bool target_check_mpi(IrModule *m, DiagCtx *diag) { return mpi_check_module(m, diag); }

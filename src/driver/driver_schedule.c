@@ -54,7 +54,8 @@ bool driver_schedule_finish(Arena *a, IrModule *low, const DriverOptions *o, Sch
   /* the facts are found under the layouts the schedule will have: those
    * defaults depend on the target alone, so a first pass over a copy with
    * no other facts gives them */
-  SchedFacts f = {.target = eo->target == EMIT_TARGET_OMP    ? SCHED_TARGET_OMP
+  SchedFacts f = {.target = eo->mpi                          ? SCHED_TARGET_MPI
+                            : eo->target == EMIT_TARGET_OMP  ? SCHED_TARGET_OMP
                             : eo->target == EMIT_TARGET_CUDA ? SCHED_TARGET_CUDA
                                                              : SCHED_TARGET_SEQ,
                   .exec = eo->exec,

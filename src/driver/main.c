@@ -75,6 +75,12 @@ static int driver_check_options(Arena *a, const DriverOptions *o, Schedule *sche
     return driver_usage_error("inconsistent options: %s", "--static with --shared");
   if (o->cuda_emulate && o->target != TARGET_CUDA)
     return driver_usage_error("inconsistent options: %s", "--cuda-emulate without --target=cuda");
+  /* what --target=mpi does not do yet (doc/backend.md "--target=mpi") */
+  if (o->target == TARGET_MPI && !o->exec)
+    return driver_usage_error("%s", "--target=mpi builds executables only (--exec): a library "
+                                    "whose world takes an MPI communicator is not supported yet");
+  if (o->target == TARGET_MPI && o->snapshot)
+    return driver_usage_error("%s", "--snapshot with --target=mpi is not yet supported");
   int status = 0;
   driver_schedule_begin(a, o, driver_internal(o, "force-bsp"), driver_internal(o, "no-loop-lanes"),
                         sched, &status);
@@ -381,9 +387,10 @@ static EmitOptions driver_emit_options(const DriverOptions *o, const DriverEnv *
   return (EmitOptions){
       .double_real = o->double_real, .long_int = o->long_int, .debug = o->debug, .exec = o->exec,
       .snapshot = o->snapshot, .no_space_partition = driver_internal(o, "no-space-partition"),
-      .target = o->target == TARGET_OMP    ? EMIT_TARGET_OMP
+      .target = o->target == TARGET_OMP || o->target == TARGET_MPI ? EMIT_TARGET_OMP
                 : o->target == TARGET_CUDA ? EMIT_TARGET_CUDA
                                            : EMIT_TARGET_SEQ,
+      .mpi = o->target == TARGET_MPI,
       .cuda_emulate = o->cuda_emulate || env->cuda_emulate, .ns = o->ns, .stats = o->stats};
 }
 
@@ -412,6 +419,12 @@ static int driver_codegen(Arena *arena, DiagCtx *diag, Program *prog, const Driv
   /* the CUDA target: refuse what the device cannot run, with positions */
   if (o->target == TARGET_CUDA) {
     bool ok = target_check_module(EMIT_TARGET_CUDA, low, diag, prog);
+    diag_flush(diag);
+    if (!ok) return EXIT_PROGRAM_ERROR;
+  }
+  /* the MPI target: refuse what is not distributed yet, with lines */
+  if (o->target == TARGET_MPI) {
+    bool ok = target_check_mpi(low, diag);
     diag_flush(diag);
     if (!ok) return EXIT_PROGRAM_ERROR;
   }

@@ -48,7 +48,7 @@ static const OptSpec option_table[] = {
     {O_STRICT, 0, "strict", ARG_NONE, false,
      "reject the extensions of the language (doc/differences.md) so the program stays portable"},
     {O_SCALAR, 0, "scalar", ARG_NONE, false, "do not use vector extensions"},
-    {O_TARGET, 0, "target", ARG_REQUIRED, false, "seq (default), omp, or cuda"},
+    {O_TARGET, 0, "target", ARG_REQUIRED, false, "seq (default), omp, cuda, or mpi (executables run with mpirun)"},
     {O_LOG, 0, "log", ARG_NONE, false, "write a compiler log NAME.log"},
     {O_STATS, 0, "stats", ARG_NONE, false, "report per-phase IR sizes and rewrite counts"},
     {O_VERBOSE, 0, "verbose", ARG_NONE, false, "report compiler phases on stderr"},
@@ -95,6 +95,7 @@ const char *options_target_name(Target t) {
     case TARGET_SEQ: return "seq";
     case TARGET_OMP: return "omp";
     case TARGET_CUDA: return "cuda";
+    case TARGET_MPI: return "mpi";
   }
   return "?";
 }
@@ -135,8 +136,10 @@ static bool opt_set_target(DriverOptions *o, const char *v) {
     o->target = TARGET_OMP;
   else if (!strcmp(v, "cuda"))
     o->target = TARGET_CUDA;
+  else if (!strcmp(v, "mpi"))
+    o->target = TARGET_MPI;
   else
-    return opt_error("unknown target '%s' (expected seq, omp or cuda)", v);
+    return opt_error("unknown target '%s' (expected seq, omp, cuda or mpi)", v);
   return true;
 }
 

@@ -12,7 +12,7 @@
 #include "frontend/typecheck.h"
 #include "util/arena.h"
 
-typedef enum Target { TARGET_SEQ, TARGET_OMP, TARGET_CUDA } Target;
+typedef enum Target { TARGET_SEQ, TARGET_OMP, TARGET_CUDA, TARGET_MPI } Target;
 
 /* What to print instead of (or before) compiling; a bit set. */
 enum {

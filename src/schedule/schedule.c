@@ -377,15 +377,22 @@ void schedule_defaults(Arena *a, const SchedFacts *f, Schedule *s) {
     schedule_set(s, SCHED_P_COMPACTION, SCHED_DEFAULT,
                  "the worklist of active strands after every super-step");
   }
+  if (!is_set(s, SCHED_P_MPI_PLACEMENT)) {
+    /* rt/rt_mpi.c owner(); bench/mpi measures both */
+    s->mpi_placement = SCHED_MPI_CYCLIC;
+    schedule_set(s, SCHED_P_MPI_PLACEMENT, SCHED_DEFAULT,
+                 "chunks dealt to the ranks in turn: ranks whose strands finish early share the rest");
+  }
 }
 
 /* ---- applicability -------------------------------------------------------------- */
 
 bool schedule_applies(SchedTarget t, bool exec, bool snapshot, SchedParam p) {
   switch (p) {
-  case SCHED_P_OMP_SCHEDULE: return t == SCHED_TARGET_OMP;
+  case SCHED_P_OMP_SCHEDULE: return t == SCHED_TARGET_OMP || t == SCHED_TARGET_MPI;
   /* libraries never change the wait policy: their host process decides */
-  case SCHED_P_OMP_WAIT: return t == SCHED_TARGET_OMP && exec;
+  case SCHED_P_OMP_WAIT: return (t == SCHED_TARGET_OMP || t == SCHED_TARGET_MPI) && exec;
+  case SCHED_P_MPI_PLACEMENT: return t == SCHED_TARGET_MPI;
   case SCHED_P_WRITER: return exec && snapshot;
   case SCHED_P_CUDA_BLOCK:
   case SCHED_P_COMPACTION: return t == SCHED_TARGET_CUDA;
@@ -394,7 +401,10 @@ bool schedule_applies(SchedTarget t, bool exec, bool snapshot, SchedParam p) {
 }
 
 static const char *target_name(SchedTarget t) {
-  return t == SCHED_TARGET_OMP ? "omp" : t == SCHED_TARGET_CUDA ? "cuda" : "seq";
+  return t == SCHED_TARGET_OMP    ? "omp"
+         : t == SCHED_TARGET_CUDA ? "cuda"
+         : t == SCHED_TARGET_MPI  ? "mpi"
+                                  : "seq";
 }
 
 /* ---- constraints ---------------------------------------------------------------- */
@@ -418,10 +428,11 @@ bool schedule_check(Arena *a, const SchedFacts *f, const Schedule *s, bool deter
   /* keys of another target, or of executables with snapshots */
   for (int p = 0; p < SCHED_NPARAMS; p++)
     if (w[p].source == SCHED_FILE && !schedule_applies(f->target, f->exec, f->snapshot, p)) {
-      const char *need = p == SCHED_P_OMP_SCHEDULE ? "--target=omp"
-                         : p == SCHED_P_OMP_WAIT   ? "an executable (--exec) of --target=omp"
-                         : p == SCHED_P_WRITER     ? "an executable (--exec) with --snapshot"
-                                                   : "--target=cuda";
+      const char *need = p == SCHED_P_OMP_SCHEDULE    ? "--target=omp"
+                         : p == SCHED_P_OMP_WAIT      ? "an executable (--exec) of --target=omp"
+                         : p == SCHED_P_WRITER        ? "an executable (--exec) with --snapshot"
+                         : p == SCHED_P_MPI_PLACEMENT ? "--target=mpi"
+                                                      : "--target=cuda";
       schedule_error(d, &w[p], "%s: applies only to %s (this is --target=%s, %s%s)", schedule_key(p), need,
                      target_name(f->target), f->exec ? "an executable" : "a library",
                      f->snapshot ? " with snapshots" : "");

@@ -45,7 +45,9 @@
 
 /* ---- what the back end knows of the program ------------------------------------- */
 
-typedef enum SchedTarget { SCHED_TARGET_SEQ, SCHED_TARGET_OMP, SCHED_TARGET_CUDA } SchedTarget;
+/* SCHED_TARGET_MPI: the OpenMP target per rank of an MPI job (--target=mpi):
+ * the omp- keys apply to it too */
+typedef enum SchedTarget { SCHED_TARGET_SEQ, SCHED_TARGET_OMP, SCHED_TARGET_CUDA, SCHED_TARGET_MPI } SchedTarget;
 
 /* Filled by the back end's analyses of the LowIR module (the field comments
  * say where each is computed today). Zero is a valid "nothing known" for
@@ -104,6 +106,7 @@ typedef enum SchedParam {
   SCHED_P_WRITER,          /* snapshot-writer = auto | on | off (executables with --snapshot) */
   SCHED_P_CUDA_BLOCK,      /* cuda-block = N (threads per block; cuda) */
   SCHED_P_COMPACTION,      /* compaction = always (cuda) */
+  SCHED_P_MPI_PLACEMENT,   /* mpi-placement = block | cyclic (chunks on ranks; mpi) */
   SCHED_NPARAMS
 } SchedParam;
 
@@ -138,6 +141,8 @@ typedef enum SchedOmpSchedule { SCHED_OMP_DYNAMIC, SCHED_OMP_STATIC, SCHED_OMP_G
 typedef enum SchedOmpWait { SCHED_WAIT_PASSIVE, SCHED_WAIT_SYSTEM } SchedOmpWait;
 typedef enum SchedWriter { SCHED_WRITER_AUTO, SCHED_WRITER_ON, SCHED_WRITER_OFF } SchedWriter;
 typedef enum SchedCompaction { SCHED_COMPACT_ALWAYS } SchedCompaction;
+/* values of rt/diderot_mpi.h DrtMpiPlacement */
+typedef enum SchedMpiPlacement { SCHED_MPI_BLOCK = 0, SCHED_MPI_CYCLIC = 1 } SchedMpiPlacement;
 
 enum {
   SCHED_STEPS_ALL = 0,          /* steps-per-visit = all */
@@ -165,6 +170,7 @@ typedef struct Schedule {
   SchedWriter writer;
   int cuda_block;
   SchedCompaction compaction;
+  SchedMpiPlacement mpi_placement;
   SchedWhy why[SCHED_NPARAMS];
 } Schedule;
 

@@ -23,7 +23,7 @@ static const char *const key_names[SCHED_NPARAMS] = {
     [SCHED_P_STEPS] = "steps-per-visit",       [SCHED_P_CHUNK] = "chunk",
     [SCHED_P_OMP_SCHEDULE] = "omp-schedule",   [SCHED_P_OMP_WAIT] = "omp-wait",
     [SCHED_P_WRITER] = "snapshot-writer",      [SCHED_P_CUDA_BLOCK] = "cuda-block",
-    [SCHED_P_COMPACTION] = "compaction",
+    [SCHED_P_COMPACTION] = "compaction",       [SCHED_P_MPI_PLACEMENT] = "mpi-placement",
 };
 
 /* What each key accepts, as the bad-value message says it. */
@@ -41,6 +41,7 @@ static const char *const key_accepts[SCHED_NPARAMS] = {
     [SCHED_P_WRITER] = "auto, on or off",
     [SCHED_P_CUDA_BLOCK] = "a whole number",
     [SCHED_P_COMPACTION] = "always",
+    [SCHED_P_MPI_PLACEMENT] = "block or cyclic",
 };
 
 const char *schedule_key(SchedParam p) {
@@ -166,6 +167,12 @@ static ValueResult set_value(Schedule *s, SchedParam p, const char *v) {
     if (strcmp(v, "always") != 0) return VALUE_BAD;
     s->compaction = SCHED_COMPACT_ALWAYS;
     return VALUE_OK;
+  case SCHED_P_MPI_PLACEMENT: {
+    static const char *const w[] = {"block", "cyclic"};
+    if ((k = word_index(v, w, 2)) < 0) return VALUE_BAD;
+    s->mpi_placement = (SchedMpiPlacement)k;
+    return VALUE_OK;
+  }
   case SCHED_NPARAMS: break;
   }
   return VALUE_BAD;
@@ -196,6 +203,7 @@ const char *schedule_value_text(Arena *a, const Schedule *s, SchedParam p) {
     return s->writer == SCHED_WRITER_ON ? "on" : s->writer == SCHED_WRITER_OFF ? "off" : "auto";
   case SCHED_P_CUDA_BLOCK: return arena_printf(a, "%d", s->cuda_block);
   case SCHED_P_COMPACTION: return "always";
+  case SCHED_P_MPI_PLACEMENT: return s->mpi_placement == SCHED_MPI_BLOCK ? "block" : "cyclic";
   case SCHED_NPARAMS: break;
   }
   return "?";

@@ -37,8 +37,10 @@ RULES = {
                            "backend/program"},
     "backend/cuda": BASE | {"ir", "layout", "schedule", "frontend", "backend/core",
                             "backend/program"},
+    "backend/mpi": BASE | {"ir", "layout", "schedule", "backend/core", "backend/program",
+                           "backend/cpu"},
     "backend": BASE | {"ir", "layout", "schedule", "frontend", "backend/core", "backend/lanes",
-                       "backend/program", "backend/cpu", "backend/cuda"},
+                       "backend/program", "backend/cpu", "backend/cuda", "backend/mpi"},
     "driver": BASE | {"frontend", "ir", "opt", "translate", "layout", "schedule", "backend"},
 }
 # the one back-end header the driver includes

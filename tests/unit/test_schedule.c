@@ -411,6 +411,13 @@ static void test_constraints(Arena *a) {
   ACCEPTED(&omp, NULL, "omp-schedule = guided\nomp-wait = system\n");
   omp.exec = false;
   REFUSED(&omp, NULL, "omp-wait = system\n", "(this is --target=omp, a library)");
+  /* the MPI target: its placement key, and the omp- keys of its ranks */
+  REFUSED(&f, NULL, "mpi-placement = block\n", "mpi-placement: applies only to --target=mpi");
+  SchedFacts mp = probing();
+  mp.target = SCHED_TARGET_MPI;
+  ACCEPTED(&mp, NULL, "mpi-placement = block\nomp-schedule = static\n");
+  ACCEPTED(&mp, NULL, "mpi-placement = cyclic\n");
+  REFUSED(&mp, NULL, "mpi-placement = diagonal\n", "bad value 'diagonal' for 'mpi-placement' (expected block or cyclic)");
   REFUSED(&f, NULL, "snapshot-writer = off\n", "snapshot-writer: applies only to an executable (--exec) with --snapshot");
   SchedFacts sn = probing();
   sn.snapshot = true;

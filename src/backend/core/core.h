@@ -30,6 +30,11 @@ typedef struct EmitHooks {
   bool (*block_end)(struct EmitCtx *e, EmitBuf *out, IrBlock *b);
   /* the text is C++ (the CUDA device half) */
   bool cplusplus;
+  /* the world's chunks are spread over processes (the MPI target, mpi/):
+   * a reduction over strands computes the map on this process's strands
+   * and takes the others' values from their owners before combining them
+   * in storage order (drt_world_map_values, rt/diderot_world.h) */
+  bool distributed;
 } EmitHooks;
 
 typedef struct EmitCtx {

@@ -179,6 +179,26 @@ static void emit_strand_reduce(EmitCtx *e, EmitBuf *out, const IrInstr *in, cons
         d, emit_type(e, in->dst->ty), el, (int)set, d, v, d);
     return;
   }
+  if (e->hooks.distributed) {
+    /* the map on the strands this process owns, the others' values from
+     * their owners, then the same loop (EmitHooks.distributed) */
+    const char *ty = emit_type(e, rt);
+    OUT("  { uint32_t n_ = 0, ns_ = drt_world_nslots(wrld->rt);\n    %s = %s;\n"
+        "    %s *m_ = drt_world_map_values(wrld->rt, sizeof(%s));\n"
+        "    if (m_) {\n"
+        "    for (uint32_t i_ = 0; i_ < ns_; i_++)\n"
+        "      if (drt_world_in_set(wrld->rt, i_, %d) && drt_world_map_owns(wrld->rt, i_)) m_[i_] = %s;\n"
+        "    drt_world_map_share(wrld->rt, m_, sizeof(%s));\n"
+        "    for (uint32_t i_ = 0; i_ < ns_; i_++) {\n"
+        "      if (!drt_world_in_set(wrld->rt, i_, %d)) continue;\n"
+        "      %s v_ = m_[i_];\n      n_++;\n      ",
+        d, red_init(e, red, isint), ty, ty, (int)set, v, ty, (int)set, ty);
+    red_step(e, out, red, d, "v_");
+    OUT("\n    }\n    }\n");
+    if (red == IR_REDUCE_MEAN) OUT("    %s = %s / (dreal)n_;\n", d, d);
+    OUT("    (void)n_; }\n");
+    return;
+  }
   OUT("  { uint32_t n_ = 0, ns_ = drt_world_nslots(wrld->rt);\n    %s = %s;\n"
       "    for (uint32_t i_ = 0; i_ < ns_; i_++) {\n"
       "      if (!drt_world_in_set(wrld->rt, i_, %d)) continue;\n"

@@ -65,6 +65,9 @@ typedef struct EmitOptions {
   int image_brick;
   bool stats;
   EmitTarget target;
+  /* --target=mpi: the OpenMP target's program (target is EMIT_TARGET_OMP)
+   * run once per rank of an MPI job, with the glue of backend/mpi */
+  bool mpi;
   bool cuda_emulate; /* --cuda-emulate: the .cu compiled as C++ for the CPU (rt/cuda/emu.h) */
   const char *ns;    /* library prefix (default "Diderot") */
   const char *name;  /* program name: default output names, usage */

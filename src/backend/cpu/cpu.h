@@ -7,11 +7,18 @@
 
 #include "backend/core/emit_options.h"
 
+struct EmitGlueHooks; /* program/program.h */
+
 /* The whole program as C text into *out (arena memory), and what its
  * compilation needs into *info (may be NULL). Returns false (with a
  * message in err) on LowIR this back end cannot print. */
 bool emit_c_program(Arena *a, IrModule *m, const EmitOptions *opt, const char **out, EmitInfo *info,
                     char *err, size_t errlen);
+/* The same with a target's program glue hooks (program/program.h; the MPI
+ * target's, mpi/): the C targets' code with what the hooks add; with
+ * distributed, reductions over strands as EmitHooks.distributed says. */
+bool emit_c_program_glue(Arena *a, IrModule *m, const EmitOptions *opt, const struct EmitGlueHooks *glue,
+                         bool distributed, const char **out, EmitInfo *info, char *err, size_t errlen);
 
 /* How many loops over sequences of m would run their iterations in lanes
  * under opt (the schedule's facts). */

@@ -52,8 +52,17 @@ bool emit_c_functions(Arena *a, IrModule *m, IrCFG *const *cfgs, int ncfgs,
 
 bool emit_c_program(Arena *a, IrModule *m, const EmitOptions *opt, const char **out, EmitInfo *info,
                     char *err, size_t errlen) {
+  return emit_c_program_glue(a, m, opt, NULL, false, out, info, err, errlen);
+}
+
+bool emit_c_program_glue(Arena *a, IrModule *m, const EmitOptions *opt,
+                         const struct EmitGlueHooks *glue, bool distributed, const char **out,
+                         EmitInfo *info, char *err,
+                         size_t errlen) {
   EmitCtx e;
   cpu_ctx_init(&e, a, m, opt);
+  e.glue = glue;
+  e.hooks.distributed = distributed;
   EmitBuf body;
   emit_buf_init(&body, a);
   bool ok = emit_program_glue(&e, &body) && !e.failed;

@@ -512,7 +512,8 @@ static void emit_main(EmitCtx *e, EmitBuf *out) {
   int nout = noutputs(m);
   bool omp = e->opt->target == EMIT_TARGET_OMP;
   emit_snapshot_fn(e, out); /* d_snapshot (emit_c_snap.c) */
-  OUT("int main(int argc, const char **argv) {\n"
+  const char *main_name = e->glue && e->glue->main_name ? e->glue->main_name : NULL;
+  OUT("%s(int argc, const char **argv) {\n"
       /* messages name the program as a compiler's do: "mip: error: ..." */
       "  const char *prog_ = strrchr(argv[0], '/') ? strrchr(argv[0], '/') + 1 : argv[0];\n"
       "  d_world *wrld = d_world_new();\n"
@@ -523,7 +524,7 @@ static void emit_main(EmitCtx *e, EmitBuf *out) {
       "  d_set_defaults(wrld);\n"
       "  DrtStdOptions so;\n  DrtOption opts[DRT_CLI_MAX_STD + %d];\n"
       "  unsigned nopts = drt_cli_std_options(opts, &so, %s);\n",
-      m->nglobals + 2 * nout + 1, emit_snapshot_cli_features(e));
+      main_name ? arena_printf(e->a, "static int %s", main_name) : "int main", m->nglobals + 2 * nout + 1, emit_snapshot_cli_features(e));
   for (int i = 0; i < m->nglobals; i++) {
     IrGlobal *g = m->globals[i];
     if (g->kind != IR_GLOBAL_INPUT) continue;
@@ -671,6 +672,7 @@ static void emit_main(EmitCtx *e, EmitBuf *out) {
   OUT("  if (bad_) drt_errors_report(err, stderr, prog_);\n"
       "  else if (err->nwarnings) fputs(drt_warnings_text(err), stderr);\n"
       "  d_world_free(wrld);\n  drt_cli_free(&cli);\n  return bad_ ? 1 : 0;\n}\n");
+  if (e->glue && e->glue->after_main) e->glue->after_main(e, out);
 }
 
 /* ---- the whole program ------------------------------------------------------------------------- */

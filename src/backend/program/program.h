@@ -21,6 +21,10 @@ struct EmitGlueHooks {
   /* the C expression running up to `limit` steps of world `wrld` (a
    * d_world *); NULL: the runtime scheduler, drt_world_run */
   const char *(*run_call)(EmitCtx *e, const char *wrld, const char *limit);
+  /* an executable: the name of the program's main, made static (the
+   * target's own main, printed by after_main, calls it); NULL: main */
+  const char *main_name;
+  void (*after_main)(EmitCtx *e, EmitBuf *out);
 };
 
 /* ---- emit_c_program.c ---- */

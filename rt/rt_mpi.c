@@ -1,0 +1,321 @@
+/* rt_mpi.c -- the runtime of `diderotc --target=mpi` executables: MPI
+ * start and end, rank 0's command line and inputs broadcast, the world's
+ * chunks over the ranks (DrtDistrib over MPI collectives), outputs written
+ * by rank 0 (diderot_mpi.h says what each entry point does).
+ *
+ * State. MPI is per process, and so is this file's one record of it
+ * (`mpi`, set once by drt_mpi_main before the program's body runs, as
+ * rt_exec.c keeps the executable's name): the communicator, this rank, the
+ * job's size, the placement, and whether a run is under way (loaders
+ * called from strand code then load locally: only some ranks call them,
+ * so they must not be collectives).
+ *
+ * Faults. Every collective is reached by every rank in the same order,
+ * because every rank takes the same path: the same arguments, the same
+ * loaded inputs (or the same errors), the same world after each step, the
+ * same answer from each output save. A run-time error on one rank reaches
+ * the others at the end of its step (DrtDistrib.agree). What cannot be
+ * agreed on (an MPI failure) aborts the job through MPI's own error
+ * handler. */
+#include <fcntl.h>
+#include <limits.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <mpi.h>
+#include <teem/nrrd.h>
+
+#include "diderot_mpi.h"
+
+static struct {
+  MPI_Comm comm;
+  int rank, size;
+  DrtMpiPlacement placement;
+  bool running; /* in drt_mpi_world_run: loaders are local */
+  DrtDistrib dist;
+} mpi = {.size = 1};
+
+int drt_mpi_rank(void) { return mpi.rank; }
+int drt_mpi_size(void) { return mpi.size; }
+
+/* ---- collectives on bytes ------------------------------------------------------------ */
+
+/* MPI counts are ints: big buffers go in pieces of 1 GiB. */
+static void bcast_bytes(void *p, size_t n) {
+  unsigned char *b = p;
+  while (n) {
+    int k = n > (1u << 30) ? 1 << 30 : (int)n;
+    MPI_Bcast(b, k, MPI_BYTE, 0, mpi.comm);
+    b += k, n -= (size_t)k;
+  }
+}
+
+static void bcast_size(size_t *n) {
+  unsigned long long v = *n;
+  MPI_Bcast(&v, 1, MPI_UNSIGNED_LONG_LONG, 0, mpi.comm);
+  *n = (size_t)v;
+}
+
+/* A string from rank `root` to every rank (malloc'd, NULL for none). */
+static char *bcast_text(const char *s, int root) {
+  unsigned long long n = s ? strlen(s) + 1 : 0;
+  MPI_Bcast(&n, 1, MPI_UNSIGNED_LONG_LONG, root, mpi.comm);
+  if (!n) return NULL;
+  char *t = malloc(n);
+  if (!t) MPI_Abort(mpi.comm, 1);
+  if (mpi.rank == root) memcpy(t, s, n);
+  MPI_Bcast(t, (int)n, MPI_CHAR, root, mpi.comm);
+  return t;
+}
+
+/* Rank 0's result of a load or save: whether it failed, and its errors on
+ * every rank (rank 0 keeps its own, with its warnings). */
+static bool agree_rank0(DrtErrors *e, bool bad) {
+  int b = bad;
+  MPI_Bcast(&b, 1, MPI_INT, 0, mpi.comm);
+  char *t = bcast_text(b && mpi.rank == 0 ? drt_errors_text(e) : NULL, 0);
+  if (mpi.rank != 0 && t) {
+    /* the lines one by one: each is one message */
+    for (char *line = t; *line;) {
+      size_t k = strcspn(line, "\n");
+      drt_error(e, "%.*s", (int)k, line);
+      line += k + (line[k] == '\n');
+    }
+  }
+  free(t);
+  return b != 0;
+}
+
+/* ---- the distribution ------------------------------------------------------------------- */
+
+static int owner(uint32_t c, uint32_t nchunks) {
+  if (mpi.placement == DRT_MPI_CYCLIC) return (int)(c % (uint32_t)mpi.size);
+  return (int)((uint64_t)c * (uint64_t)mpi.size / nchunks);
+}
+
+static bool mpi_owns(void *ctx, uint32_t c, uint32_t nchunks) {
+  (void)ctx;
+  return owner(c, nchunks) == mpi.rank;
+}
+
+/* Every chunk's slice from its owner: the owners' slices gathered in rank
+ * order (each rank's in chunk order), then put back in chunk order. */
+static void mpi_share(void *ctx, void *buf, size_t size, uint32_t nchunks) {
+  (void)ctx;
+  if (mpi.size == 1 || !nchunks) return;
+  if (size > INT_MAX) {
+    fprintf(stderr, "diderot: error: rank %d: a chunk's data (%zu bytes) is beyond one MPI "
+                    "message; use a smaller chunk (-sched-chunk)\n", mpi.rank, size);
+    MPI_Abort(mpi.comm, 1);
+  }
+  int *counts = calloc((size_t)mpi.size * 2, sizeof *counts), *displs = counts + mpi.size;
+  unsigned char *send = malloc((size_t)nchunks * size), *recv = malloc((size_t)nchunks * size);
+  if (!counts || !send || !recv) {
+    fprintf(stderr, "diderot: error: rank %d: out of memory exchanging %u chunks of %zu bytes\n",
+            mpi.rank, (unsigned)nchunks, size);
+    MPI_Abort(mpi.comm, 1);
+  }
+  unsigned char *b = buf;
+  int mine = 0;
+  for (uint32_t c = 0; c < nchunks; c++) {
+    int o = owner(c, nchunks);
+    counts[o]++;
+    if (o == mpi.rank) memcpy(send + (size_t)mine++ * size, b + (size_t)c * size, size);
+  }
+  for (int r = 1; r < mpi.size; r++) displs[r] = displs[r - 1] + counts[r - 1];
+  MPI_Datatype slice;
+  MPI_Type_contiguous((int)size, MPI_BYTE, &slice);
+  MPI_Type_commit(&slice);
+  MPI_Allgatherv(send, mine, slice, recv, counts, displs, slice, mpi.comm);
+  MPI_Type_free(&slice);
+  /* displs[r] now counts rank r's chunks placed so far */
+  for (uint32_t c = 0; c < nchunks; c++) {
+    int o = owner(c, nchunks);
+    memcpy(b + (size_t)c * size, recv + (size_t)displs[o]++ * size, size);
+  }
+  free(counts);
+  free(send);
+  free(recv);
+}
+
+/* The lowest failing rank's errors, as "rank R: MESSAGE", on every rank. */
+static bool mpi_agree(void *ctx, DrtErrors *e, bool failed) {
+  (void)ctx;
+  int mine = failed ? mpi.rank : mpi.size, low = mine;
+  MPI_Allreduce(&mine, &low, 1, MPI_INT, MPI_MIN, mpi.comm);
+  if (low == mpi.size) return false;
+  char *own = mpi.rank == low ? drt_errors_take(e) : NULL;
+  char *t = bcast_text(mpi.rank == low ? (own ? own : "") : NULL, low);
+  free(own);
+  if (mpi.rank != low) free(drt_errors_take(e)); /* one job, one message */
+  for (char *line = t; line && *line;) {
+    size_t k = strcspn(line, "\n");
+    if (mpi.size > 1) drt_error(e, "rank %d: %.*s", low, (int)k, line);
+    else drt_error(e, "%.*s", (int)k, line);
+    line += k + (line[k] == '\n');
+  }
+  free(t);
+  return true;
+}
+
+uint32_t drt_mpi_world_run(DrtWorld *w, uint32_t max_steps) {
+  /* the chunk is the unit of placement: every rank must cut the world
+   * alike (the environment, DIDEROT_SCHED_CHUNK, is each rank's own) */
+  DrtSchedule s;
+  unsigned mine[2] = {0, 0}, all[2];
+  if (!drt_world_schedule(w, &s)) mine[0] = s.chunk, mine[1] = ~s.chunk;
+  MPI_Allreduce(mine, all, 2, MPI_UNSIGNED, MPI_MAX, mpi.comm);
+  if (all[0] != mine[0] || all[1] != mine[1]) {
+    drt_error(drt_world_errors(w), "the ranks do not agree on the chunk size (%u here): give "
+              "every rank the same DIDEROT_SCHED_CHUNK, or none", mine[0]);
+    return 0;
+  }
+  mpi.dist = (DrtDistrib){NULL, mpi_owns, mpi_share, mpi_agree};
+  drt_world_set_distrib(w, &mpi.dist);
+  mpi.running = true;
+  uint32_t steps = drt_world_run(w, max_steps);
+  mpi.running = false;
+  /* errors before any step (a bad schedule, the global start block) are
+   * the same on every rank; a step's were agreed; and so is the world */
+  if (!drt_world_failed(w) && !drt_any_errors(drt_world_errors(w))) drt_world_distrib_sync(w);
+  return steps;
+}
+
+/* ---- inputs ------------------------------------------------------------------------------- */
+
+bool drt_mpi_image_load_file(DrtErrors *e, const DrtImageSpec *spec, const char *file,
+                             DrtImage *img) {
+  if (mpi.running || mpi.size == 1) return drt_image_load_file(e, spec, file, img);
+  bool bad = mpi.rank == 0 ? drt_image_load_file(e, spec, file, img) : false;
+  if (agree_rank0(e, bad)) return true;
+  /* the loaded image: its fields (pointers excepted), then its samples */
+  DrtImage head = *img;
+  bcast_bytes(&head, sizeof head);
+  size_t bytes = head.nelems * nrrdTypeSize[head.type];
+  if (mpi.rank != 0) {
+    void *data = malloc(bytes ? bytes : 1);
+    if (!data) {
+      fprintf(stderr, "diderot: error: rank %d: out of memory for %s (%zu bytes)\n", mpi.rank,
+              spec->what ? spec->what : "an image", bytes);
+      MPI_Abort(mpi.comm, 1);
+    }
+    *img = head;
+    img->nrrd = NULL;
+    img->layout_data = NULL;
+    drt_image_adopt_data(img, data); /* drt_image_free frees it */
+  }
+  bcast_bytes((void *)img->data, bytes);
+  return false;
+}
+
+bool drt_mpi_sequence_load_file(DrtErrors *e, const DrtSeqSpec *spec, const char *file,
+                                DrtSequence *seq) {
+  if (mpi.running || mpi.size == 1) return drt_sequence_load_file(e, spec, file, seq);
+  bool bad = mpi.rank == 0 ? drt_sequence_load_file(e, spec, file, seq) : false;
+  if (agree_rank0(e, bad)) return true;
+  size_t len = seq->len, ncomp = seq->ncomp, type = (size_t)seq->type;
+  bcast_size(&len);
+  bcast_size(&ncomp);
+  bcast_size(&type);
+  size_t bytes = len * ncomp * nrrdTypeSize[type];
+  if (mpi.rank != 0) {
+    seq->len = len, seq->ncomp = (unsigned)ncomp, seq->type = (int)type;
+    seq->data = malloc(bytes ? bytes : 1);
+    if (!seq->data) {
+      fprintf(stderr, "diderot: error: rank %d: out of memory for %s (%zu bytes)\n", mpi.rank,
+              spec->what ? spec->what : "a sequence", bytes);
+      MPI_Abort(mpi.comm, 1);
+    }
+  }
+  bcast_bytes(seq->data, bytes);
+  return false;
+}
+
+/* ---- outputs ------------------------------------------------------------------------------ */
+
+bool drt_mpi_output_save_parts(DrtErrors *e, const char *what, const char *file, Nrrd *head,
+                               size_t item_bytes, DrtOutFill fill, void *ctx) {
+  bool bad = mpi.rank == 0 ? drt_output_save_parts(e, what, file, head, item_bytes, fill, ctx)
+                           : false;
+  return mpi.size > 1 ? agree_rank0(e, bad) : bad;
+}
+
+bool drt_mpi_output_save_dynseq(DrtErrors *e, const char *what, const char *prefix,
+                                long long step, const Nrrd *nlen, const Nrrd *ndata) {
+  bool bad = mpi.rank == 0 ? drt_output_save_dynseq(e, what, prefix, step, nlen, ndata) : false;
+  return mpi.size > 1 ? agree_rank0(e, bad) : bad;
+}
+
+int drt_mpi_cli_parse(DrtCli *cli, int argc, const char *const *argv, FILE *out, FILE *err) {
+  int r = drt_cli_parse(cli, argc, argv, out, err);
+  if (mpi.rank != 0)
+    for (unsigned i = 0; i < cli->nopts; i++)
+      if (!strcmp(cli->opts[i].name, "print")) *(const char **)cli->opts[i].dest = "-";
+  return r;
+}
+
+/* ---- main --------------------------------------------------------------------------------- */
+
+/* Rank 0's arguments on every rank: one buffer of NUL-terminated strings
+ * (av[0] points at its start; freed by drt_mpi_main after the body). */
+static const char **bcast_argv(int argc, char **argv, int *out_argc) {
+  size_t n = 0;
+  if (mpi.rank == 0)
+    for (int i = 0; i < argc; i++) n += strlen(argv[i]) + 1;
+  bcast_size(&n);
+  char *buf = malloc(n ? n : 1);
+  if (!buf) MPI_Abort(MPI_COMM_WORLD, 1);
+  if (mpi.rank == 0) {
+    char *p = buf;
+    for (int i = 0; i < argc; i++) p = stpcpy(p, argv[i]) + 1;
+  }
+  bcast_bytes(buf, n);
+  int k = 0;
+  for (size_t i = 0; i < n; i++) k += buf[i] == '\0';
+  const char **av = calloc((size_t)k + 1, sizeof *av);
+  if (!av) MPI_Abort(MPI_COMM_WORLD, 1);
+  for (size_t i = 0, j = 0; i < n && (int)j < k; j++) {
+    av[j] = buf + i;
+    i += strlen(buf + i) + 1;
+  }
+  *out_argc = k;
+  return av;
+}
+
+/* Ranks other than 0 say nothing: rank 0 prints every message and every
+ * `print` once (the ranks take the same path and hold the same errors). */
+static void quiet_rank(void) {
+  fflush(stdout);
+  fflush(stderr);
+  int fd = open("/dev/null", O_WRONLY);
+  if (fd < 0) return;
+  dup2(fd, STDOUT_FILENO);
+  dup2(fd, STDERR_FILENO);
+  close(fd);
+}
+
+int drt_mpi_main(int argc, char **argv, int (*body)(int argc, const char **argv),
+                 DrtMpiPlacement placement) {
+  int provided = 0;
+  /* OpenMP threads inside a rank never call MPI */
+  if (MPI_Init_thread(&argc, &argv, MPI_THREAD_FUNNELED, &provided) != MPI_SUCCESS) {
+    fprintf(stderr, "%s: error: MPI could not start\n", argc > 0 ? argv[0] : "diderot");
+    return 1;
+  }
+  mpi.comm = MPI_COMM_WORLD;
+  MPI_Comm_rank(mpi.comm, &mpi.rank);
+  MPI_Comm_size(mpi.comm, &mpi.size);
+  mpi.placement = placement;
+  int n = 0;
+  const char **av = bcast_argv(argc, argv, &n);
+  if (mpi.rank != 0) quiet_rank();
+  int status = body(n, av);
+  free((void *)av[0]);
+  free(av);
+  fflush(NULL);
+  int worst = status;
+  MPI_Allreduce(&status, &worst, 1, MPI_INT, MPI_MAX, mpi.comm);
+  MPI_Finalize();
+  return worst;
+}

@@ -1,0 +1,23 @@
+/* mpi.h -- the MPI target (--target=mpi): the OpenMP target's program
+ * (cpu/) run once per rank of an MPI job, with program glue hooks
+ * (program/program.h EmitGlueHooks) that hand the run, the inputs, the
+ * outputs and main() to the runtime's MPI part (rt/diderot_mpi.h). A
+ * sibling of cpu/ above it: it prints nothing of the strands' code. */
+#ifndef DIDEROT_BACKEND_MPI_H
+#define DIDEROT_BACKEND_MPI_H
+
+#include "backend/core/emit_options.h"
+#include "util/diag.h"
+
+/* The whole program as C text into *out, as emit_c_program (cpu.h) with
+ * the MPI glue; opt->mpi, opt->exec and target EMIT_TARGET_OMP. */
+bool emit_mpi_program(Arena *a, IrModule *m, const EmitOptions *opt, const char **out,
+                      EmitInfo *info, char *err, size_t errlen);
+
+/* What the target does not distribute yet (emit_mpi_check.c): one
+ * ERR_NOT_YET per construct, at the source line of its first use (LowIR
+ * keeps lines, not columns: the caret is under the line's first
+ * character). True when there is none. */
+bool mpi_check_module(IrModule *m, DiagCtx *diag);
+
+#endif

@@ -1,0 +1,464 @@
+"""--target=mpi under mpirun (issue 31; tests/run.py: mpi/NAME).
+
+collect() returns (name, fn) pairs; fn() returns (status, details).
+
+  mpi/run/NAME     tests/programs/run/NAME.diderot built with --target=seq and
+                   --target=mpi; every case of NAME.py run under
+                   `mpirun --oversubscribe -np R` for R in DIDEROT_MPI_RANKS
+                   (default 1,2,3; `make check-mpi`: 1,2,3,4): exit status,
+                   stdout, the program's stderr and every output file
+                   byte-identical to the sequential run's (whose values
+                   run/NAME checks against the oracle NAME.py). A program the
+                   target refuses ("... with --target=mpi is not yet
+                   supported") is skipped with that message;
+  mpi/image        tests/mpi/probe.diderot: an image read by rank 0 and
+                   broadcast (also from stdin), strands that stop at different
+                   steps, a real sum over all strands that depends on the order
+                   of its additions, prints in the global update: outputs and
+                   stdout byte-identical to --target=seq for every R and both
+                   placements (block, cyclic), -print FILE written once, and
+                   the oracle below (closed form of the probes, the sums simulated);
+  mpi/fault/...    a probe outside the image on one rank (the message names
+                   that rank), a missing input file, a bad option value: one
+                   message from the job, the OpenMP build's (plus "rank
+                   R: " for the run-time error), exit status != 0, no output
+                   written and an old output left as it was, within TIMEOUT;
+                   SIGINT or SIGTERM to mpirun during a run that never ends:
+                   the job ends with one "stopped by" message, no output;
+  mpi/refuse/...   what the target does not distribute yet is refused by
+                   diderotc with FILE:LINE:COL: error: ... and no file.
+
+Every run has a timeout (a hang fails). Skipped, with the reason, where
+mpirun is missing or diderotc was configured without MPI. Python 3 standard
+library only.
+"""
+
+import os
+import re
+import shutil
+import signal
+import subprocess
+import sys
+
+nrrd = None    # tests/oracle/nrrd.py, imported by collect()
+SRCDIR = None
+TIMEOUT = 60           # seconds per mpirun: a guard against hangs, not a speed check
+COMPILE_TIMEOUT = 300
+
+
+class Skip(Exception):
+    pass
+
+
+class Failure(Exception):
+    pass
+
+
+def ranks():
+    text = os.environ.get("DIDEROT_MPI_RANKS", "1,2,3")
+    return [int(r) for r in text.split(",") if r.strip()]
+
+
+def mpi_env(builddir):
+    # Open MPI refuses root without these (CI runs as root); harmless otherwise
+    # -O1: the C compiles are most of this group's time; both builds of a
+    # comparison get the same flags
+    # Under the sanitize profile (scripts/check-asan.sh) address and UB
+    # errors stay fatal, but not leaks: Open MPI's components, unloaded by
+    # MPI_Finalize, leave allocations that LeakSanitizer cannot even name
+    # (<unknown module>); the runtime's own code is leak-checked in the
+    # other groups' runs
+    asan = re.sub(r"detect_leaks=1", "detect_leaks=0", os.environ.get("ASAN_OPTIONS", ""))
+    return dict(os.environ, DIDEROT_RT_DIR=builddir, CFLAGS_DIDEROT="-O1", OMPI_ALLOW_RUN_AS_ROOT="1",
+                OMPI_ALLOW_RUN_AS_ROOT_CONFIRM="1", OMPI_MCA_rmaps_base_oversubscribe="1",
+                ASAN_OPTIONS=asan)
+
+
+def run(argv, cwd, env, timeout=TIMEOUT, stdin=None):
+    """(returncode, stdout, stderr); a Failure on timeout (the whole process
+    group is killed: mpirun and its ranks)."""
+    with open(stdin, "rb") if stdin else open(os.devnull, "rb") as fin:
+        p = subprocess.Popen(argv, cwd=cwd, stdin=fin, stdout=subprocess.PIPE,
+                             stderr=subprocess.PIPE, env=env, start_new_session=True)
+        try:
+            out, err = p.communicate(timeout=timeout)
+        except subprocess.TimeoutExpired:
+            try:
+                os.killpg(p.pid, signal.SIGKILL)
+            except OSError:
+                pass
+            p.communicate()
+            raise Failure("timed out after %d s (a hang?): %s" % (timeout, " ".join(argv)))
+    return p.returncode, out, err
+
+
+def mpirun(np, exe, args, cwd, env, stdin=None):
+    # one thread per rank, two in a job of one rank (threads inside a rank)
+    threads = ["--nworkers", "2" if np == 1 else "1"]
+    return run([shutil.which("mpirun"), "--oversubscribe", "-np", str(np), exe]
+               + [str(a) for a in args] + threads, cwd, env, stdin=stdin)
+
+
+def own_lines(err, exe):
+    """The program's stderr lines, its name as PROG, without Open MPI's
+    banners (blocks between lines of dashes that mpirun adds when a rank
+    exits with a non-zero status)."""
+    lines, inside = [], False
+    for line in err.decode("utf-8", "replace").splitlines():
+        if re.fullmatch(r"-{20,}", line):
+            inside = not inside
+            continue
+        if not inside:
+            lines.append(line.replace(os.path.basename(exe), "PROG"))
+    return lines
+
+
+def outputs(work):
+    return {f: open(os.path.join(work, f), "rb").read()
+            for f in sorted(os.listdir(work)) if f.endswith(".nrrd")}
+
+
+def clear_outputs(work, keep=()):
+    for f in os.listdir(work):
+        if f.endswith(".nrrd") and f not in keep:
+            os.remove(os.path.join(work, f))
+
+
+def build(diderotc, src, exe, flags, env, cwd):
+    """None when built; else the refusal or failure text."""
+    rc, out, err = run([diderotc, "--exec"] + flags + ["-o", exe, src], cwd, env,
+                       timeout=COMPILE_TIMEOUT)
+    if rc == 0:
+        return None
+    return err.decode("utf-8", "replace")
+
+
+def require_mpi(diderotc, builddir, work):
+    if not shutil.which("mpirun"):
+        raise Skip("mpirun not found (Debian package: openmpi-bin)")
+    src = os.path.join(work, "tiny.diderot")
+    with open(src, "w") as f:
+        f.write("#version 2.0\nstrand S (int i) { output int x = i; update { stabilize; } }\n"
+                "create_array { S(i) | i in 0..1 };\n")
+    why = build(diderotc, src, os.path.join(work, "tiny"), ["--target=mpi"], mpi_env(builddir), work)
+    if why and "MPI was not found" in why:
+        raise Skip("diderotc was configured without MPI (Debian package: libopenmpi-dev)")
+    if why:
+        raise Failure("a trivial --target=mpi build failed: " + why.strip())
+
+
+def fresh(builddir, name):
+    work = os.path.join(builddir, "tests", "mpi-work", name.replace("/", "_"))
+    shutil.rmtree(work, ignore_errors=True)
+    os.makedirs(work)
+    return work
+
+
+# ---- mpi/run/NAME ----------------------------------------------------------
+
+def t_run(builddir, diderotc, path):
+    stem = os.path.basename(path)[:-len(".diderot")]
+    work = fresh(builddir, "run_" + stem)
+    require_mpi(diderotc, builddir, work)
+    scope = {"__name__": "oracle_" + stem}
+    oracle = path[:-len(".diderot")] + ".py"
+    exec(compile(open(oracle).read(), oracle, "exec"), scope)
+    env = mpi_env(builddir)
+    flags = list(scope.get("FLAGS", []))
+    seq, par = os.path.join(work, "prog-seq"), os.path.join(work, "prog-mpi")
+    why = build(diderotc, path, par, flags + ["--target=mpi"], env, SRCDIR)
+    if why:
+        m = re.search(r"error: (.* with --target=mpi is not yet supported)", why)
+        if m:
+            raise Skip(m.group(1))
+        raise Failure("--target=mpi build failed: " + why.strip())
+    why = build(diderotc, path, seq, flags, env, SRCDIR)
+    if why:
+        raise Failure("--target=seq build failed: " + why.strip())
+    problems = []
+    for n, (args, _) in enumerate(scope.get("CASES", [])):
+        clear_outputs(work)
+        rc, out, err = run([seq] + [str(a) for a in args], work, env)
+        want = (rc, out, own_lines(err, seq), outputs(work))
+        for np in ranks():
+            clear_outputs(work)
+            rc, out, err = mpirun(np, par, args, work, env)
+            got = (rc, out, own_lines(err, par), outputs(work))
+            if got != want:
+                what = [k for k, a, b in zip(("exit status", "stdout", "stderr", "outputs"), got, want)
+                        if a != b]
+                problems.append("case %d %s, -np %d: %s differ from --target=seq's%s" % (
+                    n, args, np, ", ".join(what),
+                    "" if got[2] == want[2] else ": %r against %r" % (got[2][:3], want[2][:3])))
+    if problems:
+        raise Failure("; ".join(problems) + " (work directory %s)" % work)
+    shutil.rmtree(work, ignore_errors=True)
+
+
+# ---- mpi/image and mpi/fault -----------------------------------------------
+
+N_RAMP = 12
+PROBE_N = 1000
+
+
+def ramp(x, y):
+    return 2.0 * x + 3.0 * y + 1.0
+
+
+def probe_oracle(N):
+    """v and seen of probe.diderot, simulated: strand i stabilizes in step
+    i % 7 + 1, v = ramp(p) (tent reconstructs a linear function exactly),
+    seen = the sum of the global update before that step."""
+    v = [0.0] * N
+    seen = [-1.0] * N
+    total = 0.0
+    for step in range(1, 8):
+        for i in range(N):
+            if i % 7 + 1 == step:
+                v[i] = ramp((i % 20) * 0.5 + 0.25, ((i // 20) % 20) * 0.5 + 0.25)
+                seen[i] = total
+        total = sum(1.0 / (x + 0.1) for x in v)
+    return v, seen
+
+
+def probe_setup(builddir, diderotc, name, flags=()):
+    work = fresh(builddir, name)
+    require_mpi(diderotc, builddir, work)
+    shutil.copy(os.path.join(SRCDIR, "tests", "mpi", "probe.diderot"), work)
+    data = [ramp(x, y) for y in range(N_RAMP) for x in range(N_RAMP)]
+    nrrd.write(os.path.join(work, "ramp.nrrd"), nrrd.Nrrd("float", [N_RAMP, N_RAMP], data))
+    env = mpi_env(builddir)
+    exes = {}
+    for label, more in (("seq", []), ("omp", ["--target=omp"]), ("mpi", ["--target=mpi"] + list(flags))):
+        exe = exes[label] = os.path.join(work, "probe-" + label)
+        why = build(diderotc, "probe.diderot", exe, more, env, work)
+        if why:
+            raise Failure("%s build failed: %s" % (label, why.strip()))
+    return work, env, exes
+
+
+def check_probe_values(files):
+    problems = []
+    v_want, seen_want = probe_oracle(PROBE_N)
+    for fname, want in (("v.nrrd", v_want), ("seen.nrrd", seen_want)):
+        got = nrrd.parse(files[fname], fname)
+        if list(got.sizes) != [PROBE_N]:
+            problems.append("%s: sizes %s" % (fname, got.sizes))
+            continue
+        for i, (g, w) in enumerate(zip(got.data, want)):
+            # v exact up to float rounding; seen: a float sum of 1000 terms
+            if not abs(g - w) <= 1e-4 * max(1.0, abs(w)):
+                problems.append("%s[%d] = %r, expected %r" % (fname, i, g, w))
+                break
+    return problems
+
+
+def t_image(builddir, diderotc):
+    work, env, exes = probe_setup(builddir, diderotc, "image")
+    # the block placement from a schedule file (the default is cyclic)
+    with open(os.path.join(work, "block.sched"), "w") as f:
+        f.write("mpi-placement = block\n")
+    blk = os.path.join(work, "probe-block")
+    why = build(diderotc, "probe.diderot", blk, ["--target=mpi", "--schedule=block.sched"], env, work)
+    if why:
+        raise Failure("block build failed: " + why.strip())
+    rc, printed, err = run([exes["seq"]], work, env)
+    if rc != 0:
+        raise Failure("the sequential run failed: " + err.decode("utf-8", "replace"))
+    want = outputs(work)
+    problems = check_probe_values(want)
+    if printed.count(b"total ") != 7:
+        problems.append("the sequential run printed %r" % printed[:200])
+    for np in ranks():
+        for exe, how in ((exes["mpi"], "cyclic"), (blk, "block")):
+            clear_outputs(work, keep=("ramp.nrrd",))
+            rc, out, err = mpirun(np, exe, [], work, env)
+            got = outputs(work)
+            if rc != 0 or got != want or out != printed:
+                problems.append("-np %d (%s): exit status %d, outputs %s, prints %s" % (
+                    np, how, rc, "identical" if got == want else "differ from --target=seq's",
+                    "identical" if out == printed else "differ: %r" % out[:200]))
+    # -print FILE: rank 0 alone opens it and writes the prints once
+    clear_outputs(work, keep=("ramp.nrrd",))
+    rc, out, err = mpirun(3, exes["mpi"], ["-print", "printed.txt"], work, env)
+    got = open(os.path.join(work, "printed.txt"), "rb").read() \
+        if os.path.exists(os.path.join(work, "printed.txt")) else None
+    if rc != 0 or out or got != printed:
+        problems.append("-np 3 -print printed.txt: exit status %d, stdout %r, file %r" % (rc, out[:100], got and got[:100]))
+    # the image from stdin: rank 0 reads it, the others get it from rank 0
+    clear_outputs(work, keep=("ramp.nrrd",))
+    rc, _, err = mpirun(2, exes["mpi"], ["-img", "-"], work, env,
+                        stdin=os.path.join(work, "ramp.nrrd"))
+    if rc != 0 or outputs(work) != want:
+        problems.append("-np 2 -img - (stdin): exit status %d%s" % (rc, "; " + " ".join(own_lines(err, exes["mpi"]))))
+    if problems:
+        raise Failure("; ".join(problems) + " (work directory %s)" % work)
+    shutil.rmtree(work, ignore_errors=True)
+
+
+def fault_case(builddir, diderotc, name, args, rank_of=None, one_line=True):
+    """One message (the OpenMP build's, whose executable each rank runs,
+    options included: one line unless one_line is
+    false; with rank_of(np), 'rank R: ' before it), once, a non-zero exit
+    status, no output written and an old one left as it was, for every R."""
+    work, env, exes = probe_setup(builddir, diderotc, name)
+    old = b"an old output that must stay as it is\n"
+    rc, _, err = run([exes["omp"]] + args, work, env)
+    want = own_lines(err, exes["omp"])
+    if rc == 0 or (one_line and len(want) != 1):
+        raise Failure("the OpenMP build's exit status %d, stderr %r" % (rc, want))
+    problems = []
+    for np in ranks():
+        clear_outputs(work, keep=("ramp.nrrd",))
+        with open(os.path.join(work, "v.nrrd"), "wb") as f:
+            f.write(old)
+        rc, _, err = mpirun(np, exes["mpi"], args, work, env)
+        got = own_lines(err, exes["mpi"])
+        expect = want
+        if rank_of and np > 1:
+            expect = [want[0].replace("PROG: error: ", "PROG: error: rank %d: " % rank_of(np), 1)]
+        if rc == 0:
+            problems.append("-np %d: exit status 0" % np)
+        if got != expect:
+            problems.append("-np %d: stderr %r, expected %r" % (np, got, expect))
+        left = outputs(work)
+        if left.get("v.nrrd") != old or set(left) != {"ramp.nrrd", "v.nrrd"}:
+            problems.append("-np %d: outputs written or the old one changed: %s" % (np, sorted(left)))
+        tmp = [f for f in os.listdir(work) if f.startswith(".") or "tmp" in f]
+        if tmp:
+            problems.append("-np %d: files left: %s" % (np, tmp))
+    if problems:
+        raise Failure("; ".join(problems) + " (work directory %s)" % work)
+    shutil.rmtree(work, ignore_errors=True)
+
+
+def t_fault_probe(builddir, diderotc):
+    # strand 999 is in chunk 3 (256 strands per chunk); cyclic placement:
+    # rank 3 mod R runs it
+    fault_case(builddir, diderotc, "fault-probe", ["-bad", "999"], rank_of=lambda np: 3 % np)
+
+
+def t_fault_file(builddir, diderotc):
+    fault_case(builddir, diderotc, "fault-file", ["-img", "no-such-file.nrrd"])
+
+
+def t_fault_option(builddir, diderotc):
+    # the message and the usage lines after it, once
+    fault_case(builddir, diderotc, "fault-option", ["-N", "many"], one_line=False)
+
+
+FOREVER = """#version 2.0
+input int N = 100000;
+real t = 0.0;
+strand S (int i) {
+  output real x = 0.0;
+  update { x += 1.0; }
+}
+update { t = t + 1.0; }
+create_array { S(i) | i in 0..N-1 };
+"""
+
+
+def t_fault_signal(builddir, diderotc, sig):
+    """A signal to mpirun while the ranks run (super-steps that never end):
+    the job ends within TIMEOUT, exit status != 0, one "stopped by"
+    message, no output."""
+    work = fresh(builddir, "fault-signal-%d" % sig)
+    require_mpi(diderotc, builddir, work)
+    with open(os.path.join(work, "forever.diderot"), "w") as f:
+        f.write(FOREVER)
+    env = mpi_env(builddir)
+    exe = os.path.join(work, "forever")
+    why = build(diderotc, "forever.diderot", exe, ["--target=mpi"], env, work)
+    if why:
+        raise Failure("build failed: " + why.strip())
+    p = subprocess.Popen([shutil.which("mpirun"), "--oversubscribe", "-np", "2", exe, "-n", "1"],
+                         cwd=work, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
+                         stderr=subprocess.PIPE, env=env, start_new_session=True)
+    try:
+        out, err = p.communicate(timeout=3)
+        raise Failure("the run ended before the signal: status %d, %r" % (p.returncode, err[-300:]))
+    except subprocess.TimeoutExpired:
+        pass
+    p.send_signal(sig)
+    try:
+        out, err = p.communicate(timeout=TIMEOUT)
+    except subprocess.TimeoutExpired:
+        os.killpg(p.pid, signal.SIGKILL)
+        p.communicate()
+        raise Failure("no end within %d s of the signal (a hang)" % TIMEOUT)
+    lines = [l for l in own_lines(err, exe) if "stopped by" in l]
+    if p.returncode == 0 or len(lines) != 1 or outputs(work):
+        raise Failure("exit status %d, messages %r, outputs %s" % (p.returncode, own_lines(err, exe)[:4],
+                                                                 sorted(outputs(work))))
+    shutil.rmtree(work, ignore_errors=True)
+
+
+# ---- mpi/refuse -------------------------------------------------------------
+
+REFUSALS = [
+    ("new", "population", "'new' with --target=mpi is not yet supported"),
+    ("sphere", "sphere_count1", "sphere() with --target=mpi is not yet supported"),
+    ("print", "print_strands", "print in strand code with --target=mpi is not yet supported"),
+    ("collect", "global_stabilize_reads",
+     "collecting strands in a global block with --target=mpi is not yet supported"),
+]
+
+
+def t_refuse(builddir, diderotc, stem, text):
+    work = fresh(builddir, "refuse_" + stem)
+    src = os.path.join(SRCDIR, "tests", "programs", "run", stem + ".diderot")
+    exe = os.path.join(work, stem)
+    rc, _, err = run([diderotc, "--exec", "--target=mpi", "-o", exe, src], SRCDIR,
+                     mpi_env(builddir), timeout=COMPILE_TIMEOUT)
+    msg = err.decode("utf-8", "replace")
+    if rc == 0 or not re.search(r"^\S+\.diderot:\d+:\d+: error: " + re.escape(text), msg, re.M):
+        raise Failure("exit status %d, stderr %r (expected FILE:L:C: error: %s)" % (rc, msg[:300], text))
+    if os.listdir(work):
+        raise Failure("files written: %s" % os.listdir(work))
+    shutil.rmtree(work, ignore_errors=True)
+
+
+def t_refuse_library(builddir, diderotc):
+    work = fresh(builddir, "refuse_library")
+    src = os.path.join(SRCDIR, "tests", "mpi", "probe.diderot")
+    rc, _, err = run([diderotc, "--target=mpi", "-o", os.path.join(work, "lib"), src], SRCDIR,
+                     mpi_env(builddir))
+    if rc == 0 or b"--target=mpi builds executables only" not in err or os.listdir(work):
+        raise Failure("exit status %d, stderr %r, files %s" % (rc, err[:300], os.listdir(work)))
+    shutil.rmtree(work, ignore_errors=True)
+
+
+def collect(srcdir, builddir, diderotc):
+    global nrrd, SRCDIR
+    SRCDIR = os.path.abspath(srcdir)
+    sys.path.insert(0, os.path.join(SRCDIR, "tests", "oracle"))
+    import nrrd as nrrd_module
+    nrrd = nrrd_module
+    builddir = os.path.abspath(builddir)
+    diderotc = diderotc or os.path.join(builddir, "diderotc")
+    cases = [("mpi/image", t_image), ("mpi/fault/probe-outside", t_fault_probe),
+             ("mpi/fault/missing-file", t_fault_file), ("mpi/fault/bad-option", t_fault_option),
+             ("mpi/fault/SIGINT", lambda b, d: t_fault_signal(b, d, signal.SIGINT)),
+             ("mpi/fault/SIGTERM", lambda b, d: t_fault_signal(b, d, signal.SIGTERM)),
+             ("mpi/refuse/library", t_refuse_library)]
+    for what, stem, text in REFUSALS:
+        cases.append(("mpi/refuse/" + what, lambda b, d, s=stem, t=text: t_refuse(b, d, s, t)))
+    progs = os.path.join(SRCDIR, "tests", "programs", "run")
+    for f in sorted(os.listdir(progs)):
+        if f.endswith(".diderot"):
+            p = os.path.join(progs, f)
+            cases.append(("mpi/run/" + f[:-len(".diderot")], lambda b, d, p=p: t_run(b, d, p)))
+
+    def make(fn):
+        def case():
+            try:
+                fn(builddir, diderotc)
+            except Skip as e:
+                return "skip", [str(e)]
+            except Failure as e:
+                return "fail", [str(e)]
+            return "pass", []
+        return case
+
+    return [(name, make(fn)) for name, fn in cases]
