@@ -154,6 +154,13 @@ bool tc_check_strand_args(Tc *t, Symbol *strand, ExprList *args, DiagId err, Spa
 const Type *tc_resolve_compound(Tc *t, Expr *bin);
 /* The parsed scheme of overload `b` (NULL for special forms). */
 const Scheme *tc_scheme(Tc *t, const Builtin *b);
+/* Check each argument of a list (no expected type). */
+void tc_check_args(Tc *t, ExprList *args);
+
+/* check_access.c: a[i, :], s[i]; x.name and S.all/active/stable; {e | x in s} */
+const Type *tc_check_subscript(Tc *t, Expr *e);
+const Type *tc_check_select(Tc *t, Expr *e);
+const Type *tc_check_comprehension(Tc *t, Expr *e);
 
 /* check_stmt.c */
 void check_stmt(Tc *t, Stmt *s);
