@@ -18,7 +18,11 @@ static const char *tstr(Tc *t, const Type *ty) { return type_str(t->arena, ty); 
 
 /* --------------------------------------------------------- subscripts */
 
-static bool slice_index(Tc *t, Expr *x, int size, int *out) {
+/* One index of a tensor or field subscript. A constant is checked
+ * against the axis here; a tensor also takes an int expression that is
+ * not constant (an extension, doc/language.md §5.6: checked at run time),
+ * *out = -1 then. A field's indices stay constant (the original's rule). */
+static bool slice_index(Tc *t, Expr *x, int size, bool tensor, int *out) {
   const Type *it = check_expr(t, x, t->tc.t_int);
   if (type_has_error(it)) return false;
   if (type_prune(it)->kind != TY_INT) {
@@ -27,8 +31,13 @@ static bool slice_index(Tc *t, Expr *x, int size, int *out) {
   }
   int64_t v;
   if (!const_check(&t->ce, x, false) || !const_int(&t->ce, x, &v)) {
-    diag_report(t->diag, ERR_INDEX_NOT_CONST, x->span);
-    return false;
+    if (!tensor) {
+      diag_report(t->diag, ERR_INDEX_NOT_CONST, x->span);
+      return false;
+    }
+    tc_extension(t, EXT_TENSOR_INDEX, x->span);
+    *out = -1;
+    return true;
   }
   if (v < 0 || v >= size) {
     diag_report(t->diag, ERR_INDEX_RANGE, x->span, (long long)v, size);
@@ -86,7 +95,7 @@ const Type *tc_check_subscript(Tc *t, Expr *e) {
       continue;
     }
     int v;
-    if (!slice_index(t, x, s.dims[i], &v)) ok = false;
+    if (!slice_index(t, x, s.dims[i], bt->kind == TY_TENSOR, &v)) ok = false;
   }
   if (!ok) return ERRT;
   Shape r = shape_normalize(&t->tc, nd, dims);

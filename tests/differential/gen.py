@@ -269,6 +269,13 @@ def src(e, dia):
         if dia == 2 and e.a[0].op in ("identity", "zeros", "realc", "load"):
             base = "(%s)" % base
         return "%s[%s]" % (base, ",".join(":" if i is None else str(i) for i in e.v))
+    if op == "dindex":   # a[e, :, 2]: "d" takes the next index expression (an extension)
+        base = S(e.a[0])
+        if dia == 2 and e.a[0].op in ("identity", "zeros", "realc", "load"):
+            base = "(%s)" % base
+        ix = iter(e.a[1:])
+        return "%s[%s]" % (base, ",".join(":" if i is None else S(next(ix)) if i == "d" else str(i)
+                                          for i in e.v))
     if op == "seqidx":
         return "%s[%s]" % (S(e.a[0]), S(e.a[1]))
     if op == "tcons":
@@ -1022,9 +1029,17 @@ def ev_op(e, op, args, P):
         if not 0 <= i < len(s):
             raise Fragile("sequence index out of range")
         return s[i]
-    if op == "index":
-        a = as_ten(args[0])
+    if op in ("index", "dindex"):
         sel = e.v
+        if op == "dindex":   # a tensor index that is an int expression
+            if isinstance(args[0], Fld):
+                raise Reject("a variable index of a field")
+            ix = iter(args[1:])
+            sel = [next(ix) if i == "d" else i for i in sel]
+            for i, n in zip(sel, as_ten(args[0]).s):
+                if i is not None and not 0 <= i < n:
+                    raise Fragile("tensor index out of range")
+        a = as_ten(args[0])
         src_s = a.s
         keep = [n for n, i in zip(src_s, sel) if i is None]
         picks = []
@@ -1544,6 +1559,8 @@ class Gen:
                      "slice", "evals", "cross2", "reduce", "lerp", "clamp"]
         if len(s) == 1:
             opts += ["dotmv", "normalize", "modulate", "tcons", "slice", "lerp", "clamp"]
+        if self.ext and len(s) <= 1:   # a[e] with an int expression e (an extension)
+            opts += ["dslice"] * 3
             if s == (3,):
                 opts += ["cross3"]
         if len(s) == 2:
@@ -1628,6 +1645,23 @@ class Gen:
             else:
                 sel = [r.randrange(src_s[0]), None]
             return N("index", t, [a], v=sel)
+        if o == "dslice":
+            if s == ():
+                src_s = r.choice([(n2,), (n2, n2), (2, 3)] + ([(n2, 2, 2)] if self.rank3 else []))
+                sel = [r.randrange(x) for x in src_s]
+            else:
+                src_s = r.choice([(s[0], n2), (n2, s[0])])
+                k = 0 if src_s[0] == s[0] and (src_s[1] != s[0] or r.random() < 0.5) else 1
+                sel = [r.randrange(src_s[0]), None] if k == 1 else [None, r.randrange(src_s[1])]
+            a = sub(src_s)
+            dyn = [j for j, i in enumerate(sel) if i is not None]
+            pick_ = [j for j in dyn if r.random() < 0.6] or [r.choice(dyn)]
+            ixs = []
+            for j in pick_:   # |e| % n: inside the axis unless |e| overflows (the oracle checks)
+                sel[j] = "d"
+                ixs.append(N("mod", INT, [N("norm", INT, [self.ex_int(min(depth - 1, 2))]),
+                                          lit_int(r, src_s[j], src_s[j])]))
+            return N("dindex", t, [a] + ixs, v=sel)
         if o == "evals":
             m = sub((n2, n2))
             sym = N("add", TEN(n2, n2), [m, N("call", TEN(n2, n2), [m], v="transpose")])
@@ -2402,20 +2436,33 @@ def to_json(v):
     return mpmath.nstr(v, 25)
 
 
-# what marks a program as using an extension (--ext keeps only those)
+# what marks a program as using an extension (--ext keeps only those):
+# the text of int(x) or of int ^ int, or a node of EXT_OPS in its trees
 EXT_RE = re.compile(r"\bint\(|\)\^\(")
+EXT_OPS = ("dindex",)
+
+
+def uses_ext(g):
+    def walk(x):
+        if isinstance(x, N):
+            return x.op in EXT_OPS or any(walk(c) for c in x.a) or walk(x.v)
+        if isinstance(x, (list, tuple)):
+            return any(walk(c) for c in x)
+        return False
+    trees = (g.decls, g.funcs, g.state, g.sinit, g.start, g.update, g.stab, g.gupdate)
+    return bool(EXT_RE.search(program_text(g))) or walk(list(trees))
 
 
 def generate(seed, outdir, dialect=None, max_tries=40, ext=False):
     """Generate a well-conditioned program for seed into outdir. Returns the
     oracle dict; the sub-seed actually used is seed*1000+try. ext: one
-    that uses an extension of the language (EXT_RE)."""
+    that uses an extension of the language (uses_ext)."""
     last = None
     for attempt in range(max_tries):
         sub = seed * 1000 + attempt
         try:
             g = Gen(sub, dialect, ext).build()
-            if ext and not EXT_RE.search(program_text(g)):
+            if ext and not uses_ext(g):
                 raise Reject("no extension used")
             exact, tols = oracle(g)
         except (Fragile, Reject, ZeroDivisionError, OverflowError) as ex:
