@@ -859,7 +859,9 @@ static const Type *check_raw(Tc *t, Expr *e, const Type *hint) {
   case E_KERNEL_CONT: return check_kernel_cont(t, e);
   case E_INT: return check_int_literal(t, e, false);
   case E_REAL: return t->tc.t_real;
-  case E_STRING: return t->tc.t_string;
+  case E_STRING:
+    if (e->tok.utf8) tc_extension(t, EXT_UTF8_STRING, e->span);
+    return t->tc.t_string;
   case E_BOOL: return t->tc.t_bool;
   case E_BINARY: return check_binary(t, e, hint);
   case E_UNARY: return check_unary(t, e, hint);

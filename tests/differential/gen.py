@@ -2069,10 +2069,12 @@ class Gen:
         body.append(("opassign", "step", INT, "+=", N("lit", INT, v=("1", 1))))
         if r.random() < 0.3:
             pr = [N("lit", STR, v=('"p "', "p ")), var("id", INT), N("lit", STR, v=('" "', " ")), var("step", INT)]
+            # --ext: a separator beyond ASCII (an extension; run.py counts it)
+            sep = (SEP_UTF8 if r.random() < 0.5 else " ") if self.ext else " "
             for n, t in self.outs + [("acc", REAL)]:
                 if t[0] == "ten" and len(t[1]) <= 1 or t in (INT, BOOL):
                     if r.random() < 0.6:
-                        pr += [N("lit", STR, v=('" "', " ")), var(n, t)]
+                        pr += [N("lit", STR, v=('"%s"' % sep, sep)), var(n, t)]
             pr.append(N("lit", STR, v=('"\\n"', "\n")))
             body.append(("if", N("eq", BOOL, [var("step", INT), lit_int(r, 1, 2)]), [("print", pr)], None))
         if r.random() < 0.15:
@@ -2437,8 +2439,9 @@ def to_json(v):
 
 
 # what marks a program as using an extension (--ext keeps only those):
-# the text of int(x) or of int ^ int, or a node of EXT_OPS in its trees
-EXT_RE = re.compile(r"\bint\(|\)\^\(")
+# the text of int(x), of int ^ int or of SEP_UTF8, or a node of EXT_OPS in its trees
+SEP_UTF8 = " \u2248 "     # " ≈ ": a string literal beyond ASCII
+EXT_RE = re.compile(r"\bint\(|\)\^\(|\u2248")
 EXT_OPS = ("dindex",)
 
 
@@ -2500,7 +2503,7 @@ def oracle_rows(g, exact):
 
 def write_program(g, outdir, exact, tols, seed):
     os.makedirs(outdir, exist_ok=True)
-    with open(os.path.join(outdir, "prog.diderot"), "w") as f:
+    with open(os.path.join(outdir, "prog.diderot"), "w", encoding="utf-8") as f:
         f.write(program_text(g))
     for img in g.images.values():
         nrrd.write(os.path.join(outdir, img.fname), img.nrrd())
