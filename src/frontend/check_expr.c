@@ -116,11 +116,31 @@ const char *tc_suggest(Tc *t, const char *name, unsigned kinds) {
   return suggest_best(&c.s);
 }
 
+/* The built-in constant `real_is_double` (an extension, doc/language.md
+ * §3): a bool constant, true when the program is compiled with --double
+ * (reals are C doubles), so that a program can write what its reals are
+ * (a NRRD header's type, a tolerance). A declaration of the name hides
+ * it, as it hides a kernel. */
+static Symbol *real_is_double(Tc *t) {
+  if (!t->real_is_double) {
+    Symbol *s = ARENA_NEW(t->arena, Symbol);
+    s->kind = SYM_CONST;
+    s->name = TC_REAL_IS_DOUBLE;
+    s->ty = t->tc.t_bool;
+    s->id = t->nsyms++;
+    s->track = -1;
+    s->cval = const_make_bool(&t->ce, t->opts->double_real);
+    t->real_is_double = s;
+  }
+  return t->real_is_double;
+}
+
 Symbol *tc_lookup(Tc *t, const char *name) {
   if (!name) return NULL;
   Symbol *s = env_lookup(t->env, name);
   if (s) return s;
   if (t->strand && strcmp(name, t->strand->name) == 0) return t->strand;
+  if (strcmp(name, TC_REAL_IS_DOUBLE) == 0) return real_is_double(t);
   if (!t->builtins) t->builtins = symtab_new(t->arena, 160);
   s = symtab_get(t->builtins, name);
   if (s) return s;
@@ -699,6 +719,7 @@ static const Type *check_var(Tc *t, Expr *e) {
     diag_suggest(t->diag, tc_suggest(t, e->name, TC_SUGGEST_VARIABLE | TC_SUGGEST_KERNEL));
     return ERRT;
   }
+  if (s == t->real_is_double) tc_extension(t, EXT_REAL_IS_DOUBLE, e->span);
   e->sym = s;
   return s->ty;
 }

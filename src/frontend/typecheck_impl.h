@@ -85,6 +85,7 @@ typedef struct Tc {
   int nsyms;
   bool has_tyvars; /* some `{}` created a type variable (zonk at the end) */
   SymTable *builtins; /* built-in function and kernel symbols, made lazily */
+  Symbol *real_is_double; /* the built-in constant (an extension), made lazily */
   int nbuiltins;
   const Scheme *schemes[BI__COUNT];
   bool scheme_done[BI__COUNT];
@@ -94,6 +95,9 @@ typedef struct Tc {
   Symbol **decls;
   int ndecls, capdecls;
 } Tc;
+
+/* the name of the built-in constant that says whether reals are doubles */
+#define TC_REAL_IS_DOUBLE "real_is_double"
 
 /* typecheck.c */
 typedef enum TcExtension {

@@ -262,6 +262,8 @@ def src(e, dia):
         return sym + f
     if op == "cond":
         return "(%s if %s else %s)" % (S(e.a[0]), S(e.a[1]), S(e.a[2]))
+    if op == "isdbl":   # the built-in constant (an extension)
+        return "real_is_double"
     if op == "index":
         base = S(e.a[0])
         # 2.0 takes no suffix on identity/zeros/real(...) (both compilers'
@@ -852,6 +854,8 @@ def ev(e, env, P):
             return a
         return ev(A[1], env, P)
     if op == "cond":
+        if A[1].op == "isdbl":   # both branches are one tree (Gen's "isdbl"): either
+            return ev(A[0], env, P)
         c = ev(A[1], env, P)
         return ev(A[0] if c else A[2], env, P)
     if op == "reduce":
@@ -1561,6 +1565,8 @@ class Gen:
             opts += ["dotmv", "normalize", "modulate", "tcons", "slice", "lerp", "clamp"]
         if self.ext and len(s) <= 1:   # a[e] with an int expression e (an extension)
             opts += ["dslice"] * 3
+        if self.ext:
+            opts += ["isdbl"]
             if s == (3,):
                 opts += ["cross3"]
         if len(s) == 2:
@@ -1604,6 +1610,11 @@ class Gen:
             return N("mul", t, [b, a]) if w < 0.4 else N("mul", t, [a, b]) if w < 0.7 else N("div", t, [a, b])
         if o == "cond":
             return N("cond", t, [sub(), self.ex_bool(depth - 1), sub()])
+        if o == "isdbl":
+            # (e if real_is_double else e): the oracle knows no precision, so
+            # both branches are e; run/real_is_double* check the value
+            a = sub()
+            return N("cond", t, [a, N("isdbl", BOOL), a])
         if o == "probe":
             return self.probe(s, depth)
         if o == "divprobe":
@@ -2442,7 +2453,7 @@ def to_json(v):
 # the text of int(x), of int ^ int or of SEP_UTF8, or a node of EXT_OPS in its trees
 SEP_UTF8 = " \u2248 "     # " ≈ ": a string literal beyond ASCII
 EXT_RE = re.compile(r"\bint\(|\)\^\(|\u2248")
-EXT_OPS = ("dindex",)
+EXT_OPS = ("dindex", "isdbl")
 
 
 def uses_ext(g):
