@@ -437,11 +437,13 @@ __attribute__((cold)) /* the branch to it is unlikely: the compiler lays it out 
 #endif
 void drt_world_probe_error(DrtWorld *w, long long strand, const char *name, int line,
                            const int *size, int d, const long long *n, const double *x);
-/* s[i] with i outside 0..n-1 (index_fail): recorded as a probe error is. */
+/* s[i] with i outside 0..n-1 (index_fail; tensor: a tensor's index outside
+ * its axis of size n, at line:col): recorded as a probe error is. */
 #if defined(__GNUC__)
 __attribute__((cold))
 #endif
-void drt_world_index_error(DrtWorld *w, long long strand, int line, long long i, long long n);
+void drt_world_index_error(DrtWorld *w, long long strand, int line, int col, int tensor, long long i,
+                           long long n);
 /* Whether a run-time error of the program (above) stopped the world. */
 bool drt_world_failed(const DrtWorld *w);
 /* Stop the world after an error recorded elsewhere (a sequence file that

@@ -520,11 +520,18 @@ void drt_world_probe_error(DrtWorld *w, long long strand, const char *name, int 
             who, at, name, x ? " at position (" : "", pos, x ? ")" : "", idx, dims);
 }
 
-void drt_world_index_error(DrtWorld *w, long long strand, int line, long long i, long long n) {
+void drt_world_index_error(DrtWorld *w, long long strand, int line, int col, int tensor, long long i,
+                           long long n) {
   if (__atomic_exchange_n(&w->failed, 1, __ATOMIC_ACQ_REL)) return;
-  char who[48], at[32];
+  char who[48], at[48];
   if (strand >= 0) snprintf(who, sizeof who, "strand %lld: ", strand);
   else who[0] = 0;
+  if (tensor) {
+    if (line > 0) snprintf(at, sizeof at, " at line %d, column %d", line, col);
+    else at[0] = 0;
+    drt_error(&w->err, "%stensor index %lld%s is out of range for a dimension of size %lld", who, i, at, n);
+    return;
+  }
   if (line > 0) snprintf(at, sizeof at, " at line %d", line);
   else at[0] = 0;
   drt_error(&w->err, "%ssequence index %lld%s is out of range for a sequence of length %lld", who,

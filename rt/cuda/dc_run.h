@@ -667,7 +667,7 @@ static bool dc_step(DcWorld *cw) {
     const DcProbeErr *p = &t.probe;
     /* the device reports a slot; the message names the strand's id */
     long long id = p->strand >= 0 && p->strand < cw->n ? (long long)cw->ids[p->strand] : p->strand;
-    if (p->index) drt_world_index_error(cw->rt, id, p->line, p->n[0], p->n[1]);
+    if (p->index) drt_world_index_error(cw->rt, id, p->line, p->col, p->index == 2, p->n[0], p->n[1]);
     else drt_world_probe_error(cw->rt, id, p->name, p->line, p->size, p->dim, p->n,
                           p->has_x ? p->x : NULL);
     return false;

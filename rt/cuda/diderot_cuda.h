@@ -101,8 +101,10 @@ typedef struct DcProbeErr {
   long long strand;         /* -1: not in a strand method */
   const char *name;
   int line, dim, has_x, size[3];
-  int index;                /* 1: a sequence index (dc_index_fail): n[0] is
-                               the index, n[1] the sequence's length */
+  int index;                /* 1: a sequence index, 2: a tensor index
+                               (dc_index_fail): n[0] is the index, n[1] the
+                               sequence's length or the axis's size */
+  int col;                  /* of an index: the source column */
   long long n[3];
   double x[3];
 } DcProbeErr;
@@ -173,14 +175,16 @@ static DC_DEV inline void dc_probe_fail(const DcStep *a, long long strand, const
   }
 }
 
-/* s[i] with i outside 0..n-1 (index_fail), recorded as a failed probe is. */
-static DC_DEV inline void dc_index_fail(const DcStep *a, long long strand, int line, long long i,
-                                        long long n) {
+/* s[i] or a tensor's a[i] with i outside 0..n-1 (index_fail, what 0 or
+ * 1), recorded as a failed probe is. */
+static DC_DEV inline void dc_index_fail(const DcStep *a, long long strand, int line, int col, int what,
+                                        long long i, long long n) {
   if (atomicAdd(&a->cnt->perr, 1u) != 0u) return;
   DcProbeErr *p = &a->cnt->probe;
   p->strand = strand;
   p->line = line;
-  p->index = 1;
+  p->col = col;
+  p->index = what ? 2 : 1;
   p->n[0] = i;
   p->n[1] = n;
 }

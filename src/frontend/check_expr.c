@@ -1,7 +1,8 @@
 /* check_expr.c -- typing of expressions (doc/language.md §4.2, §5, §6,
  * §9.1, §10):
  * overload resolution over basis.def, the special product rules, probes,
- * slicing, comprehensions, strand sets, sphere, load_*, literals. */
+ * sphere, load_*, literals (subscripts, selections and comprehensions:
+ * check_access.c). */
 #include <stdint.h>
 #include <stdio.h>
 #include <string.h>
@@ -115,11 +116,31 @@ const char *tc_suggest(Tc *t, const char *name, unsigned kinds) {
   return suggest_best(&c.s);
 }
 
+/* The built-in constant `real_is_double` (an extension, doc/language.md
+ * §3): a bool constant, true when the program is compiled with --double
+ * (reals are C doubles), so that a program can write what its reals are
+ * (a NRRD header's type, a tolerance). A declaration of the name hides
+ * it, as it hides a kernel. */
+static Symbol *real_is_double(Tc *t) {
+  if (!t->real_is_double) {
+    Symbol *s = ARENA_NEW(t->arena, Symbol);
+    s->kind = SYM_CONST;
+    s->name = TC_REAL_IS_DOUBLE;
+    s->ty = t->tc.t_bool;
+    s->id = t->nsyms++;
+    s->track = -1;
+    s->cval = const_make_bool(&t->ce, t->opts->double_real);
+    t->real_is_double = s;
+  }
+  return t->real_is_double;
+}
+
 Symbol *tc_lookup(Tc *t, const char *name) {
   if (!name) return NULL;
   Symbol *s = env_lookup(t->env, name);
   if (s) return s;
   if (t->strand && strcmp(name, t->strand->name) == 0) return t->strand;
+  if (strcmp(name, TC_REAL_IS_DOUBLE) == 0) return real_is_double(t);
   if (!t->builtins) t->builtins = symtab_new(t->arena, 160);
   s = symtab_get(t->builtins, name);
   if (s) return s;
@@ -384,7 +405,7 @@ static const Type *check_product(Tc *t, Expr *e) {
 
 /* ------------------------------------------------------ applications */
 
-static void check_args(Tc *t, ExprList *args) {
+void tc_check_args(Tc *t, ExprList *args) {
   for (Expr *x = args->head; x; x = x->next) check_expr(t, x, NULL);
 }
 
@@ -506,12 +527,12 @@ static const Type *check_builtin_call(Tc *t, Expr *e, Symbol *bs, const char *na
 static const Type *check_apply(Tc *t, Expr *e) {
   Expr *callee = e->a;
   if (!callee) {
-    check_args(t, &e->args);
+    tc_check_args(t, &e->args);
     return ERRT;
   }
   if (callee->kind == E_VAR) {
     Symbol *s = tc_lookup(t, callee->name);
-    check_args(t, &e->args);
+    tc_check_args(t, &e->args);
     if (!s) {
       diag_report(t->diag, ERR_UNKNOWN_FUNCTION, e->span, callee->name ? callee->name : "?");
       diag_suggest(t->diag, tc_suggest(t, callee->name, TC_SUGGEST_FUNCTION | TC_SUGGEST_STRAND));
@@ -537,7 +558,7 @@ static const Type *check_apply(Tc *t, Expr *e) {
     }
   }
   const Type *ct = check_expr(t, callee, NULL);
-  check_args(t, &e->args);
+  tc_check_args(t, &e->args);
   if (type_has_error(ct)) return ERRT;
   if (type_prune(ct)->kind == TY_FIELD) return check_probe(t, e, ct);
   diag_report(t->diag, ERR_NOT_A_FUNCTION, e->span, tstr(t, ct));
@@ -569,184 +590,6 @@ bool tc_check_strand_args(Tc *t, Symbol *strand, ExprList *args, DiagId err, Spa
                 type_list_str(t->arena, ps, np));
   }
   return ok;
-}
-
-/* --------------------------------------------------------- subscripts */
-
-static bool slice_index(Tc *t, Expr *x, int size, int *out) {
-  const Type *it = check_expr(t, x, t->tc.t_int);
-  if (type_has_error(it)) return false;
-  if (type_prune(it)->kind != TY_INT) {
-    diag_report(t->diag, ERR_INDEX_NOT_INT, x->span, tstr(t, it));
-    return false;
-  }
-  int64_t v;
-  if (!const_check(&t->ce, x, false) || !const_int(&t->ce, x, &v)) {
-    diag_report(t->diag, ERR_INDEX_NOT_CONST, x->span);
-    return false;
-  }
-  if (v < 0 || v >= size) {
-    diag_report(t->diag, ERR_INDEX_RANGE, x->span, (long long)v, size);
-    return false;
-  }
-  *out = (int)v;
-  return true;
-}
-
-static const Type *check_subscript(Tc *t, Expr *e) {
-  const Type *bt = type_prune(check_expr(t, e->a, NULL));
-  int n = e->args.len;
-  if (type_has_error(bt)) {
-    for (Expr *x = e->args.head; x; x = x->next)
-      if (x->kind != E_SLICE_ALL) check_expr(t, x, NULL);
-    return ERRT;
-  }
-  if (bt->kind == TY_SEQ) {
-    if (n != 1) {
-      diag_report(t->diag, ERR_SEQ_INDEX_COUNT, e->span);
-      check_args(t, &e->args);
-      return ERRT;
-    }
-    Expr *x = e->args.head;
-    if (x->kind == E_SLICE_ALL) {
-      diag_report(t->diag, ERR_SEQ_SLICE, x->span);
-      return ERRT;
-    }
-    const Type *it = check_expr(t, x, t->tc.t_int);
-    if (type_has_error(it)) return ERRT;
-    if (type_prune(it)->kind != TY_INT) {
-      diag_report(t->diag, ERR_INDEX_NOT_INT, x->span, tstr(t, it));
-      return ERRT;
-    }
-    return bt->elem;
-  }
-  if (bt->kind != TY_TENSOR && bt->kind != TY_FIELD) {
-    diag_report(t->diag, ERR_SLICE_NON_TENSOR, e->span, tstr(t, bt));
-    check_args(t, &e->args);
-    return ERRT;
-  }
-  Shape s = bt->shape;
-  if (n != s.order) {
-    diag_report(t->diag, ERR_INDEX_ORDER, e->span, tstr(t, bt), s.order, n);
-    for (Expr *x = e->args.head; x; x = x->next)
-      if (x->kind != E_SLICE_ALL) check_expr(t, x, NULL);
-    return ERRT;
-  }
-  int dims[32], nd = 0, i = 0;
-  bool ok = true;
-  for (Expr *x = e->args.head; x; x = x->next, i++) {
-    if (x->kind == E_SLICE_ALL) {
-      set_ty(x, t->tc.t_int);
-      if (nd < 32) dims[nd++] = s.dims[i];
-      continue;
-    }
-    int v;
-    if (!slice_index(t, x, s.dims[i], &v)) ok = false;
-  }
-  if (!ok) return ERRT;
-  Shape r = shape_normalize(&t->tc, nd, dims);
-  if (bt->kind == TY_TENSOR) return type_tensor_shape(&t->tc, r);
-  return type_field(&t->tc, bt->cont, bt->dim, r);
-}
-
-/* ------------------------------------------------------- strand sets */
-
-static bool is_strand_set(Tc *t, const Expr *e) {
-  if (!e || e->kind != E_SELECT || !e->a || e->a->kind != E_VAR) return false;
-  Symbol *s = tc_lookup(t, e->a->name);
-  return s && s->kind == SYM_STRAND;
-}
-
-/* S.all / S.active / S.stable; `as_source`: the source of a comprehension. */
-static const Type *check_strand_set(Tc *t, Expr *e, bool as_source) {
-  Symbol *s = tc_lookup(t, e->a->name);
-  e->a->sym = s;
-  set_ty(e->a, s->ty);
-  const char *n = e->name ? e->name : "";
-  if (strcmp(n, "all") != 0 && strcmp(n, "active") != 0 && strcmp(n, "stable") != 0) {
-    diag_report(t->diag, ERR_UNKNOWN_STRAND_SET, e->span, n);
-    return ERRT;
-  }
-  if (!tc_in_global_block(t)) {
-    diag_report(t->diag, ERR_STRAND_SET_CONTEXT, e->span);
-    return ERRT;
-  }
-  if (!as_source) {
-    diag_report(t->diag, ERR_STRAND_SET_NOT_COMPREHENSION, e->span, n);
-    return ERRT;
-  }
-  s->flags |= SF_STRAND_SETS;
-  return type_seq(&t->tc, s->ty, TYPE_SEQ_DYNAMIC);
-}
-
-static const Type *check_select(Tc *t, Expr *e) {
-  if (is_strand_set(t, e)) return check_strand_set(t, e, false);
-  const Type *bt = type_prune(check_expr(t, e->a, NULL));
-  if (type_has_error(bt)) return ERRT;
-  if (bt->kind != TY_STRAND || !t->strand) {
-    diag_report(t->diag, ERR_SELECT_NON_STRAND, e->span, e->name ? e->name : "?", tstr(t, bt));
-    return ERRT;
-  }
-  Symbol *sv = symtab_get(t->strand->state_index, e->name);
-  if (!sv) {
-    diag_report(t->diag, ERR_UNKNOWN_STATE_VAR, e->span, t->strand->name, e->name ? e->name : "?");
-    {
-      Suggest sg;
-      suggest_init(&sg, e->name);
-      for (int i = 0; i < t->strand->nstate; i++) suggest_offer(&sg, t->strand->state[i]->name);
-      diag_suggest(t->diag, suggest_best(&sg));
-    }
-    return ERRT;
-  }
-  e->sym = sv;
-  t->strand->flags |= SF_STRAND_SELECT;
-  return sv->ty;
-}
-
-/* An iteration source: a sequence (or a strand set where allowed);
- * returns the element type. */
-static const Type *check_iter_source(Tc *t, Expr *src, Span whole) {
-  if (!src) return ERRT;
-  const Type *st;
-  if (is_strand_set(t, src)) {
-    st = set_ty(src, check_strand_set(t, src, true));
-    if (!type_is_error(st) && t->loop_depth > 0) {
-      diag_report(t->diag, ERR_STRAND_COMPREHENSION_LOOP, whole);
-      return ERRT;
-    }
-  } else {
-    st = check_expr(t, src, NULL);
-  }
-  const Type *p = type_prune(st);
-  if (type_has_error(p)) return ERRT;
-  if (p->kind != TY_SEQ) {
-    diag_report(t->diag, ERR_COMPREHENSION_SOURCE, src->span, tstr(t, p));
-    return ERRT;
-  }
-  return p->elem;
-}
-
-static const Type *check_comprehension(Tc *t, Expr *e) {
-  Iter *it = e->iters.head;
-  if (!it) return ERRT;
-  if (e->iters.len > 1) {
-    diag_report(t->diag, ERR_NOT_YET, e->span, "a comprehension with several iterators");
-    return ERRT;
-  }
-  const Type *elem = check_iter_source(t, it->src, e->span);
-  env_push(t->env);
-  Symbol *s = tc_new_symbol(t, SYM_ITER, it->name, it->name_span, elem);
-  it->sym = s;
-  tc_declare(t, s);
-  const Type *bt = check_expr(t, e->a, NULL);
-  env_pop(t->env);
-  if (type_has_error(bt) || type_is_error(elem)) return ERRT;
-  const Type *p = type_prune(bt);
-  if (!type_has_fixed_size(p) || (!type_is_value_or_strand_seq(p) && p->kind != TY_STRAND)) {
-    diag_report(t->diag, ERR_SEQ_NOT_VALUE, e->a->span, tstr(t, bt));
-    return ERRT;
-  }
-  return type_seq(&t->tc, bt, TYPE_SEQ_DYNAMIC);
 }
 
 /* -------------------------------------------------- sequence, tensor */
@@ -876,6 +719,7 @@ static const Type *check_var(Tc *t, Expr *e) {
     diag_suggest(t->diag, tc_suggest(t, e->name, TC_SUGGEST_VARIABLE | TC_SUGGEST_KERNEL));
     return ERRT;
   }
+  if (s == t->real_is_double) tc_extension(t, EXT_REAL_IS_DOUBLE, e->span);
   e->sym = s;
   return s->ty;
 }
@@ -1036,7 +880,9 @@ static const Type *check_raw(Tc *t, Expr *e, const Type *hint) {
   case E_KERNEL_CONT: return check_kernel_cont(t, e);
   case E_INT: return check_int_literal(t, e, false);
   case E_REAL: return t->tc.t_real;
-  case E_STRING: return t->tc.t_string;
+  case E_STRING:
+    if (e->tok.utf8) tc_extension(t, EXT_UTF8_STRING, e->span);
+    return t->tc.t_string;
   case E_BOOL: return t->tc.t_bool;
   case E_BINARY: return check_binary(t, e, hint);
   case E_UNARY: return check_unary(t, e, hint);
@@ -1054,11 +900,11 @@ static const Type *check_raw(Tc *t, Expr *e, const Type *hint) {
     return type_seq(&t->tc, t->tc.t_int, TYPE_SEQ_DYNAMIC);
   }
   case E_APPLY: return check_apply(t, e);
-  case E_SUBSCRIPT: return check_subscript(t, e);
+  case E_SUBSCRIPT: return tc_check_subscript(t, e);
   case E_SLICE_ALL:
     diag_report(t->diag, ERR_NOT_YET, e->span, "':' outside of an index");
     return ERRT;
-  case E_SELECT: return check_select(t, e);
+  case E_SELECT: return tc_check_select(t, e);
   case E_REAL_CONV: {
     e->builtin = special_entry(t, "real");
     const Type *a = e->a ? check_expr(t, e->a, NULL) : ERRT;
@@ -1106,7 +952,7 @@ static const Type *check_raw(Tc *t, Expr *e, const Type *hint) {
     return e->has_shape ? check_shape_form(t, e) : t->tc.t_real;
   case E_SEQ: return check_seq(t, e, hint);
   case E_TENSOR: return check_tensor_cons(t, e);
-  case E_COMPREHENSION: return check_comprehension(t, e);
+  case E_COMPREHENSION: return tc_check_comprehension(t, e);
   case E_NORM: {
     if (!e->a) return ERRT;
     check_expr(t, e->a, NULL);

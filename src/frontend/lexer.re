@@ -162,7 +162,7 @@ static const char *lx_char_text(Lexer *lx, const unsigned char *p, int n) {
  * so the token is still returned and parsing can continue. */
 static Token lx_string(Lexer *lx, const unsigned char *open) {
   const unsigned char *p = lx->cur, *lim = lx->lim, *end = p;
-  Token t = {TOK_STRING, {{0, 0}, {0, 0}}, NULL, 0, 0.0};
+  Token t = {TOK_STRING, {{0, 0}, {0, 0}}, NULL, 0, 0.0, false};
   t.span.begin = lx_pos(lx, open);
   /* Pass 1: find the closing quote (or the newline / end of input), so the
    * decoded text, never longer than the source, gets one exact buffer. */
@@ -221,6 +221,18 @@ static Token lx_string(Lexer *lx, const unsigned char *open) {
     if (len == 0) {
       diag_report(lx->diag, ERR_INVALID_UTF8, lx_span(lx, p, p + 1), (unsigned)c);
       p++;
+    } else if (cp >= 0x80 && !lx_unprintable(cp) && !(cp >= 0x2066 && cp <= 0x2069)) {
+      /* a character beyond ASCII, kept as its UTF-8 bytes (an extension,
+       * doc/language.md §2; the typechecker reports it under --strict) */
+      memcpy(buf + n, p, (size_t)len);
+      n += (size_t)len;
+      p += len;
+      t.utf8 = true;
+    } else if (cp >= 0x80) {
+      /* invisible, a control or a bidirectional override: what the
+       * source shows would not be what the string holds */
+      diag_report(lx->diag, ERR_STRING_BAD_CHAR_CODE, lx_span(lx, p, p + len), cp);
+      p += len;
     } else {
       diag_report(lx->diag, ERR_STRING_BAD_CHAR, lx_span(lx, p, p + len),
                   lx_char_text(lx, p, len));
@@ -339,7 +351,7 @@ Lexer *lexer_new(Arena *a, DiagCtx *d, const Source *src, Dialect dialect) {
 }
 
 static Token lx_token(Lexer *lx, TokenKind k, const unsigned char *b) {
-  Token t = {k, lx_span(lx, b, lx->cur), NULL, 0, 0.0};
+  Token t = {k, lx_span(lx, b, lx->cur), NULL, 0, 0.0, false};
   return t;
 }
 

@@ -2,6 +2,7 @@
 #ifndef DIDEROT_FRONTEND_TOKEN_H
 #define DIDEROT_FRONTEND_TOKEN_H
 
+#include <stdbool.h>
 #include <stddef.h>
 
 #include "util/source.h"
@@ -25,6 +26,7 @@ typedef struct Token {
   const char *text;
   size_t len;
   double real; /* REAL: the value */
+  bool utf8;   /* STRING: has characters beyond ASCII (an extension) */
 } Token;
 
 /* "identifier", "'+'", ... as used in syntax errors. */

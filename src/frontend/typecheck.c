@@ -368,6 +368,7 @@ static void check_const_decl(Tc *t, Decl *d, Override *ov, int nov) {
 }
 
 static void check_input_decl(Tc *t, Decl *d) {
+  if (d->has_desc && d->desc.utf8) tc_extension(t, EXT_UTF8_STRING, d->desc.span);
   const Type *ty = tc_resolve_type(t, d->type);
   Symbol *s = tc_new_symbol(t, SYM_INPUT, d->name, d->name_span, ty);
   s->decl = d;

@@ -85,6 +85,7 @@ typedef struct Tc {
   int nsyms;
   bool has_tyvars; /* some `{}` created a type variable (zonk at the end) */
   SymTable *builtins; /* built-in function and kernel symbols, made lazily */
+  Symbol *real_is_double; /* the built-in constant (an extension), made lazily */
   int nbuiltins;
   const Scheme *schemes[BI__COUNT];
   bool scheme_done[BI__COUNT];
@@ -94,6 +95,9 @@ typedef struct Tc {
   Symbol **decls;
   int ndecls, capdecls;
 } Tc;
+
+/* the name of the built-in constant that says whether reals are doubles */
+#define TC_REAL_IS_DOUBLE "real_is_double"
 
 /* typecheck.c */
 typedef enum TcExtension {
@@ -154,6 +158,13 @@ bool tc_check_strand_args(Tc *t, Symbol *strand, ExprList *args, DiagId err, Spa
 const Type *tc_resolve_compound(Tc *t, Expr *bin);
 /* The parsed scheme of overload `b` (NULL for special forms). */
 const Scheme *tc_scheme(Tc *t, const Builtin *b);
+/* Check each argument of a list (no expected type). */
+void tc_check_args(Tc *t, ExprList *args);
+
+/* check_access.c: a[i, :], s[i]; x.name and S.all/active/stable; {e | x in s} */
+const Type *tc_check_subscript(Tc *t, Expr *e);
+const Type *tc_check_select(Tc *t, Expr *e);
+const Type *tc_check_comprehension(Tc *t, Expr *e);
 
 /* check_stmt.c */
 void check_stmt(Tc *t, Stmt *s);

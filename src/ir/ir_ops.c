@@ -165,8 +165,8 @@ static int rule_imm(IrRule r) {
   case IR_RULE_VINDEX:
   case IR_RULE_VSPLAT:
   case IR_RULE_VLOAD:
-  case IR_RULE_PROBE_FAIL:
-  case IR_RULE_INDEX_FAIL: return 1; /* the source line */
+  case IR_RULE_PROBE_FAIL: return 1; /* the source line */
+  case IR_RULE_INDEX_FAIL: return 3; /* the source line and column, sequence (0) or tensor (1) */
   case IR_RULE_TRUNC_TO_INT: return 1; /* the bits of int */
   default: return 0;
   }

@@ -550,12 +550,32 @@ static IrVar *apply(Fn *f, Expr *e) {
   return apply_builtin(f, e, ax, n);
 }
 
+/* 0 <= i < n or not at all: inside, the current block goes on; outside,
+ * the unit records a run-time error naming the position at `at`, the
+ * index and n (what: INDEX_FAIL's kind, 0 a sequence, 1 a tensor axis)
+ * and leaves (IR_T_ERROR), as a probe outside its image does. */
+static bool index_check(Fn *f, Span at, IrVar *i, IrVar *n, int what) {
+  bool nonneg = i->def && i->def->kind == IR_I_LIT && i->def->lit.i >= 0;
+  IrVar *ok = nonneg ? op2(f, IR_OP_LT, i, n)
+                     : op2(f, IR_OP_AND, op2(f, IR_OP_GE, i, ir_emit_int(f->cur, 0)), op2(f, IR_OP_LT, i, n));
+  if (!ok) return false;
+  IrBlock *in = th_block(f, "index_ok"), *out = th_block(f, "index_outside");
+  ir_block_set_branch(f->cur, ok, in, out);
+  th_seal(f, in);
+  th_seal(f, out);
+  IrVar *args[2] = {i, n};
+  int imm[3] = {at.begin.line, at.begin.col, what};
+  if (!need(f, ir_emit_effect(out, IR_OP_INDEX_FAIL, 2, args, 3, imm) ? i : NULL, "an index check"))
+    return false;
+  ir_block_set_exit(out, IR_T_ERROR);
+  f->cur = in;
+  return true;
+}
+
 /* s[i] reads inside s or not at all: unless i is a literal inside a
- * fixed-size s, 0 <= i < length(s) is checked, and outside it the unit
- * records a run-time error naming the line and leaves (IR_T_ERROR), as a
- * probe outside its image does. The language leaves s[i] undefined there
- * (doc/language.md §5.6; the original compiler reads out of
- * bounds). */
+ * fixed-size s, 0 <= i < length(s) is checked (index_check). The language
+ * leaves s[i] undefined there (doc/language.md §5.6; the original compiler
+ * reads out of bounds). */
 static IrVar *seq_subscript(Fn *f, Expr *e, IrVar *base, IrVar *i) {
   if (!i || !f->cur) return NULL;
   int len = base->ty->kind == IR_TY_SEQ ? base->ty->len : IR_SEQ_DYNAMIC;
@@ -563,22 +583,60 @@ static IrVar *seq_subscript(Fn *f, Expr *e, IrVar *base, IrVar *i) {
       i->def->lit.i < len)
     return op2(f, IR_OP_SEQ_INDEX, base, i);
   IrVar *n = op1(f, IR_OP_SEQ_LENGTH, base);
-  bool nonneg = i->def && i->def->kind == IR_I_LIT && i->def->lit.i >= 0;
-  IrVar *ok = nonneg ? op2(f, IR_OP_LT, i, n)
-                     : op2(f, IR_OP_AND, op2(f, IR_OP_GE, i, ir_emit_int(f->cur, 0)), op2(f, IR_OP_LT, i, n));
-  if (!ok) return NULL;
-  IrBlock *in = th_block(f, "index_ok"), *out = th_block(f, "index_outside");
-  ir_block_set_branch(f->cur, ok, in, out);
-  th_seal(f, in);
-  th_seal(f, out);
-  IrVar *args[2] = {i, n};
-  int line = e->span.begin.line;
-  if (!need(f, ir_emit_effect(out, IR_OP_INDEX_FAIL, 2, args, 1, &line) ? i : NULL,
-            "the index check of a sequence"))
-    return NULL;
-  ir_block_set_exit(out, IR_T_ERROR);
-  f->cur = in;
+  if (!n || !index_check(f, e->span, i, n, 0)) return NULL;
   return op2(f, IR_OP_SEQ_INDEX, base, i);
+}
+
+/* a[..] with int expressions among the indices (an extension,
+ * doc/language.md §5.6): after the checks of every such index against its
+ * axis (index_check), the slice of constant indices it equals, chosen by
+ * comparisons as `i == 0 ? a[0] : i == 1 ? a[1] : ... a[n-1]` (per axis,
+ * outermost first), joined by phis. Only the IR's branches and EIN
+ * slices: no new operator, so every target has it. */
+typedef struct Pick {
+  IrVar *base;
+  const Type *res;
+  const int *dims;
+  int order;
+  IrVar *dyn[EIN_MAX_RANK]; /* the index of axis p, NULL where constant or ':' */
+  int idx[EIN_MAX_RANK];    /* the constant (or -1 for ':') of each axis */
+} Pick;
+
+static IrVar *pick_axis(Fn *f, Pick *pk, int p);
+
+static IrVar *pick(Fn *f, Pick *pk, int p) {
+  while (p < pk->order && !pk->dyn[p]) p++;
+  if (p == pk->order) return th_ein(f, eb_slice(f->t->ein, par(pk->base), pk->idx), pk->res, 1, &pk->base);
+  pk->idx[p] = 0;
+  return pick_axis(f, pk, p);
+}
+
+/* axis p, index values idx[p] .. dims[p]-1 (one branch per value) */
+static IrVar *pick_axis(Fn *f, Pick *pk, int p) {
+  int k = pk->idx[p];
+  if (k == pk->dims[p] - 1) return pick(f, pk, p + 1);
+  IrVar *c = op2(f, IR_OP_EQ, pk->dyn[p], ir_emit_int(f->cur, k));
+  if (!c) return NULL;
+  IrBlock *tb = th_block(f, "pick"), *eb = th_block(f, "pick_next"), *join = th_block(f, "picked");
+  ir_block_set_branch(f->cur, c, tb, eb);
+  th_seal(f, tb);
+  th_seal(f, eb);
+  f->cur = tb;
+  IrVar *x = pick(f, pk, p + 1);
+  IrBlock *tend = f->cur;
+  th_jump(f, join);
+  f->cur = eb;
+  pk->idx[p] = k + 1;
+  IrVar *y = pick_axis(f, pk, p);
+  IrBlock *eend = f->cur;
+  th_jump(f, join);
+  th_seal(f, join);
+  f->cur = join;
+  if (!x || !y || !tend || !eend) return NULL;
+  IrVar *phi = ir_phi_new(join, "picked", th_type(f->t, pk->res));
+  ir_phi_set(phi->def, tend, x);
+  ir_phi_set(phi->def, eend, y);
+  return phi;
 }
 
 static IrVar *subscript(Fn *f, Expr *e) {
@@ -586,16 +644,27 @@ static IrVar *subscript(Fn *f, Expr *e) {
   if (!base) return NULL;
   const Type *bt = type_prune(e->a->ty);
   if (bt->kind == TY_SEQ) return seq_subscript(f, e, base, th_expr(f, e->args.head));
-  int idx[EIN_MAX_RANK], k = 0;
-  for (Expr *x = e->args.head; x && k < EIN_MAX_RANK; x = x->next, k++) {
+  Pick pk = {.base = base, .res = own_ty(e), .dims = bt->shape.dims, .order = 0};
+  bool dynamic = false;
+  for (Expr *x = e->args.head; x && pk.order < EIN_MAX_RANK; x = x->next, pk.order++) {
     int64_t v = -1;
+    pk.dyn[pk.order] = NULL;
     if (x->kind != E_SLICE_ALL && !const_int(&f->t->ce, x, &v)) {
-      th_unsupported(f->t, x->span, "a non-constant tensor index");
-      return NULL;
+      if (bt->kind != TY_TENSOR || (f->t->ffunc && is_field_var(base))) {
+        th_unsupported(f->t, x->span, "a non-constant index of this value");
+        return NULL;
+      }
+      IrVar *i = th_expr(f, x);
+      if (!i || !f->cur) return NULL;
+      IrVar *n = ir_emit_int(f->cur, bt->shape.dims[pk.order]);
+      if (!index_check(f, x->span, i, n, 1)) return NULL;
+      pk.dyn[pk.order] = i;
+      dynamic = true;
     }
-    idx[k] = (int)v;
+    pk.idx[pk.order] = (int)v;
   }
-  return th_ein(f, eb_slice(f->t->ein, par(base), idx), own_ty(e), 1, &base);
+  if (!dynamic) return th_ein(f, eb_slice(f->t->ein, par(base), pk.idx), pk.res, 1, &base);
+  return pick(f, &pk, 0);
 }
 
 /* [a_0, ..., a_{n-1}] in a field function's body where some elements

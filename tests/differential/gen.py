@@ -262,6 +262,8 @@ def src(e, dia):
         return sym + f
     if op == "cond":
         return "(%s if %s else %s)" % (S(e.a[0]), S(e.a[1]), S(e.a[2]))
+    if op == "isdbl":   # the built-in constant (an extension)
+        return "real_is_double"
     if op == "index":
         base = S(e.a[0])
         # 2.0 takes no suffix on identity/zeros/real(...) (both compilers'
@@ -269,6 +271,13 @@ def src(e, dia):
         if dia == 2 and e.a[0].op in ("identity", "zeros", "realc", "load"):
             base = "(%s)" % base
         return "%s[%s]" % (base, ",".join(":" if i is None else str(i) for i in e.v))
+    if op == "dindex":   # a[e, :, 2]: "d" takes the next index expression (an extension)
+        base = S(e.a[0])
+        if dia == 2 and e.a[0].op in ("identity", "zeros", "realc", "load"):
+            base = "(%s)" % base
+        ix = iter(e.a[1:])
+        return "%s[%s]" % (base, ",".join(":" if i is None else S(next(ix)) if i == "d" else str(i)
+                                          for i in e.v))
     if op == "seqidx":
         return "%s[%s]" % (S(e.a[0]), S(e.a[1]))
     if op == "tcons":
@@ -845,6 +854,8 @@ def ev(e, env, P):
             return a
         return ev(A[1], env, P)
     if op == "cond":
+        if A[1].op == "isdbl":   # both branches are one tree (Gen's "isdbl"): either
+            return ev(A[0], env, P)
         c = ev(A[1], env, P)
         return ev(A[0] if c else A[2], env, P)
     if op == "reduce":
@@ -1022,9 +1033,17 @@ def ev_op(e, op, args, P):
         if not 0 <= i < len(s):
             raise Fragile("sequence index out of range")
         return s[i]
-    if op == "index":
-        a = as_ten(args[0])
+    if op in ("index", "dindex"):
         sel = e.v
+        if op == "dindex":   # a tensor index that is an int expression
+            if isinstance(args[0], Fld):
+                raise Reject("a variable index of a field")
+            ix = iter(args[1:])
+            sel = [next(ix) if i == "d" else i for i in sel]
+            for i, n in zip(sel, as_ten(args[0]).s):
+                if i is not None and not 0 <= i < n:
+                    raise Fragile("tensor index out of range")
+        a = as_ten(args[0])
         src_s = a.s
         keep = [n for n, i in zip(src_s, sel) if i is None]
         picks = []
@@ -1544,6 +1563,10 @@ class Gen:
                      "slice", "evals", "cross2", "reduce", "lerp", "clamp"]
         if len(s) == 1:
             opts += ["dotmv", "normalize", "modulate", "tcons", "slice", "lerp", "clamp"]
+        if self.ext and len(s) <= 1:   # a[e] with an int expression e (an extension)
+            opts += ["dslice"] * 3
+        if self.ext:
+            opts += ["isdbl"]
             if s == (3,):
                 opts += ["cross3"]
         if len(s) == 2:
@@ -1587,6 +1610,11 @@ class Gen:
             return N("mul", t, [b, a]) if w < 0.4 else N("mul", t, [a, b]) if w < 0.7 else N("div", t, [a, b])
         if o == "cond":
             return N("cond", t, [sub(), self.ex_bool(depth - 1), sub()])
+        if o == "isdbl":
+            # (e if real_is_double else e): the oracle knows no precision, so
+            # both branches are e; run/real_is_double* check the value
+            a = sub()
+            return N("cond", t, [a, N("isdbl", BOOL), a])
         if o == "probe":
             return self.probe(s, depth)
         if o == "divprobe":
@@ -1628,6 +1656,23 @@ class Gen:
             else:
                 sel = [r.randrange(src_s[0]), None]
             return N("index", t, [a], v=sel)
+        if o == "dslice":
+            if s == ():
+                src_s = r.choice([(n2,), (n2, n2), (2, 3)] + ([(n2, 2, 2)] if self.rank3 else []))
+                sel = [r.randrange(x) for x in src_s]
+            else:
+                src_s = r.choice([(s[0], n2), (n2, s[0])])
+                k = 0 if src_s[0] == s[0] and (src_s[1] != s[0] or r.random() < 0.5) else 1
+                sel = [r.randrange(src_s[0]), None] if k == 1 else [None, r.randrange(src_s[1])]
+            a = sub(src_s)
+            dyn = [j for j, i in enumerate(sel) if i is not None]
+            pick_ = [j for j in dyn if r.random() < 0.6] or [r.choice(dyn)]
+            ixs = []
+            for j in pick_:   # |e| % n: inside the axis unless |e| overflows (the oracle checks)
+                sel[j] = "d"
+                ixs.append(N("mod", INT, [N("norm", INT, [self.ex_int(min(depth - 1, 2))]),
+                                          lit_int(r, src_s[j], src_s[j])]))
+            return N("dindex", t, [a] + ixs, v=sel)
         if o == "evals":
             m = sub((n2, n2))
             sym = N("add", TEN(n2, n2), [m, N("call", TEN(n2, n2), [m], v="transpose")])
@@ -2035,10 +2080,12 @@ class Gen:
         body.append(("opassign", "step", INT, "+=", N("lit", INT, v=("1", 1))))
         if r.random() < 0.3:
             pr = [N("lit", STR, v=('"p "', "p ")), var("id", INT), N("lit", STR, v=('" "', " ")), var("step", INT)]
+            # --ext: a separator beyond ASCII (an extension; run.py counts it)
+            sep = (SEP_UTF8 if r.random() < 0.5 else " ") if self.ext else " "
             for n, t in self.outs + [("acc", REAL)]:
                 if t[0] == "ten" and len(t[1]) <= 1 or t in (INT, BOOL):
                     if r.random() < 0.6:
-                        pr += [N("lit", STR, v=('" "', " ")), var(n, t)]
+                        pr += [N("lit", STR, v=('"%s"' % sep, sep)), var(n, t)]
             pr.append(N("lit", STR, v=('"\\n"', "\n")))
             body.append(("if", N("eq", BOOL, [var("step", INT), lit_int(r, 1, 2)]), [("print", pr)], None))
         if r.random() < 0.15:
@@ -2402,20 +2449,34 @@ def to_json(v):
     return mpmath.nstr(v, 25)
 
 
-# what marks a program as using an extension (--ext keeps only those)
-EXT_RE = re.compile(r"\bint\(|\)\^\(")
+# what marks a program as using an extension (--ext keeps only those):
+# the text of int(x), of int ^ int or of SEP_UTF8, or a node of EXT_OPS in its trees
+SEP_UTF8 = " \u2248 "     # " ≈ ": a string literal beyond ASCII
+EXT_RE = re.compile(r"\bint\(|\)\^\(|\u2248")
+EXT_OPS = ("dindex", "isdbl")
+
+
+def uses_ext(g):
+    def walk(x):
+        if isinstance(x, N):
+            return x.op in EXT_OPS or any(walk(c) for c in x.a) or walk(x.v)
+        if isinstance(x, (list, tuple)):
+            return any(walk(c) for c in x)
+        return False
+    trees = (g.decls, g.funcs, g.state, g.sinit, g.start, g.update, g.stab, g.gupdate)
+    return bool(EXT_RE.search(program_text(g))) or walk(list(trees))
 
 
 def generate(seed, outdir, dialect=None, max_tries=40, ext=False):
     """Generate a well-conditioned program for seed into outdir. Returns the
     oracle dict; the sub-seed actually used is seed*1000+try. ext: one
-    that uses an extension of the language (EXT_RE)."""
+    that uses an extension of the language (uses_ext)."""
     last = None
     for attempt in range(max_tries):
         sub = seed * 1000 + attempt
         try:
             g = Gen(sub, dialect, ext).build()
-            if ext and not EXT_RE.search(program_text(g)):
+            if ext and not uses_ext(g):
                 raise Reject("no extension used")
             exact, tols = oracle(g)
         except (Fragile, Reject, ZeroDivisionError, OverflowError) as ex:
@@ -2453,7 +2514,7 @@ def oracle_rows(g, exact):
 
 def write_program(g, outdir, exact, tols, seed):
     os.makedirs(outdir, exist_ok=True)
-    with open(os.path.join(outdir, "prog.diderot"), "w") as f:
+    with open(os.path.join(outdir, "prog.diderot"), "w", encoding="utf-8") as f:
         f.write(program_text(g))
     for img in g.images.values():
         nrrd.write(os.path.join(outdir, img.fname), img.nrrd())

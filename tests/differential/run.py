@@ -459,7 +459,31 @@ def test_program_ext(pdir, orc, ours, double):
     if ro["status"] != "ok":
         return "ours-wrong", "ours %s: %s" % (ro["status"], _first(ro["detail"])), ro, None
     bo = compare(ro, orc, prec)
-    return ("ours-wrong", "ours: %s" % bo[0][1], ro, None) if bo else ("agree", "", ro, None)
+    if bo:
+        return "ours-wrong", "ours: %s" % bo[0][1], ro, None
+    bad = utf8_prints(ro["stdout"], orc)
+    return ("ours-wrong", "ours: %s" % bad, ro, None) if bad else ("agree", "", ro, None)
+
+
+def utf8_prints(stdout, orc):
+    """--ext: each print line holds gen.SEP_UTF8 (a string literal beyond
+    ASCII, printed as its UTF-8 bytes) as often as the oracle's print of
+    the same strand and step; None, or what differs."""
+    lines = {}
+    for line in stdout.splitlines():
+        toks = NUM.findall(line[2:]) if line.startswith("p ") else []
+        if len(toks) >= 2:
+            lines[(int(float(toks[0])), int(float(toks[1])))] = line
+    for p in orc["prints"]:
+        vals = [v for vs in p for v in vs]
+        strs = [v for v in vals if isinstance(v, str) and not _isnum(v)]
+        nums = [v for v in vals if not (isinstance(v, str) and not _isnum(v))]
+        key = (int(float(nums[0])), int(float(nums[1])))
+        want = sum(x.count(gen.SEP_UTF8) for x in strs)
+        got = lines.get(key, "").count(gen.SEP_UTF8)
+        if got != want:
+            return "print %s: %d times %r, expected %d" % (key, got, gen.SEP_UTF8, want)
+    return None
 
 
 def main(argv=None):

@@ -856,7 +856,7 @@ static int eval_instr(Ev *e, const IrInstr *in) {
     if (!in->dst && in->op == IR_LOP_PROBE_FAIL)
       return fail(e, "a probe outside its image (run-time error)");
     if (!in->dst && in->op == IR_OP_INDEX_FAIL)
-      return fail(e, "a sequence index out of range (run-time error)");
+      return fail(e, "an index out of range (run-time error)");
     if (!in->dst)
       return fail(e, "effects are not interpreted");
     if (eval_op(e, in, &out))

@@ -603,8 +603,9 @@ static void emit_op(EmitCtx *e, EmitBuf *out, IrInstr *in) {
   case IR_OP_INDEX_FAIL: { /* (i, n): the runtime keeps the first error of the run */
     IrCfgKind k = e->cfg->kind;
     bool strand = k == IR_CFG_START || k == IR_CFG_UPDATE || k == IR_CFG_STABILIZE;
-    OUT("  drt_world_index_error(wrld->rt, %s, %d, (long long)%s, (long long)%s);\n",
-        strand ? "drt_world_strand_id(wrld->rt, id)" : "-1", in->nimm ? in->imm[0] : 0, A(e, in, 0), A(e, in, 1));
+    OUT("  drt_world_index_error(wrld->rt, %s, %d, %d, %d, (long long)%s, (long long)%s);\n",
+        strand ? "drt_world_strand_id(wrld->rt, id)" : "-1", in->nimm > 0 ? in->imm[0] : 0,
+        in->nimm > 1 ? in->imm[1] : 0, in->nimm > 2 ? in->imm[2] : 0, A(e, in, 0), A(e, in, 1));
     return;
   }
   case IR_LOP_PROBE_FAIL: {

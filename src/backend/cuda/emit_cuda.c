@@ -424,9 +424,9 @@ static bool cuda_dev_instr(EmitCtx *e, EmitBuf *out, IrInstr *in) {
   case IR_OP_INDEX_FAIL: { /* as the C targets' (emit_c_expr.c), into the step's counts */
     IrCfgKind k = e->cfg ? e->cfg->kind : IR_CFG_FUNC;
     bool strand = k == IR_CFG_START || k == IR_CFG_UPDATE || k == IR_CFG_STABILIZE;
-    OUT("  dc_index_fail(nc_->a, %s, %d, (long long)%s, (long long)%s);\n",
-        strand ? "(long long)id" : "-1", in->nimm ? in->imm[0] : 0, emit_var(e, in->args[0]),
-        emit_var(e, in->args[1]));
+    OUT("  dc_index_fail(nc_->a, %s, %d, %d, %d, (long long)%s, (long long)%s);\n",
+        strand ? "(long long)id" : "-1", in->nimm > 0 ? in->imm[0] : 0, in->nimm > 1 ? in->imm[1] : 0,
+        in->nimm > 2 ? in->imm[2] : 0, emit_var(e, in->args[0]), emit_var(e, in->args[1]));
     return true;
   }
   case IR_LOP_PROBE_FAIL: { /* as the C targets' (emit_c_expr.c), into the step's counts */
