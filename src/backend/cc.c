@@ -480,7 +480,12 @@ bool cc_compile(Arena *a, const CcRequest *req, const char **why) {
   if (req->no_contract) argv_add(&av, "-ffp-contract=off");
   if (req->debug) argv_add(&av, "-g"), argv_add(&av, "-O0");
   else argv_split(&av, flags ? flags : cc_opt_flags(a, req));
-  if (req->large && !req->debug && strcmp(cc_opt_level(req), "-O2") >= 0)
+  /* gcc's pass names: clang (the sanitizer builds' compiler) has none of
+   * these passes and refuses the flags */
+  const char *cc0 = av.n ? av.v[0] : "";
+  const char *base = strrchr(cc0, '/');
+  bool clang = strstr(base ? base + 1 : cc0, "clang") != NULL;
+  if (req->large && !req->debug && !clang && strcmp(cc_opt_level(req), "-O2") >= 0)
     argv_split(&av, CC_LARGE_FLAGS); /* the passes of -O2 and above */
   argv_split(&av, CC_ENV(req->env, cflags_extra)); /* e.g. sanitizers (cc.h) */
   if (req->openmp) argv_add(&av, "-fopenmp");
