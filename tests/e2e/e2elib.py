@@ -372,9 +372,10 @@ class T:
             self.fail("%s: ... %d mismatches in all (of %d values)" % (label, len(bad), len(got)))
         return not bad
 
-    def equal(self, label, got, exp):
-        """Exact comparison of flat lists (ints, bools as 0/1)."""
-        got, exp = flat(got), [int(v) for v in flat(exp)]
+    def equal(self, label, got, exp, convert=int):
+        """Exact comparison of flat lists (ints, bools as 0/1; reals with
+        convert=float)."""
+        got, exp = flat(got), [convert(v) for v in flat(exp)]
         if self.perturb:
             exp = [v + 1 for v in exp]
         if len(got) != len(exp):
@@ -390,6 +391,14 @@ class T:
     def same_multiset(self, label, got, exp):
         """Collections have no defined order (§6.5): compare sorted."""
         return self.equal(label + " (sorted)", sorted(flat(got)), sorted(flat(exp)))
+
+
+def remove_outputs(t, names):
+    """Delete output files of an earlier run in the test's folder, so that
+    a run that fails to write them cannot pass on stale ones."""
+    for f in names:
+        if os.path.exists(t.path(f)):
+            os.remove(t.path(f))
 
 
 def split(data, ncomp):

@@ -52,23 +52,15 @@ def fmt(v):
 OUTS = ("t.nrrd", "c.nrrd", "g.nrrd")
 
 
-def exact(t, label, got, exp):
-    """Exact comparison of reals: dyadic positions and kernel weights of few
-    bits, so every product and sum is exact in float too."""
-    exp = [float(v) + (1 if t.perturb else 0) for v in exp]
-    if list(got) != exp:
-        t.fail("%s: got %r, expected %r" % (label, list(got), exp))
+# Reals are compared exactly (t.equal with convert=float): dyadic positions
+# and kernel weights of few bits, so every product and sum is exact in float
+# too.
 
-
-def clean(t):
-    for f in OUTS:
-        if os.path.exists(t.path(f)):
-            os.remove(t.path(f))
 
 
 def good_run(t, p, tent_p=None, guarded=False):
     """All strands probe at index position p; t, c (and g) must be exact."""
-    clean(t)
+    e2elib.remove_outputs(t, OUTS)
     xw = world(p)
     args = ["-good", xw[0], xw[1]] + (["-guarded", "true"] if guarded else [])
     t.exec(args)
@@ -76,14 +68,14 @@ def good_run(t, p, tent_p=None, guarded=False):
     if not guarded:
         for name in ("t", "c"):
             n = e2elib.grid_output(t, name, [NS], [])
-            exact(t, "%s at index %s" % (name, p), n.data, [exp] * NS)
+            t.equal("%s at index %s" % (name, p), n.data, [exp] * NS, convert=float)
     ins = G.inside(xw, 2)
     n = e2elib.grid_output(t, "g", [NS], [])
-    exact(t, "g at index %s" % (p,), n.data, [exp if guarded and ins else -1.0] * NS)
+    t.equal("g at index %s" % (p,), n.data, [exp if guarded and ins else -1.0] * NS, convert=float)
 
 
 def bad_run(t, bad_text, pos_re, idx_re, line):
-    clean(t)
+    e2elib.remove_outputs(t, OUTS)
     good = world([3, 3])
     p = t.exec(["-good", good[0], good[1], "-which", 2, "-bad"] + bad_text, expect_rc=1)
     left = [f for f in OUTS if os.path.exists(t.path(f))]
@@ -181,10 +173,10 @@ def run(t):
     # (axis 1's index is 0·inf = NaN: the transform mixes the axes)
     bad_run(t, ["inf", 1], r"inf, 1", r"out of range, out of range", LINE_T)
     # inside() guards: the NaN strand skips its probe
-    clean(t)
+    e2elib.remove_outputs(t, OUTS)
     good = world([3, 3])
     t.exec(["-good", good[0], good[1], "-which", 2, "-bad", "nan", "nan", "-guarded", "true"])
     n = e2elib.grid_output(t, "g", [NS], [])
-    exact(t, "guarded g", n.data, [value([3, 3])] * 2 + [-1.0] + [value([3, 3])])
+    t.equal("guarded g", n.data, [value([3, 3])] * 2 + [-1.0] + [value([3, 3])], convert=float)
     if not any(f.startswith("--target") for f in t.flags()) and not t.fake:
         library(t)   # (the sequential library; the modes test the executables)
