@@ -63,6 +63,14 @@ for t in $targets; do
   *) echo "fuzz-campaign: unknown target $t"; exit 2 ;;
   esac
 done
+# The suppressions name functions, so a report must be symbolized for them
+# to apply: without llvm-symbolizer a known Teem leak reads as a finding.
+if ! command -v llvm-symbolizer >/dev/null 2>&1 && ! command -v llvm-symbolizer-14 >/dev/null 2>&1; then
+  echo "fuzz-campaign: llvm-symbolizer not found (Debian package llvm-14; scripts/install-deps.sh installs it)" >&2
+  exit 2
+fi
+command -v llvm-symbolizer >/dev/null 2>&1 || ASAN_SYMBOLIZER_PATH=$(command -v llvm-symbolizer-14)
+export ASAN_SYMBOLIZER_PATH
 UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1
 # (tests/fuzz/lsan.supp: a leak of Teem's text reader, with its reason)
 LSAN_OPTIONS=suppressions=$src/tests/fuzz/lsan.supp

@@ -18,10 +18,13 @@
 # python3-venv and python3-pip for `pip install ./python` (python/packaging).
 # libopenmpi-dev and openmpi-bin (mpicc, mpirun) for --target=mpi and its
 # tests (tests mpi/, make check-mpi).
+# llvm-14 for llvm-symbolizer: without it the sanitizers' reports carry bare
+# addresses and tests/fuzz/lsan.supp (which names Teem's functions) matches
+# nothing (clang-14 only recommends it, and we install without recommends).
 set -e
 PACKAGES="build-essential autoconf automake libtool pkg-config re2c lemon \
   libteem-dev teem-apps liblapack-dev liblapacke-dev clang libclang-rt-14-dev \
-  libomp-14-dev valgrind python3 python3-numpy python3-sympy bc \
+  libomp-14-dev llvm-14 valgrind python3 python3-numpy python3-sympy bc \
   python3-cffi python3-pytest python3-matplotlib libsdl2-dev xvfb xdotool x11-apps xauth \
   paraview python3-paraview python3-ipywidgets python3-ipykernel python3-nbclient python3-nbformat \
   python3-venv python3-pip libopenmpi-dev openmpi-bin"

@@ -1,5 +1,6 @@
 /* typecheck_impl.h -- declarations shared by the typechecker's files
- * (typecheck.c, check_expr.c, check_stmt.c, var_uses.c).
+ * (typecheck.c, check_type.c, check_expr.c, check_access.c, check_stmt.c,
+ * var_uses.c).
  *
  * What the typechecker leaves on the AST (the contract with later phases):
  *  - AstType.resolved: the Type of every type expression.
@@ -99,7 +100,7 @@ typedef struct Tc {
 /* the name of the built-in constant that says whether reals are doubles */
 #define TC_REAL_IS_DOUBLE "real_is_double"
 
-/* typecheck.c */
+/* check_type.c */
 typedef enum TcExtension {
 #define EXT(id, what) id,
 #include "frontend/extensions.def"
