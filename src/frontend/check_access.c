@@ -180,21 +180,35 @@ static const Type *check_iter_source(Tc *t, Expr *src, Span whole) {
   return p->elem;
 }
 
+/* {e | x1 in s1, ..., xn in sn}: several iterators are an extension
+ * (doc/language.md §5.6): every source is checked outside the
+ * comprehension (no source sees another iterator, as in create_array),
+ * the iterators are bound together in one scope (so two of one name are
+ * a redefinition), and no source may be a strand set. */
 const Type *tc_check_comprehension(Tc *t, Expr *e) {
-  Iter *it = e->iters.head;
-  if (!it) return ERRT;
-  if (e->iters.len > 1) {
-    diag_report(t->diag, ERR_NOT_YET, e->span, "a comprehension with several iterators");
-    return ERRT;
+  if (!e->iters.head) return ERRT;
+  bool bad = false;
+  for (Iter *it = e->iters.head; it; it = it->next) {
+    if (it != e->iters.head && it == e->iters.head->next) {
+      Span sp = it->name_span;
+      if (it->src) sp.end = it->src->span.end;
+      tc_extension(t, EXT_MULTI_ITER, sp);
+    }
+    if (e->iters.len > 1 && is_strand_set(t, it->src)) {
+      diag_report(t->diag, ERR_STRAND_SET_SEVERAL, it->src->span);
+      it->sym = tc_new_symbol(t, SYM_ITER, it->name, it->name_span, ERRT);
+      bad = true;
+      continue;
+    }
+    it->sym = tc_new_symbol(t, SYM_ITER, it->name, it->name_span, check_iter_source(t, it->src, e->span));
+    if (type_is_error(it->sym->ty)) bad = true;
   }
-  const Type *elem = check_iter_source(t, it->src, e->span);
   env_push(t->env);
-  Symbol *s = tc_new_symbol(t, SYM_ITER, it->name, it->name_span, elem);
-  it->sym = s;
-  tc_declare(t, s);
+  for (Iter *it = e->iters.head; it; it = it->next)
+    if (it->sym) tc_declare(t, it->sym);
   const Type *bt = check_expr(t, e->a, NULL);
   env_pop(t->env);
-  if (type_has_error(bt) || type_is_error(elem)) return ERRT;
+  if (type_has_error(bt) || bad) return ERRT;
   const Type *p = type_prune(bt);
   if (!type_has_fixed_size(p) || (!type_is_value_or_strand_seq(p) && p->kind != TY_STRAND)) {
     diag_report(t->diag, ERR_SEQ_NOT_VALUE, e->a->span, tstr(t, bt));

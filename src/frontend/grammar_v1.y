@@ -167,6 +167,12 @@ citers(A) ::= citers(A) COMMA citer(I). { ast_iter_append(&A, I); }
 citer(A) ::= ID(N) IN expr(L) DOTDOT expr(H). { A = parser_iter(st, N, parser_range(st, L, H)); }
 
 /* `..` exists only here, in iterators. */
+%type iters {IterList}
+iters(A) ::= iter(I). {
+  A = (IterList){0};
+  ast_iter_append(&A, I);
+}
+iters(A) ::= iters(A) COMMA iter(I). { ast_iter_append(&A, I); }
 %type iter {Iter *}
 iter(A) ::= ID(N) IN expr(E). { A = parser_iter(st, N, E); }
 iter(A) ::= ID(N) IN expr(L) DOTDOT expr(H). { A = parser_iter(st, N, parser_range(st, L, H)); }
@@ -316,7 +322,7 @@ suffixes(A) ::= suffixes(F) LBRACKET(L) indices(X) RBRACKET(R). {
 suffixes(A) ::= suffixes(F) LBRACE(L) expr(E) RBRACE(R). {
   A = parser_suffix(st, E_SUBSCRIPT, F, parser_plist(L, parser_list1(E), R));
 }
-suffixes(A) ::= suffixes(F) LBRACE(L) expr(E) BAR iter(I) RBRACE(R). {
+suffixes(A) ::= suffixes(F) LBRACE(L) expr(E) BAR iters(I) RBRACE(R). {
   A = parser_apply_comprehension(st, F, parser_comprehension(st, L, E, I, R));
 }
 suffixes(A) ::= suffixes(F) DOT ID(N). { A = parser_select(st, F, N); }
@@ -349,7 +355,8 @@ atom(A) ::= FALSE(T). { A = parser_bool(st, T, false); }
 atom(A) ::= LPAREN(L) expr(E) RPAREN(R). { A = parser_wrap(st, E_PAREN, L, E, R); }
 atom(A) ::= LBRACE(L) RBRACE(R). { A = parser_list_expr(st, E_SEQ, L, parser_plist(L, (ExprList){0}, R)); }
 atom(A) ::= LBRACE(L) args(X) RBRACE(R). { A = parser_list_expr(st, E_SEQ, L, parser_plist(L, X, R)); }
-atom(A) ::= LBRACE(L) expr(E) BAR iter(I) RBRACE(R). { A = parser_comprehension(st, L, E, I, R); }
+/* several iterators: an extension (doc/language.md §5.6) */
+atom(A) ::= LBRACE(L) expr(E) BAR iters(I) RBRACE(R). { A = parser_comprehension(st, L, E, I, R); }
 atom(A) ::= LBRACKET(L) args(X) RBRACKET(R). {
   A = parser_list_expr(st, E_TENSOR, L, parser_plist(L, X, R));
 }

@@ -310,7 +310,7 @@ suffix_expr(A) ::= suffixes(A).
 /* f{e | x in s} applies a function (in practice a reduction) by name. Only
  * an identifier may be applied so that a '{' after any other operand, as in
  * `if (i > 0 {`, is reported where it stands. */
-suffix_expr(A) ::= ID(N) LBRACE(L) expr(E) BAR iter(I) RBRACE(R). {
+suffix_expr(A) ::= ID(N) LBRACE(L) expr(E) BAR iters(I) RBRACE(R). {
   A = parser_apply_comprehension(st, parser_var(st, N), parser_comprehension(st, L, E, I, R));
 }
 suffix_expr(A) ::= KW_REAL(K) LPAREN expr(E) RPAREN(R). { A = parser_wrap(st, E_REAL_CONV, K, E, R); }
@@ -368,7 +368,8 @@ atom(A) ::= FALSE(T). { A = parser_bool(st, T, false); }
 atom(A) ::= LPAREN(L) expr(E) RPAREN(R). { A = parser_wrap(st, E_PAREN, L, E, R); }
 atom(A) ::= LBRACE(L) RBRACE(R). { A = parser_list_expr(st, E_SEQ, L, parser_plist(L, (ExprList){0}, R)); }
 atom(A) ::= LBRACE(L) args(X) RBRACE(R). { A = parser_list_expr(st, E_SEQ, L, parser_plist(L, X, R)); }
-atom(A) ::= LBRACE(L) expr(E) BAR iter(I) RBRACE(R). { A = parser_comprehension(st, L, E, I, R); }
+/* several iterators: an extension (doc/language.md §5.6) */
+atom(A) ::= LBRACE(L) expr(E) BAR iters(I) RBRACE(R). { A = parser_comprehension(st, L, E, I, R); }
 atom(A) ::= LBRACKET(L) args(X) RBRACKET(R). {
   A = parser_list_expr(st, E_TENSOR, L, parser_plist(L, X, R));
 }

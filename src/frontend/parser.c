@@ -145,10 +145,10 @@ Expr *parser_wrap(ParseState *st, ExprKind kind, Token first, Expr *a, Token las
   return parser_nest(st, e);
 }
 
-Expr *parser_comprehension(ParseState *st, Token lbrace, Expr *body, Iter *it, Token rbrace) {
+Expr *parser_comprehension(ParseState *st, Token lbrace, Expr *body, IterList its, Token rbrace) {
   Expr *e = ast_expr(st->arena, E_COMPREHENSION, span_join(lbrace.span, rbrace.span));
   e->a = body;
-  ast_iter_append(&e->iters, it);
+  e->iters = its;
   return parser_nest(st, e);
 }
 

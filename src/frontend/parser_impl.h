@@ -74,7 +74,8 @@ Expr *parser_select(ParseState *st, Expr *a, Token id);
 Expr *parser_list_expr(ParseState *st, ExprKind kind, Token first, PList l);
 /* E_REAL_CONV, E_INT_CONV, E_LOAD_SEQ, E_LOAD_IMAGE, E_IDENTITY, E_NORM, E_PAREN. */
 Expr *parser_wrap(ParseState *st, ExprKind kind, Token first, Expr *a, Token last);
-Expr *parser_comprehension(ParseState *st, Token lbrace, Expr *body, Iter *it, Token rbrace);
+/* {body | iterators}: several iterators are an extension (doc/language.md §5.6). */
+Expr *parser_comprehension(ParseState *st, Token lbrace, Expr *body, IterList its, Token rbrace);
 /* f{e | x in s}: the same tree as f({e | x in s}). */
 Expr *parser_apply_comprehension(ParseState *st, Expr *f, Expr *comp);
 Expr *parser_nan(ParseState *st, Token t);

@@ -353,20 +353,45 @@ static IrVar *strand_reduce(Fn *f, Expr *e, IrReduce red) {
 
 /* ---- comprehensions and reductions ----------------------------------------------------------- */
 
+/* The loops of a comprehension's iterators (several: an extension,
+ * doc/language.md §5.6), nested with the first outermost as create_array's
+ * (th_create); every source is evaluated once, before the first loop. */
+typedef struct Loops {
+  int n;
+  Loop *l;
+} Loops;
+
+static bool loops_begin(Fn *f, Expr *e, Loops *ls) {
+  int n = e->iters.len, i = 0;
+  IterSrc *srcs = ARENA_NEW_ARRAY(f->t->a, IterSrc, n > 0 ? n : 1);
+  ls->n = 0;
+  ls->l = ARENA_NEW_ARRAY(f->t->a, Loop, n > 0 ? n : 1);
+  for (Iter *it = e->iters.head; it; it = it->next, i++)
+    if (!it->sym || !eval_source(f, it->src, &srcs[i])) return false;
+  i = 0;
+  for (Iter *it = e->iters.head; it; it = it->next, i++) {
+    if (!loop_begin(f, &ls->l[i], srcs[i], th_slot_sym(f, it->sym))) return false;
+    ls->n++;
+  }
+  return true;
+}
+
+static void loops_end(Fn *f, Loops *ls) {
+  for (int i = ls->n - 1; i >= 0; i--) loop_end(f, &ls->l[i]);
+}
+
 IrVar *th_comprehension(Fn *f, Expr *e) {
   Iter *it = e->iters.head;
   if (!it || !it->sym) return NULL;
   if (is_strand_set(strip(it->src))) return strand_reduce(f, e, IR_REDUCE_COLLECT);
   const IrType *sty = th_type(f->t, e->coerce_from ? e->coerce_from : e->ty);
-  IterSrc src;
-  if (!eval_source(f, it->src, &src)) return NULL;
   int acc = fresh_slot(f, sty, "seq");
   th_write(f, acc, f->cur, ir_emit_op(f->cur, "seq", IR_OP_SEQ_CONS, sty, 0, NULL, 0, NULL));
-  Loop L;
-  if (!loop_begin(f, &L, src, th_slot_sym(f, it->sym))) return NULL;
+  Loops L;
+  if (!loops_begin(f, e, &L)) return NULL;
   IrVar *x = th_expr(f, e->a);
   if (f->cur) th_write(f, acc, f->cur, emit2(f, IR_OP_SEQ_APPEND, th_read(f, acc, f->cur), x));
-  loop_end(f, &L);
+  loops_end(f, &L);
   return th_read(f, acc, f->cur);
 }
 
@@ -422,8 +447,6 @@ IrVar *th_reduce(Fn *f, Expr *e, BuiltinId id) {
   const Type *et = type_prune(e->a->ty);
   bool is_int = et->kind == TY_INT;
   const IrType *ety = th_type(t, et);
-  IterSrc src;
-  if (!eval_source(f, it->src, &src)) return NULL;
   int acc = fresh_slot(f, ety, "acc");
   th_write(f, acc, f->cur, identity_of(f, r, is_int));
   int cnt = -1;
@@ -431,8 +454,8 @@ IrVar *th_reduce(Fn *f, Expr *e, BuiltinId id) {
     cnt = fresh_slot(f, ir_type_int(t->m), "n");
     th_write(f, cnt, f->cur, ir_emit_int(f->cur, 0));
   }
-  Loop L;
-  if (!loop_begin(f, &L, src, th_slot_sym(f, it->sym))) return NULL;
+  Loops L;
+  if (!loops_begin(f, e, &L)) return NULL;
   IrVar *x = th_expr(f, e->a);
   if (f->cur) {
     th_write(f, acc, f->cur, combine(f, r, is_int, th_read(f, acc, f->cur), x));
@@ -440,7 +463,7 @@ IrVar *th_reduce(Fn *f, Expr *e, BuiltinId id) {
       th_write(f, cnt, f->cur,
                emit2(f, IR_OP_IADD, th_read(f, cnt, f->cur), ir_emit_int(f->cur, 1)));
   }
-  loop_end(f, &L);
+  loops_end(f, &L);
   IrVar *v = th_read(f, acc, f->cur);
   if (cnt < 0) return v;
   IrVar *n = emit_op(f, IR_OP_INT_TO_REAL, 1, (IrVar *[]){th_read(f, cnt, f->cur)});
