@@ -118,7 +118,7 @@ typedef enum ExprKind {
   E_NAN,          /* nan[args]; has_shape false for plain nan */
   E_SEQ,          /* {args}  (possibly empty) */
   E_TENSOR,       /* [args] */
-  E_COMPREHENSION,/* {a | iters}    exactly one iterator in expressions */
+  E_COMPREHENSION,/* {a | iters}    several iterators: an extension */
   E_NORM,         /* |a| */
   E_PAREN,        /* (a): kept so that printing is exact; no semantics */
 } ExprKind;

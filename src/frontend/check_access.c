@@ -181,31 +181,32 @@ static const Type *check_iter_source(Tc *t, Expr *src, Span whole) {
 }
 
 /* {e | x1 in s1, ..., xn in sn}: several iterators are an extension
- * (doc/language.md §5.6): every source is checked outside the
- * comprehension (no source sees another iterator, as in create_array),
- * the iterators are bound together in one scope (so two of one name are
- * a redefinition), and no source may be a strand set. */
+ * (doc/language.md §5.6), the same as nested comprehensions flattened:
+ * the iterators are bound one after the other in one scope, so the
+ * source of x2 may use x1 (`b in 0..a`) and two of one name are a
+ * redefinition; a strand set must be the only iterator (its reduction is
+ * a pass over the strands, not a loop). */
 const Type *tc_check_comprehension(Tc *t, Expr *e) {
   if (!e->iters.head) return ERRT;
   bool bad = false;
+  env_push(t->env);
   for (Iter *it = e->iters.head; it; it = it->next) {
-    if (it != e->iters.head && it == e->iters.head->next) {
+    if (it == e->iters.head->next) {
       Span sp = it->name_span;
       if (it->src) sp.end = it->src->span.end;
       tc_extension(t, EXT_MULTI_ITER, sp);
     }
+    const Type *elem;
     if (e->iters.len > 1 && is_strand_set(t, it->src)) {
       diag_report(t->diag, ERR_STRAND_SET_SEVERAL, it->src->span);
-      it->sym = tc_new_symbol(t, SYM_ITER, it->name, it->name_span, ERRT);
-      bad = true;
-      continue;
+      elem = ERRT;
+    } else {
+      elem = check_iter_source(t, it->src, e->span);
     }
-    it->sym = tc_new_symbol(t, SYM_ITER, it->name, it->name_span, check_iter_source(t, it->src, e->span));
-    if (type_is_error(it->sym->ty)) bad = true;
+    if (type_is_error(elem)) bad = true;
+    it->sym = tc_new_symbol(t, SYM_ITER, it->name, it->name_span, elem);
+    tc_declare(t, it->sym);
   }
-  env_push(t->env);
-  for (Iter *it = e->iters.head; it; it = it->next)
-    if (it->sym) tc_declare(t, it->sym);
   const Type *bt = check_expr(t, e->a, NULL);
   env_pop(t->env);
   if (type_has_error(bt) || bad) return ERRT;

@@ -80,7 +80,12 @@ static bool loop_begin(Fn *f, Loop *L, IterSrc src, int elem_slot) {
   if (src.range) {
     i0 = src.lo;
   } else {
-    n = emit_op(f, IR_OP_SEQ_LENGTH, 1, &src.seq);
+    /* a fixed-size source's length is a constant: with seq_length the
+     * sequence stayed live (and its C variable set but never read) when
+     * the body does not use the iterator */
+    const IrType *st = src.seq->ty;
+    n = st->kind == IR_TY_SEQ && st->len != IR_SEQ_DYNAMIC ? ir_emit_int(f->cur, st->len)
+                                                           : emit_op(f, IR_OP_SEQ_LENGTH, 1, &src.seq);
     i0 = ir_emit_int(f->cur, 0);
   }
   L->islot = fresh_slot(f, ity, "i");
@@ -354,22 +359,45 @@ static IrVar *strand_reduce(Fn *f, Expr *e, IrReduce red) {
 /* ---- comprehensions and reductions ----------------------------------------------------------- */
 
 /* The loops of a comprehension's iterators (several: an extension,
- * doc/language.md §5.6), nested with the first outermost as create_array's
- * (th_create); every source is evaluated once, before the first loop. */
+ * doc/language.md §5.6), nested with the first outermost, as nested
+ * comprehensions would be. A source that uses an earlier iterator
+ * (`b in 0..a`) is evaluated in that iterator's loop, once per element;
+ * the others once, before the first loop. */
 typedef struct Loops {
   int n;
   Loop *l;
 } Loops;
 
+/* Whether e reads one of the iterators from `first` up to (not including) `stop`. */
+static bool uses_iters(const Expr *e, const Iter *first, const Iter *stop) {
+  if (!e) return false;
+  if (e->kind == E_VAR && e->sym)
+    for (const Iter *it = first; it && it != stop; it = it->next)
+      if (it->sym == e->sym) return true;
+  if (uses_iters(e->a, first, stop) || uses_iters(e->b, first, stop) ||
+      uses_iters(e->c, first, stop))
+    return true;
+  for (const Expr *x = e->args.head; x; x = x->next)
+    if (uses_iters(x, first, stop)) return true;
+  for (const Iter *it = e->iters.head; it; it = it->next)
+    if (uses_iters(it->src, first, stop)) return true;
+  return false;
+}
+
 static bool loops_begin(Fn *f, Expr *e, Loops *ls) {
   int n = e->iters.len, i = 0;
   IterSrc *srcs = ARENA_NEW_ARRAY(f->t->a, IterSrc, n > 0 ? n : 1);
+  bool *inner = ARENA_NEW_ARRAY(f->t->a, bool, n > 0 ? n : 1);
   ls->n = 0;
   ls->l = ARENA_NEW_ARRAY(f->t->a, Loop, n > 0 ? n : 1);
-  for (Iter *it = e->iters.head; it; it = it->next, i++)
-    if (!it->sym || !eval_source(f, it->src, &srcs[i])) return false;
+  for (Iter *it = e->iters.head; it; it = it->next, i++) {
+    if (!it->sym) return false;
+    inner[i] = uses_iters(it->src, e->iters.head, it);
+    if (!inner[i] && !eval_source(f, it->src, &srcs[i])) return false;
+  }
   i = 0;
   for (Iter *it = e->iters.head; it; it = it->next, i++) {
+    if (inner[i] && !eval_source(f, it->src, &srcs[i])) return false;
     if (!loop_begin(f, &ls->l[i], srcs[i], th_slot_sym(f, it->sym))) return false;
     ls->n++;
   }
