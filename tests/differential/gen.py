@@ -296,6 +296,10 @@ def src(e, dia):
     if op == "reduce_seq":
         name, var, seq = e.v
         return "%s{%s | %s in %s}" % (name, S(e.a[0]), var, seq)
+    if op == "mreduce":   # several iterators (an extension): (name, [(var, lo, hi), ...])
+        name, its = e.v
+        return "%s{%s | %s}" % (name, S(e.a[0]), ", ".join("%s in %s..%s" % (k, S(lo), S(hi))
+                                                             for k, lo, hi in its))
     if op == "sreduce":   # reduction over a strand set: (name, var, set)
         name, var, sset = e.v
         return "%s{%s | %s in S.%s}" % (name, S(e.a[0]), var, sset)
@@ -876,6 +880,21 @@ def ev(e, env, P):
             sub.vars[var] = k
             vals.append(ev(A[0], sub, P))
         return reduce_vals(name, vals, e.t)
+    if op == "mreduce":   # nested loops, the first iterator outermost (language.md §5.6)
+        name, its = e.v
+        vals = []
+
+        def nest(j, env_):
+            if j == len(its):
+                vals.append(ev(A[0], env_, P))
+                return
+            k, lo, hi = its[j]
+            for x in range(ev(lo, env_, P), ev(hi, env_, P) + 1):
+                sub = Env(env_)
+                sub.vars[k] = x
+                nest(j + 1, sub)
+        nest(0, env)
+        return reduce_vals(name, vals, e.t)
     if op == "sreduce":
         name, var, sset = e.v
         vals = []
@@ -1014,6 +1033,8 @@ def ev_op(e, op, args, P):
     if op == "realc":
         return mpf(args[0])
     if op == "intc":    # toward zero; a value near an integer is fragile
+        if not mpmath.isfinite(args[0]):   # min/max of nothing (empty ranges of reduce_multi)
+            raise Fragile("int of a non-finite real")
         return cint(int(round_fn("trunc", args[0])))
     if op == "ipow":    # int power; n < 0: the reciprocal toward zero
         a, n = args
@@ -1567,6 +1588,8 @@ class Gen:
             opts += ["dslice"] * 3
         if self.ext:
             opts += ["isdbl"]
+            if s == ():
+                opts += ["reduce"] * 2   # several iterators (reduce_multi) often enough
             if s == (3,):
                 opts += ["cross3"]
         if len(s) == 2:
@@ -1755,8 +1778,43 @@ class Gen:
         F = self.fld(s, 0, min(depth, 2) if r.random() < 0.6 else 0)
         return N("probe", TEN(*s), [F, self.pos_expr()])
 
+    def multi_iters(self):
+        """2 or 3 iterators k in lo..hi for a comprehension with several
+        iterators (an extension, --ext): a later range may start or end at
+        an earlier iterator (empty ranges included). The caller pushes the
+        iterators on the scope for the body and pops them."""
+        r = self.r
+        its = []
+        for _ in range(r.choice([2, 2, 3])):
+            lo, hi = lit_int(r, -1, 2), lit_int(r, 1, 3)
+            if its and r.random() < 0.5:
+                p = var(r.choice(its)[0], INT)
+                lo, hi = (p, hi) if r.random() < 0.5 else (lo, p)
+            its.append((self.fresh("k"), lo, hi))
+        return its
+
+    def reduce_multi(self, t, depth):
+        r = self.r
+        its = self.multi_iters()
+        for k, _, _ in its:
+            self.scope.append((k, INT))
+        ks = [var(k, INT) for k, _, _ in its]
+        if t == INT:
+            name = r.choice(["sum", "max", "min", "product"])
+            body = N("add", INT, [N("mul", INT, [ks[0], ks[-1]]), self.ex_int(min(depth - 1, 1))])
+        else:
+            name = r.choice(["sum", "product", "max", "min", "mean"])
+            body = N("mul", REAL, [N("realc", REAL, [N("sub", INT, [r.choice(ks), r.choice(ks)])]),
+                                   self.ex_ten((), depth - 1)]) if r.random() < 0.5 else \
+                N("realc", REAL, [N("add", INT, [N("mul", INT, [ks[0], ks[1]]), self.ex_int(0)])])
+        for _ in its:
+            self.scope.pop()
+        return N("mreduce", t, [body], v=(name, its))
+
     def reduce_real(self, depth):
         r = self.r
+        if self.ext and r.random() < 0.7:
+            return self.reduce_multi(REAL, depth)
         name = r.choice(["sum", "product", "max", "min", "mean"])
         k = self.fresh("k")
         if self.dia == 2:
@@ -1785,7 +1843,7 @@ class Gen:
             return var(r.choice(vs), INT) if vs and r.random() < 0.6 else lit_int(r)
         o = r.choice(["var"] * (3 if vs else 0) + ["lit", "add", "sub", "mul", "div", "mod",
                                                     "neg", "abs", "minmax", "cond", "ireduce"]
-                     + (["intc", "intc"] if self.ext else []))
+                     + (["intc", "intc", "ireduce"] if self.ext else []))
         sub = lambda: self.ex_int(depth - 1)  # noqa: E731
         if o == "intc":   # int(x), toward zero
             return N("intc", INT, [self.ex_ten((), depth - 1)])
@@ -1806,6 +1864,8 @@ class Gen:
         if o == "cond":
             return N("cond", INT, [sub(), self.ex_bool(depth - 1), sub()])
         if o == "ireduce":
+            if self.ext and r.random() < 0.7:
+                return self.reduce_multi(INT, depth)
             if self.dia == 1:
                 if not self.ref_defects:    # D6: length() is unsigned in the original
                     return lit_int(r)
