@@ -161,6 +161,16 @@ bool drt_image_load_nrrd(DrtErrors *e, const DrtImageSpec *spec,
  * --image-layout; sample addresses are then that layout's, not the one
  * described above). The image owns and frees it. */
 void drt_image_adopt_data(DrtImage *img, void *data);
+/* Image queries (doc/language.md §6.1, an extension), in double: the lower
+ * (upper = false) or upper corner's component r of the world-space
+ * bounding box of the sample positions M·i + o, i_a = 0 .. size_a - 1;
+ * and the least or greatest value of component c of the samples as
+ * loaded (in the store type, from the NRRD order, so any --image-layout
+ * gives the same), NaN samples ignored: NaN when every one is NaN.
+ * sample_bound reads every sample: the frontend allows it in global code
+ * only. rt_image_query.c. */
+double drt_image_world_bound(const DrtImage *img, int r, bool upper);
+double drt_image_sample_bound(const DrtImage *img, int c, bool upper);
 /* Free img's data and zero it; safe on a zeroed or already freed image. */
 void drt_image_free(DrtImage *img);
 

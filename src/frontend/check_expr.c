@@ -501,6 +501,21 @@ static const Type *check_user_call(Tc *t, Expr *e, Symbol *f) {
   return ok ? ft->result : ERRT;
 }
 
+/* world_min, world_max, sample_min, sample_max (an extension, doc/language.md
+ * §6.1): global code only, where they are evaluated once on the host
+ * (sample_min reads every sample) and not in code a strand or a function
+ * (callable from strands) runs. Returns true after an error. */
+static bool image_query(Tc *t, Expr *e, const Builtin *b) {
+  bool extent = b->id == BI_WORLD_MIN || b->id == BI_WORLD_MAX;
+  if (!extent && b->id != BI_SAMPLE_MIN && b->id != BI_SAMPLE_MAX) return false;
+  tc_extension(t, extent ? EXT_IMAGE_EXTENT : EXT_IMAGE_RANGE, e->span);
+  TcWhere w = t->where;
+  if (w == W_GLOBAL_DECL || w == W_GLOBAL_INIT || w == W_GLOBAL_START || w == W_GLOBAL_UPDATE)
+    return false;
+  diag_report(t->diag, ERR_IMAGE_QUERY_WHERE, e->span, b->name, tc_where_name(w));
+  return true;
+}
+
 static const Type *check_builtin_call(Tc *t, Expr *e, Symbol *bs, const char *name) {
   if (bs->overloads && (bs->overloads->flags & BF_SPECIAL)) {
     if (strcmp(name, "sphere") == 0) return check_sphere(t, e, bs);
@@ -516,6 +531,7 @@ static const Type *check_builtin_call(Tc *t, Expr *e, Symbol *bs, const char *na
   }
   const Type *r = resolve(t, e, name, args, n, RK_FUNC);
   const Builtin *b = e->builtin;
+  if (!type_is_error(r) && b && image_query(t, e, b)) return ERRT;
   if (!type_is_error(r) && b && (b->id == BI_NORMALIZE_T || b->id == BI_NORMALIZE_F) &&
       type_prune(r)->shape.order == 0) {
     diag_report(t->diag, ERR_NORMALIZE_SCALAR, e->span, tstr(t, args[0]->ty));

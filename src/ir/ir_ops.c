@@ -494,6 +494,16 @@ static int check_rule(Ctx *c, const IrType **res) {
     if (!is_kind(ty(c, 0), IR_TY_IMAGE)) return bad_arg(c, 0, "an image");
     *res = ir_type_seq(m, ir_type_int(m), ty(c, 0)->dim);
     return IR_CHK_OK;
+  case IR_RULE_IMAGE_WORLD: {
+    if (!is_kind(ty(c, 0), IR_TY_IMAGE)) return bad_arg(c, 0, "an image");
+    int d = ty(c, 0)->dim;
+    *res = d == 1 ? ir_type_real(m) : vec_type(m, d);
+    return IR_CHK_OK;
+  }
+  case IR_RULE_IMAGE_SAMPLE:
+    if (!is_kind(ty(c, 0), IR_TY_IMAGE)) return bad_arg(c, 0, "an image");
+    *res = ir_type_tensor(m, ty(c, 0)->order, ty(c, 0)->dims);
+    return IR_CHK_OK;
   case IR_RULE_SPHERE:
   case IR_RULE_SPHERE_AT: {
     const IrType *st = ir_module_strand_type(m);

@@ -414,6 +414,10 @@ static IrVar *builtin(Fn *f, Expr *e, const Builtin *b, Expr **ax, IrVar **a, in
   case BI_MIRROR: return op(f, IR_HOP_BORDER_MIRROR, 1, a);
   case BI_WRAP: return op(f, IR_HOP_BORDER_WRAP, 1, a);
   case BI_SIZE: return op(f, IR_OP_IMAGE_SIZE, 1, a);
+  case BI_WORLD_MIN: return op(f, IR_OP_IMAGE_WORLD_MIN, 1, a);
+  case BI_WORLD_MAX: return op(f, IR_OP_IMAGE_WORLD_MAX, 1, a);
+  case BI_SAMPLE_MIN: return op(f, IR_OP_IMAGE_SAMPLE_MIN, 1, a);
+  case BI_SAMPLE_MAX: return op(f, IR_OP_IMAGE_SAMPLE_MAX, 1, a);
   case BI_MIN_II: case BI_MIN_RR: return op(f, IR_OP_MIN, 2, a);
   case BI_MAX_II: case BI_MAX_RR: return op(f, IR_OP_MAX, 2, a);
   case BI_EVALS2: case BI_EVALS3: return op(f, IR_OP_EVALS, 1, a);

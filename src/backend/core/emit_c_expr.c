@@ -423,6 +423,20 @@ static void emit_op(EmitCtx *e, EmitBuf *out, IrInstr *in) {
   case IR_OP_IMAGE_SIZE:
     for (int i = 0; i < t0->dim; i++) OUT("  %s.v[%d] = %s->size[%d];\n", d, i, A(e, in, 0), i);
     return;
+  case IR_OP_IMAGE_WORLD_MIN:
+  case IR_OP_IMAGE_WORLD_MAX:
+  case IR_OP_IMAGE_SAMPLE_MIN:
+  case IR_OP_IMAGE_SAMPLE_MAX: {
+    /* host code only (the frontend allows them in global code): computed
+     * in double by the runtime (rt_image_query.c), rounded to the real type */
+    bool world = in->op == IR_OP_IMAGE_WORLD_MIN || in->op == IR_OP_IMAGE_WORLD_MAX;
+    bool upper = in->op == IR_OP_IMAGE_WORLD_MAX || in->op == IR_OP_IMAGE_SAMPLE_MAX;
+    int n = ncomp(dt);
+    for (int i = 0; i < n; i++)
+      OUT("  %s = (dreal)drt_image_%s_bound(%s, %d, %s);\n", comp(e, dt, d, i),
+          world ? "world" : "sample", A(e, in, 0), i, upper ? "true" : "false");
+    return;
+  }
   case IR_OP_NUM_STRANDS: OUT("  %s = (dint)drt_world_nstrands(wrld->rt);\n", d); return;
   case IR_OP_NUM_ACTIVE: OUT("  %s = (dint)drt_world_nactive(wrld->rt);\n", d); return;
   case IR_OP_NUM_STABLE: OUT("  %s = (dint)drt_world_nstable(wrld->rt);\n", d); return;
