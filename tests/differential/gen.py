@@ -37,6 +37,7 @@ discontinuity), makes the program ill-conditioned: the generator discards it
 and tries the next sub-seed, so every kept program has a well-defined answer.
 """
 
+import itertools
 import json
 import math
 import re
@@ -313,12 +314,31 @@ def src(e, dia):
         return ('load_image("%s")' if dia == 2 else 'image("%s")') % e.v
     if op == "border":
         return "%s(%s)" % (e.v, S(e.a[0]))
+    if op == "iquery":   # world_min(img) ... sample_max(img), an extension
+        return "%s(%s)" % (e.v, S(e.a[0]))
     if op == "inside":
         return "inside(%s, %s)" % (S(e.a[0]), S(e.a[1]))
     raise ValueError(op)
 
 
 # ------------------------------------------------------------------ images
+
+def image_query(fn, img):
+    """world_min / world_max: over the 2^d corner samples' exact world
+    positions (the file's directions and origin are exact decimals of the
+    grid's rationals); sample_min / sample_max: over the samples written,
+    per component (doc/language.md §6.1). One rounding to the real type."""
+    if fn.startswith("world"):
+        g = img.grid
+        pts = [g.world(list(idx)) for idx in itertools.product(*[(0, n - 1) for n in g.sizes])]
+        pick = min if fn == "world_min" else max
+        res = [rd(mpf(Q(pick(p[r] for p in pts)).numerator) / Q(pick(p[r] for p in pts)).denominator)
+               for r in range(g.d)]
+        return res[0] if g.d == 1 else Ten((g.d,), res)
+    pick = min if fn == "sample_min" else max
+    res = [rd(mpf(pick(img.data[c::img.C]))) for c in range(img.C)]
+    return res[0] if not img.shape else Ten(img.shape, res)
+
 
 class Img:
     """A generated image: grid (polyfield.Grid), shape, sample type, data."""
@@ -1088,6 +1108,8 @@ def ev_op(e, op, args, P):
         return ImgVal(next(i for i in P.images.values() if i.fname == e.v))
     if op == "border":
         return ImgVal(args[0].img, e.v)
+    if op == "iquery":
+        return image_query(e.v, args[0].img)
     if op == "conv":
         iv, kern = args
         if isinstance(kern, ImgVal):
@@ -1396,6 +1418,19 @@ class Gen:
         kind = "input" if self.r.random() < 0.3 else "global"
         self.decls.append((kind, ("img", D, shape), name, N("load", None, v=img.fname)))
         return img
+
+    def image_queries(self, PT):
+        """Globals q = world_min(img) ... sample_max(img) of an image made
+        here (an extension, global code only): later code may read them."""
+        r = self.r
+        img = self.make_image(r.choice(self.img_shapes))
+        for _ in range(r.randint(1, 2)):
+            fn = r.choice(["world_min", "world_max", "sample_min", "sample_max"])
+            t = PT if fn.startswith("world") else (TEN(*img.shape) if img.shape else REAL)
+            n = self.fresh("q")
+            self.decls.append(("global", t, n, N("iquery", t, [var(img.name, ("img", self.D, img.shape))],
+                                                 v=fn)))
+            self.scope.append((n, t))
 
     def base_field(self, s, k):
         r = self.r
@@ -1969,6 +2004,8 @@ class Gen:
             w = r.choice(["a", "bc", "xyz"])
             self.decls.append((r.choice(["input", "global"]), STR, n, N("lit", STR, v=('"%s"' % w, w))))
             self.scope.append((n, STR))
+        if self.ext and r.random() < 0.5:
+            self.image_queries(PT)
         for _ in range(r.randint(0, 2)):
             t = r.choice([REAL, INT, TEN(2), TEN(3), TEN(2, 2), BOOL])
             n = self.fresh("g")
