@@ -464,10 +464,24 @@ typedef struct DrtStdOptions {
    * begins */
   uint32_t sched_chunk;
   const char *sched_steps_text, *sched_writer;
+  const char *trace_file;  /* -trace FILE (ours, DRT_CLI_TRACE): NULL = none */
 } DrtStdOptions;
 
-enum { DRT_CLI_PARALLEL = 1, DRT_CLI_SNAPSHOT = 2 };
-#define DRT_CLI_MAX_STD 10
+/* -trace FILE in a generated main (rt_trace.c): written to a temporary
+ * beside FILE, renamed over it by close ("-": standard output); both print their error (naming
+ * prog) to stderr and return true after one. */
+typedef struct DrtTraceFile {
+  FILE *f;
+  const char *path;
+  char *tmp;
+} DrtTraceFile;
+bool drt_trace_file_open(DrtTraceFile *t, const char *path, const char *prog);
+bool drt_trace_file_close(DrtTraceFile *t, const char *prog);
+
+/* DRT_CLI_TRACE: -trace, where the run is the C runtime's (not the CUDA
+ * or MPI targets', which do not write the record) */
+enum { DRT_CLI_PARALLEL = 1, DRT_CLI_SNAPSHOT = 2, DRT_CLI_TRACE = 4 };
+#define DRT_CLI_MAX_STD 11
 
 /* Write the standard option entries (at most DRT_CLI_MAX_STD) into tab,
  * bound to *so, for the features given (DRT_CLI_* bits); returns the

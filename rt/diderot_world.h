@@ -215,6 +215,11 @@ DrtErrors *drt_world_errors(DrtWorld *w);
 DrtStage drt_world_stage(const DrtWorld *w);
 void *drt_world_globals(const DrtWorld *w);
 void drt_world_set_verbose(DrtWorld *w, bool v);
+/* -trace: write to f (NULL: nothing) a line "STEP ID EVENT WHERE" for each
+ * strand that stabilizes, dies or is born (rt_trace.c, doc/user-guide.md).
+ * The run then goes super-step by super-step (not strand by strand) so
+ * that every event has its step. The caller owns f. */
+void drt_world_set_trace(DrtWorld *w, FILE *f);
 bool drt_world_verbose(const DrtWorld *w);
 
 /* Parallel execution: parallel_for NULL means sequential. nworkers is

@@ -621,6 +621,7 @@ unsigned drt_cli_std_options(DrtOption *tab, DrtStdOptions *so,
   so->sched_chunk = 0;
   so->sched_steps_text = "0";
   so->sched_writer = "auto"; /* also without snapshots, where it is no option */
+  so->trace_file = NULL;
   tab[n++] = (DrtOption){"l,limit", DRT_OPT_UINT, 1,
                          "specify limit on number of super-steps (0 means unlimited)", "0",
                          false, &so->limit, NULL};
@@ -645,6 +646,12 @@ unsigned drt_cli_std_options(DrtOption *tab, DrtStdOptions *so,
   tab[n++] = (DrtOption){"q,quiet", DRT_OPT_FLAG, 0,
                          "no progress display on a terminal (step, strands, time)", NULL, false,
                          &so->quiet, NULL};
+  /* ours: the record of strands' stabilize, die and new (rt_trace.c) */
+  if (features & DRT_CLI_TRACE)
+    tab[n++] = (DrtOption){"trace,trace", DRT_OPT_FILE, 1,
+                           "write a line 'STEP ID EVENT WHERE' for each strand that stabilizes, "
+                           "dies or is born to this file",
+                           NULL, false, &so->trace_file, NULL};
   /* the run-time schedule (diderot_world.h), last: no input can take
    * these names (they are not identifiers) */
   tab[n++] = (DrtOption){"sched-chunk", DRT_OPT_UINT, 1,

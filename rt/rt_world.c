@@ -140,6 +140,7 @@ void drt_world_free(DrtWorld *w) {
   free(w->state);
   free(w->in_state);
   free(w->status);
+  free(w->trace_prev);
   free(w->fresh);
   free(w->ids);
   free(w->tmp);
@@ -180,6 +181,7 @@ DrtErrors *drt_world_errors(DrtWorld *w) { return &w->err; }
 DrtStage drt_world_stage(const DrtWorld *w) { return w->stage; }
 void *drt_world_globals(const DrtWorld *w) { return w->globals; }
 void drt_world_set_verbose(DrtWorld *w, bool v) { w->verbose = v; }
+void drt_world_set_trace(DrtWorld *w, FILE *f) { w->trace = f; }
 bool drt_world_verbose(const DrtWorld *w) { return w->verbose; }
 void drt_world_set_progress(DrtWorld *w, DrtProgressFn fn, void *data, double interval) {
   w->progress = fn;
@@ -552,9 +554,11 @@ static bool drt_world_interrupted(DrtWorld *w) {
 }
 
 static void drt_global_block(DrtWorld *w, DrtGlobalBlock block) {
+  drt_trace_snap(w);
   w->in_global = true;
   block(w, w->globals);
   w->in_global = false;
+  drt_trace_changes(w, w->steps, "global");
   drt_compact(w);
 }
 
@@ -667,6 +671,7 @@ static uint32_t drt_step(DrtWorld *w, uint32_t limit) {
     memcpy(w->in_state, w->state, w->lay ? w->lay->bytes(w->cap) : (size_t)n * w->ssz);
   }
   w->in_step = true;
+  drt_trace_snap(w);
   if (w->prog.begin_step) w->prog.begin_step(w, w->globals);
   if (w->prog.start) drt_run_phase(w, true, 1, nchunks);
   if (!drt_world_failed(w)) drt_run_phase(w, false, limit, nchunks);
@@ -676,6 +681,7 @@ static uint32_t drt_step(DrtWorld *w, uint32_t limit) {
   if (w->dist && drt_distrib_step(w, nchunks, drt_world_failed(w))) drt_world_fail(w);
   /* a failed probe: the step is abandoned (the error says why) */
   if (drt_world_failed(w)) return 0;
+  drt_trace_changes(w, w->steps + 1, "update");
   /* finish: counts, then dying strands go and new ones arrive */
   bool any_dead = false;
   uint32_t taken = 1;
@@ -686,11 +692,15 @@ static uint32_t drt_step(DrtWorld *w, uint32_t limit) {
     if (w->bufs[c].most > taken) taken = w->bufs[c].most;
   }
   if (any_dead) drt_compact(w);
+  uint32_t born = w->n;
   drt_append_new(w, nchunks);
+  drt_trace_new(w, born, w->steps + 1, "update");
   w->steps += taken;
   if (w->prog.global_update) {
     drt_global_block(w, w->prog.global_update);
+    born = w->n;
     drt_append_new(w, 1);
+    drt_trace_new(w, born, w->steps, "global");
   }
   drt_world_collect_seqs(w);
   return taken;
@@ -721,7 +731,7 @@ uint32_t drt_world_run(DrtWorld *w, uint32_t max_steps) {
    * terminal's progress line, a library's callback, which may stop the run
    * at a step) or -v */
   bool strandwise = w->prog.strandwise && w->prog.update_chunk && w->lay && !w->progress &&
-                    !w->verbose && w->sched.run.steps != 1;
+                    !w->verbose && !w->trace && w->sched.run.steps != 1;
   uint32_t steps = 0;
   drt_world_progress_begin(w);
   while (w->nactive > 0 && (max_steps == 0 || steps < max_steps)) {

@@ -70,7 +70,22 @@ struct DrtWorld {
   unsigned char *mapbuf;   /* drt_world_map_values's scratch */
   size_t mapcap;
   bool interrupt_told;     /* drt_world_interrupted has said so */
+  /* -trace (rt_trace.c): NULL, or where each strand's stabilize, die and
+   * birth is written; trace_prev holds the statuses before a phase */
+  FILE *trace;
+  unsigned char *trace_prev;
+  uint32_t trace_n, trace_cap;
 };
+
+/* ---- rt_trace.c: the record of -trace ---- */
+
+/* Before a step's phases or a global block: the statuses now. */
+void drt_trace_snap(DrtWorld *w);
+/* After them, before compaction: a line for each strand that was active
+ * and no longer is (step: the super-step; where: "update" or "global"). */
+void drt_trace_changes(DrtWorld *w, uint32_t step, const char *where);
+/* A line for each strand in the slots from `from` on (just born). */
+void drt_trace_new(DrtWorld *w, uint32_t from, uint32_t step, const char *where);
 
 /* ---- rt_distrib.c: a world whose chunks are spread over processes ---- */
 

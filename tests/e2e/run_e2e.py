@@ -119,7 +119,7 @@ STRAND_LAYOUTS = ["soa", "aosoa:4", "aosoa:8"]
 IMAGE_LAYOUTS = ["brick:4", "brick:8"]
 LAYOUT_SUBSET = ["probe_1d", "probe_2d", "probe_3d", "vector_3d", "inside_2d", "matrix_2d",
                  "layout_grid", "layout_collection", "life", "collatz_v1", "any_size",
-                 "image_query"]
+                 "image_query", "trace"]
 
 
 # SIMD mode: probes and if-convertible updates (the group path), loops,
@@ -127,7 +127,7 @@ LAYOUT_SUBSET = ["probe_1d", "probe_2d", "probe_3d", "vector_3d", "inside_2d", "
 SIMD_SUBSET = ["probe_1d", "probe_2d", "probe_3d", "vector_3d", "inside_2d", "matrix_2d",
                "layout_grid", "layout_collection", "life", "collatz_v1", "any_size",
                "probe_outside", "print_format", "composite_3d", "tensor_ops", "group_walk",
-               "border_lanes", "group_loops", "eigen", "tensor_index_range", "image_query"]
+               "border_lanes", "group_loops", "eigen", "tensor_index_range", "image_query", "trace"]
 SIMD_CFLAGS = "-O3 -march=native -ffp-contract=off"
 
 
@@ -136,7 +136,7 @@ SIMD_CFLAGS = "-O3 -march=native -ffp-contract=off"
 # strands (probe_outside); each is built twice more.
 OMP_SUBSET = ["life", "life_seq", "primes", "collatz_v1", "probe_3d", "composite_2d",
               "layout_collection", "sequences", "print_format", "bad_input", "probe_outside",
-              "sequence_index", "tensor_index_range", "image_query"]
+              "sequence_index", "tensor_index_range", "image_query", "trace"]
 OMP_THREADS = [1, 2, 4]
 # scalar mode: vector-heavy programs built with --scalar (no vector
 # extensions) must pass their oracles too.

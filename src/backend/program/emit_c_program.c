@@ -513,6 +513,9 @@ static void emit_main(EmitCtx *e, EmitBuf *out) {
   bool omp = e->opt->target == EMIT_TARGET_OMP;
   emit_snapshot_fn(e, out); /* d_snapshot (emit_c_snap.c) */
   const char *main_name = e->glue && e->glue->main_name ? e->glue->main_name : NULL;
+  /* -trace where the C runtime runs the strands (rt_trace.c): not the
+   * CUDA target's device loop, nor the MPI target's main */
+  bool trace = (e->opt->target == EMIT_TARGET_SEQ || omp) && !main_name;
   OUT("%s(int argc, const char **argv) {\n"
       /* messages name the program as a compiler's do: "mip: error: ..." */
       "  const char *prog_ = strrchr(argv[0], '/') ? strrchr(argv[0], '/') + 1 : argv[0];\n"
@@ -524,7 +527,9 @@ static void emit_main(EmitCtx *e, EmitBuf *out) {
       "  d_set_defaults(wrld);\n"
       "  DrtStdOptions so;\n  DrtOption opts[DRT_CLI_MAX_STD + %d];\n"
       "  unsigned nopts = drt_cli_std_options(opts, &so, %s);\n",
-      main_name ? arena_printf(e->a, "static int %s", main_name) : "int main", m->nglobals + 2 * nout + 1, emit_snapshot_cli_features(e));
+      main_name ? arena_printf(e->a, "static int %s", main_name) : "int main", m->nglobals + 2 * nout + 1,
+      trace ? arena_printf(e->a, "%s | DRT_CLI_TRACE", emit_snapshot_cli_features(e))
+            : emit_snapshot_cli_features(e));
   for (int i = 0; i < m->nglobals; i++) {
     IrGlobal *g = m->globals[i];
     if (g->kind != IR_GLOBAL_INPUT) continue;
@@ -620,6 +625,7 @@ static void emit_main(EmitCtx *e, EmitBuf *out) {
   OUT("  if (drt_any_errors(err) || d_create_strands(wrld)) {\n"
       "    drt_errors_report(err, stderr, prog_);\n"
       "    d_world_free(wrld);\n    drt_cli_free(&cli);\n    return 1;\n  }\n"
+      "%s"
       /* the progress line on a terminal (rt_progress.c); -v prints
        * every step instead */
       "  DrtTtyProgress tty_;\n"
@@ -632,6 +638,7 @@ static void emit_main(EmitCtx *e, EmitBuf *out) {
       "  clock_t t0_ = clock();\n"
       "  %s;\n"
       "  drt_progress_tty_end(&tty_);\n"
+      "%s"
       "  double cpu_ = (double)(clock() - t0_) / CLOCKS_PER_SEC;\n"
       "  clock_gettime(CLOCK_MONOTONIC, &w1_);\n"
       "  double secs_ = (double)(w1_.tv_sec - w0_.tv_sec) + 1e-9 * (double)(w1_.tv_nsec - w0_.tv_nsec);\n"
@@ -647,9 +654,20 @@ static void emit_main(EmitCtx *e, EmitBuf *out) {
       "  if (drt_world_nstable(wrld->rt) == 0) {\n"
       "    fprintf(stderr, \"%%s: error: no stable strands at termination, so no output\\n\", prog_);\n"
       "    d_world_free(wrld);\n    drt_cli_free(&cli);\n    return 1;\n  }\n"
-      "  bool bad_ = false;\n",
+      "  bool bad_ = %s;\n",
+      trace ? "  DrtTraceFile trace_ = {0};\n"
+              "  if (so.trace_file) {\n"
+              "    if (drt_trace_file_open(&trace_, so.trace_file, prog_)) {\n"
+              "      d_world_free(wrld);\n      drt_cli_free(&cli);\n      return 1;\n    }\n"
+              "    drt_world_set_trace(wrld->rt, trace_.f);\n  }\n"
+            : "",
       module_prints(m) ? "wrld->print" : "NULL",
-      emit_snapshot_run(e, emit_run_call(e, "wrld", "so.limit"), emit_run_call(e, "wrld", "chunk_")));
+      emit_snapshot_run(e, emit_run_call(e, "wrld", "so.limit"), emit_run_call(e, "wrld", "chunk_")),
+      /* the record is complete when the run ends (a run-time error included) */
+      trace ? "  drt_world_set_trace(wrld->rt, NULL);\n"
+              "  bool trace_bad_ = drt_trace_file_close(&trace_, prog_);\n"
+            : "",
+      trace ? "trace_bad_" : "false");
   k = 0;
   for (int i = 0; i < m->nstate; i++) {
     IrStateVar *s = m->state[i];
