@@ -50,6 +50,7 @@ static const NameCount expected_counts[] = {
     {"pow", 1}, {"fmod", 1}, {"real", 1},
     {"inside", 1},
     {"load_image", 1}, {"mirror", 1}, {"wrap", 1}, {"border", 1}, {"size", 1},
+    {"world_min", 1}, {"world_max", 1}, {"sample_min", 1}, {"sample_max", 1}, /* extensions */
     {"length", 1}, {"load_sequence", 1},
     {"all", 1}, {"exists", 1}, {"sum", 2}, {"product", 2}, {"mean", 1},
     {"sphere", 1}, {"numStrands", 1}, {"numActive", 1}, {"numStable", 1},

@@ -209,9 +209,11 @@ static void test_good(void) {
     run_free(&r);
   }
 
-  /* parallel + snapshot options, in the original's order */
-  n = make_table(&v, DRT_CLI_PARALLEL | DRT_CLI_SNAPSHOT);
+  /* parallel + snapshot options, in the original's order, and ours
+   * (-trace: every feature gives DRT_CLI_MAX_STD entries) */
+  n = make_table(&v, DRT_CLI_PARALLEL | DRT_CLI_SNAPSHOT | DRT_CLI_TRACE);
   CHECK(n == DRT_CLI_MAX_STD + 8);
+  CHECK_STR(tab[7].name, "trace,trace");
   CHECK_STR(tab[0].name, "l,limit");
   CHECK_STR(tab[1].name, "s,snapshot");
   CHECK_STR(tab[2].name, "print");
@@ -219,10 +221,13 @@ static void test_good(void) {
   CHECK_STR(tab[6].name, "q,quiet"); /* ours, after the original's */
   r = PARSE(n, "-img", "z", "-s", "5", "--nworkers", "4");
   CHECK_MSG(r.r == DRT_CLI_OK, "%s", r.err);
-  CHECK(v.so.snapshot == 5 && v.so.nworkers == 4 && !v.so.quiet);
+  CHECK(v.so.snapshot == 5 && v.so.nworkers == 4 && !v.so.quiet && !v.so.trace_file);
   run_free(&r);
   r = PARSE(n, "-img", "z", "-q");
   CHECK_MSG(r.r == DRT_CLI_OK && v.so.quiet, "%s", r.err);
+  run_free(&r);
+  r = PARSE(n, "-img", "z", "-trace", "t.txt");
+  CHECK_MSG(r.r == DRT_CLI_OK && v.so.trace_file && !strcmp(v.so.trace_file, "t.txt"), "%s", r.err);
   run_free(&r);
   n = make_table(&v, DRT_CLI_SNAPSHOT);
   r = PARSE(n, "-img", "z");
@@ -232,6 +237,9 @@ static void test_good(void) {
   n = make_table(&v, 0);
   expect_error(PARSE(n, "-img", "z", "-s", "5"),
                "unexpected arg (or unrecognized flag): \"-s\"");
+  /* nor -trace (the CUDA and MPI targets' executables) */
+  expect_error(PARSE(n, "-img", "z", "-trace", "t.txt"),
+               "unexpected arg (or unrecognized flag): \"-trace\"");
 }
 
 /* A repeated option takes its last value (hest's rule, the original's
