@@ -166,13 +166,14 @@ citers(A) ::= citers(A) COMMA citer(I). { ast_iter_append(&A, I); }
 %type citer {Iter *}
 citer(A) ::= ID(N) IN expr(L) DOTDOT expr(H). { A = parser_iter(st, N, parser_range(st, L, H)); }
 
-/* `..` exists only here, in iterators. */
+/* A comprehension's iterators; several are an extension (doc/language.md §5.6). */
 %type iters {IterList}
 iters(A) ::= iter(I). {
   A = (IterList){0};
   ast_iter_append(&A, I);
 }
 iters(A) ::= iters(A) COMMA iter(I). { ast_iter_append(&A, I); }
+/* `..` exists only here, in iterators. */
 %type iter {Iter *}
 iter(A) ::= ID(N) IN expr(E). { A = parser_iter(st, N, E); }
 iter(A) ::= ID(N) IN expr(L) DOTDOT expr(H). { A = parser_iter(st, N, parser_range(st, L, H)); }
