@@ -25,6 +25,9 @@ collect() returns (name, fn) pairs; fn() returns (status, details).
                    written and an old output left as it was, within TIMEOUT;
                    SIGINT or SIGTERM to mpirun during a run that never ends:
                    the job ends with one "stopped by" message, no output;
+  mpi/examples/NAME  the nine examples (scripts/run-examples.sh's recipes)
+                   against --target=seq, byte for byte; only with
+                   DIDEROT_MPI_FULL=1 (make check-mpi), skipped otherwise;
   mpi/refuse/...   what the target does not distribute yet is refused by
                    diderotc with FILE:LINE:COL: error: ... and no file.
 
@@ -394,6 +397,54 @@ def t_fault_signal(builddir, diderotc, sig):
     shutil.rmtree(work, ignore_errors=True)
 
 
+# ---- mpi/examples/NAME (make check-mpi) ------------------------------------
+
+# the recipes of scripts/run-examples.sh: (name, source, arguments; DATA is
+# examples/data)
+EXAMPLES = [
+    ("mip", "examples/mip/mip.diderot", ["-vol", "DATA/blobs.nrrd", "-o", "mip.nrrd"]),
+    ("isocontour", "examples/isocontour/isocontour.diderot", ["-img", "DATA/ddro-100.nrrd", "-o", "pos.nrrd"]),
+    ("lic", "examples/lic/lic.diderot",
+     ["-flow", "DATA/sqflow2D-1608.nrrd", "-noise", "DATA/noise.nrrd", "-o", "lic.nrrd"]),
+    ("canny", "examples/canny/canny.diderot", ["-img", "DATA/ddro-100.nrrd", "-o", "canny.nrrd"]),
+    ("vorticity", "examples/vorticity/vorticity.diderot", ["-flow", "DATA/sqflow2D-1608.nrrd", "-o", "vort.nrrd"]),
+    ("ridges", "examples/ridges/ridges.diderot", ["-elev", "DATA/sscand-crop.nrrd", "-o", "lam.nrrd"]),
+    ("viewer", "examples/viewer/viewer.diderot", ["-vol", "DATA/blobs.nrrd", "-o", "rgb.nrrd"]),
+    ("dvr", "examples/paraview/dvr.diderot", ["-vol", "DATA/blobs.nrrd", "-o", "gray.nrrd"]),
+    ("isoparticles", "examples/paraview/isoparticles.diderot",
+     ["-vol", "DATA/blobs.nrrd", "-o-pos", "pos.nrrd", "-o-normal", "normal.nrrd"]),
+]
+
+
+def t_example(builddir, diderotc, name, src, args):
+    if os.environ.get("DIDEROT_MPI_FULL") != "1":
+        raise Skip("the examples run in make check-mpi (DIDEROT_MPI_FULL=1)")
+    work = fresh(builddir, "example_" + name)
+    require_mpi(diderotc, builddir, work)
+    env = mpi_env(builddir)
+    args = [a.replace("DATA", os.path.join(SRCDIR, "examples", "data")) for a in args]
+    seq, par = os.path.join(work, "seq"), os.path.join(work, "mpi")
+    for exe, flags in ((seq, []), (par, ["--target=mpi"])):
+        why = build(diderotc, os.path.join(SRCDIR, src), exe, flags, env, SRCDIR)
+        if why:
+            raise Failure("%s build failed: %s" % (" ".join(flags) or "seq", why.strip()))
+    rc, out, err = run([seq] + args, work, env)
+    want = (rc, out, own_lines(err, seq), outputs(work))
+    if rc != 0:
+        raise Failure("the sequential run failed: %r" % want[2])
+    problems = []
+    for np in ranks():
+        clear_outputs(work)
+        rc, out, err = mpirun(np, par, args, work, env)
+        got = (rc, out, own_lines(err, par), outputs(work))
+        if got != want:
+            problems.append("-np %d: %s differ" % (np, ", ".join(
+                k for k, a, b in zip(("exit status", "stdout", "stderr", "outputs"), got, want) if a != b)))
+    if problems:
+        raise Failure("; ".join(problems) + " (work directory %s)" % work)
+    shutil.rmtree(work, ignore_errors=True)
+
+
 # ---- mpi/refuse -------------------------------------------------------------
 
 REFUSALS = [
@@ -444,6 +495,9 @@ def collect(srcdir, builddir, diderotc):
              ("mpi/refuse/library", t_refuse_library)]
     for what, stem, text in REFUSALS:
         cases.append(("mpi/refuse/" + what, lambda b, d, s=stem, t=text: t_refuse(b, d, s, t)))
+    for name, src, args in EXAMPLES:
+        cases.append(("mpi/examples/" + name,
+                      lambda b, d, n=name, s=src, a=args: t_example(b, d, n, s, a)))
     progs = os.path.join(SRCDIR, "tests", "programs", "run")
     for f in sorted(os.listdir(progs)):
         if f.endswith(".diderot"):
