@@ -39,9 +39,14 @@ extern "C" {
 typedef enum DrtMpiPlacement { DRT_MPI_BLOCK = 0, DRT_MPI_CYCLIC = 1 } DrtMpiPlacement;
 
 /* The executable's main (body: the program's own, with rank 0's
- * arguments). The job's exit status: the highest of the ranks'. */
+ * arguments). The job's exit status: the highest of the ranks'.
+ * rebalance (the schedule's mpi-rebalance; 0: never): between
+ * super-steps, when the rank with the most active strands has more than
+ * rebalance times the mean, the chunks with active strands are dealt again
+ * in contiguous runs of equal work, and their states move to their new
+ * ranks (results are the same bits: only who computes a strand changes). */
 int drt_mpi_main(int argc, char **argv, int (*body)(int argc, const char **argv),
-                 DrtMpiPlacement placement);
+                 DrtMpiPlacement placement, double rebalance);
 /* This process's rank and the job's size. */
 int drt_mpi_rank(void);
 int drt_mpi_size(void);

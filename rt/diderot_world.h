@@ -237,7 +237,8 @@ uint32_t drt_world_nworkers(const DrtWorld *w);
  * a collection squeezed out) and at the end of a run, the strands' states;
  * in a reduction, the per-chunk partials, combined in chunk order on every
  * process, so results are those of one process whatever the number of
- * processes. Strands created by `new`, reads of other strands' state and
+ * processes; when the transport rebalances (a process holds too much of
+ * the remaining work), the states of the chunks that change owner. Strands created by `new`, reads of other strands' state and
  * spatial queries are not distributed (diderotc refuses them). The
  * transport is the caller's (rt_mpi.c: MPI collectives). */
 typedef struct DrtDistrib {
@@ -251,7 +252,23 @@ typedef struct DrtDistrib {
   /* a collective: whether any process failed; when one did, e holds the
    * errors of the lowest failing process, on every process */
   bool (*agree)(void *ctx, DrtErrors *e, bool failed);
+  /* Optional (NULL: chunks stay where owns first put them). Between
+   * super-steps, from the active strands of every chunk (the same array on
+   * every process, so every process decides alike, without talking):
+   * whether chunks move to even out the remaining work. Returns how many
+   * move, listed in chunk order in chunks[] (room for nchunks), with
+   * role[k] DRT_MOVE_OUT where this process gives chunks[k] up,
+   * DRT_MOVE_IN where it takes it over, 0 otherwise; from then on owns
+   * answers with the new owners. */
+  uint32_t (*rebalance)(void *ctx, const uint32_t *active, uint32_t nchunks, uint32_t *chunks,
+                        unsigned char *role);
+  /* a collective after a rebalance that moved n chunks: the `size`-byte
+   * slices buf + k*size filled where role[k] is DRT_MOVE_OUT arrive where
+   * it is DRT_MOVE_IN (on the chunk's new owner) */
+  void (*move)(void *ctx, void *buf, size_t size, uint32_t n);
 } DrtDistrib;
+
+enum { DRT_MOVE_OUT = 1, DRT_MOVE_IN = 2 };
 
 /* Reductions over strands in global blocks (generated code) combine the
  * map's values of every strand in storage order, as one loop (the same

@@ -7,6 +7,7 @@
  * filled by the chunk's owner, handed to DrtDistrib.share. A chunk holds
  * at most sched.run.chunk strands, so a slice of `chunk` entries fits
  * every chunk, the last one included. */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -30,6 +31,11 @@ void drt_world_chunk_range(const DrtWorld *w, uint32_t c, uint32_t *lo, uint32_t
 static void drt_distrib_get(const DrtWorld *w, uint32_t i, void *packed) {
   if (w->lay) w->lay->get(w->state, w->cap, i, packed);
   else memcpy(packed, w->state + (size_t)i * w->ssz, w->prog.state_size);
+}
+
+static void drt_distrib_put(DrtWorld *w, uint32_t i, const void *packed) {
+  if (w->lay) w->lay->put(w->state, w->cap, i, packed);
+  else memcpy(w->state + (size_t)i * w->ssz, packed, w->prog.state_size);
 }
 
 static void drt_distrib_fail(DrtWorld *w) { __atomic_store_n(&w->failed, 1, __ATOMIC_RELEASE); }
@@ -115,13 +121,75 @@ void drt_distrib_states(DrtWorld *w, uint32_t nchunks) {
     if (w->dist->owns(w->dist->ctx, c, nchunks)) continue;
     uint32_t lo, hi;
     drt_world_chunk_range(w, c, &lo, &hi);
-    for (uint32_t i = lo; i < hi; i++) {
-      const unsigned char *p = buf + c * slice + (i - lo) * rec;
-      if (w->lay) w->lay->put(w->state, w->cap, i, p);
-      else memcpy(w->state + (size_t)i * w->ssz, p, rec);
-    }
+    for (uint32_t i = lo; i < hi; i++) drt_distrib_put(w, i, buf + c * slice + (i - lo) * rec);
   }
   free(buf);
+}
+
+/* ---- moving chunks between processes -------------------------------------------------- */
+
+/* Room for the per-chunk arrays of a rebalance; a collective (every
+ * process has the same nchunks and the same history, so all allocate
+ * together), false on every process when one could not. */
+static bool drt_distrib_rebalance_room(DrtWorld *w, uint32_t nchunks) {
+  bool bad = false;
+  if (nchunks > w->capact) {
+    size_t words = (size_t)nchunks * 2 * sizeof(uint32_t);
+    unsigned char *b = malloc(words + nchunks);
+    if (b) {
+      free(w->act);
+      w->act = (uint32_t *)b, w->moved = w->act + nchunks, w->role = b + words;
+      w->capact = nchunks;
+    } else {
+      drt_mem_failed(&w->err, "rebalancing the ranks' work", nchunks, "chunks", words + nchunks);
+      bad = true;
+    }
+  }
+  return !w->dist->agree(w->dist->ctx, &w->err, bad);
+}
+
+void drt_distrib_rebalance(DrtWorld *w, uint32_t nchunks) {
+  const DrtDistrib *d = w->dist;
+  if (!d || !d->rebalance || !nchunks) return;
+  if (!drt_distrib_rebalance_room(w, nchunks)) {
+    drt_distrib_fail(w);
+    return;
+  }
+  /* the status is every process's after the step's exchange */
+  for (uint32_t c = 0; c < nchunks; c++) {
+    uint32_t lo, hi, k = 0;
+    drt_world_chunk_range(w, c, &lo, &hi);
+    for (uint32_t i = lo; i < hi; i++) k += w->status[i] == DRT_ACTIVE;
+    w->act[c] = k;
+  }
+  uint32_t n = d->rebalance(d->ctx, w->act, nchunks, w->moved, w->role);
+  if (!n) return;
+  size_t rec = w->prog.state_size, slice = (size_t)w->sched.run.chunk * rec;
+  unsigned char *buf = malloc((size_t)n * slice);
+  if (!buf) drt_mem_failed(&w->err, "moving strands between ranks", (uint64_t)n * w->sched.run.chunk,
+                           "strands", (uint64_t)n * slice);
+  if (d->agree(d->ctx, &w->err, !buf)) {
+    free(buf);
+    drt_distrib_fail(w);
+    return;
+  }
+  for (uint32_t k = 0; k < n; k++) {
+    if (w->role[k] != DRT_MOVE_OUT) continue;
+    uint32_t lo, hi;
+    drt_world_chunk_range(w, w->moved[k], &lo, &hi);
+    for (uint32_t i = lo; i < hi; i++) drt_distrib_get(w, i, buf + k * slice + (i - lo) * rec);
+  }
+  d->move(d->ctx, buf, slice, n);
+  for (uint32_t k = 0; k < n; k++) {
+    if (w->role[k] != DRT_MOVE_IN) continue;
+    uint32_t lo, hi;
+    drt_world_chunk_range(w, w->moved[k], &lo, &hi);
+    for (uint32_t i = lo; i < hi; i++) drt_distrib_put(w, i, buf + k * slice + (i - lo) * rec);
+  }
+  free(buf);
+  (void)drt_distrib_own(w, nchunks); /* cannot fail: this step made room for nchunks */
+  if (w->verbose)
+    fprintf(stderr, "step %u: %u chunks moved between processes\n", (unsigned)w->steps, (unsigned)n);
 }
 
 void drt_world_distrib_sync(DrtWorld *w) {

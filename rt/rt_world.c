@@ -144,6 +144,7 @@ void drt_world_free(DrtWorld *w) {
   free(w->ids);
   free(w->tmp);
   free(w->own);
+  free(w->act);
   free(w->mapbuf);
   drt_seqheap_free(w->seqs);
   drt_errors_free(&w->err);
@@ -688,6 +689,11 @@ static uint32_t drt_step(DrtWorld *w, uint32_t limit) {
   if (any_dead) drt_compact(w);
   drt_append_new(w, nchunks);
   w->steps += taken;
+  if (w->dist && w->nactive) {
+    /* work left: the transport may move chunks to even it out */
+    drt_distrib_rebalance(w, w->n ? (w->n - 1) / w->sched.run.chunk + 1 : 0);
+    if (drt_world_failed(w)) return 0;
+  }
   if (w->prog.global_update) {
     drt_global_block(w, w->prog.global_update);
     drt_append_new(w, 1);

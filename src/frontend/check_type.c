@@ -2,7 +2,7 @@
  * symbols and scopes, the extensions --strict refuses, where in the program
  * a check is, types written in the source (shapes, dimensions, continuity)
  * and the types of images read from proxy files at compile time
- * (doc/language.md §3.1). Kept apart from typecheck.c, which walks the
+ * (doc/language.md §3). Kept apart from typecheck.c, which walks the
  * program's declarations, so that the expression and statement checkers
  * call down into this file and never back up into the walk. */
 #include <stdio.h>

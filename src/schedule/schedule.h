@@ -107,6 +107,7 @@ typedef enum SchedParam {
   SCHED_P_CUDA_BLOCK,      /* cuda-block = N (threads per block; cuda) */
   SCHED_P_COMPACTION,      /* compaction = always (cuda) */
   SCHED_P_MPI_PLACEMENT,   /* mpi-placement = block | cyclic (chunks on ranks; mpi) */
+  SCHED_P_MPI_REBALANCE,   /* mpi-rebalance = off | R (the imbalance that moves chunks; mpi) */
   SCHED_NPARAMS
 } SchedParam;
 
@@ -147,7 +148,8 @@ typedef enum SchedMpiPlacement { SCHED_MPI_BLOCK = 0, SCHED_MPI_CYCLIC = 1 } Sch
 enum {
   SCHED_STEPS_ALL = 0,          /* steps-per-visit = all */
   SCHED_CHUNK_MAX = 1 << 30,
-  SCHED_CUDA_BLOCK_DEFAULT = 128 /* CUDA_BLOCK of src/backend/cuda/emit_cuda.h */
+  SCHED_CUDA_BLOCK_DEFAULT = 128, /* CUDA_BLOCK of src/backend/cuda/emit_cuda.h */
+  SCHED_MPI_REBALANCE_DEFAULT = 125 /* mpi-rebalance = 1.25 */
 };
 
 typedef struct Schedule {
@@ -171,6 +173,7 @@ typedef struct Schedule {
   int cuda_block;
   SchedCompaction compaction;
   SchedMpiPlacement mpi_placement;
+  int mpi_rebalance; /* in hundredths: 125 is 1.25; 0: off */
   SchedWhy why[SCHED_NPARAMS];
 } Schedule;
 

@@ -18,8 +18,14 @@ collect() returns (name, fn) pairs; fn() returns (status, details).
                    stdout byte-identical to --target=seq for every R and both
                    placements (block, cyclic), -print FILE written once, and
                    the oracle below (closed form of the probes, the sums simulated);
+  mpi/rebalance    tests/mpi/rebalance.diderot: work growing with the strand's
+                   index under the block placement, so chunks must move
+                   (mpi-rebalance 1.1, chunk 16): outputs byte-identical to
+                   --target=seq's and to the closed form, with and without
+                   rebalancing, and -v says chunks moved only when it is on;
   mpi/fault/...    a probe outside the image on one rank (the message names
-                   that rank), a missing input file, a bad option value: one
+                   that rank, found by restating the rebalancing rule:
+                   owners_after), a missing input file, a bad option value: one
                    message from the job, the OpenMP build's (plus "rank
                    R: " for the run-time error), exit status != 0, no output
                    written and an old output left as it was, within TIMEOUT;
@@ -335,10 +341,39 @@ def fault_case(builddir, diderotc, name, args, rank_of=None, one_line=True):
     shutil.rmtree(work, ignore_errors=True)
 
 
+def owners_after(np, active_after, nsteps, ratio=1.25):
+    """The owner of each chunk after nsteps super-steps under the cyclic
+    placement and the rebalancing rule of rt_mpi.c (doc/user-guide.md,
+    mpi-rebalance), restated: after a step, when the busiest rank holds
+    more than ratio x the mean of the active strands, each chunk with
+    active strands goes to the rank where its middle strand falls in a
+    deal of total/R each, in chunk order; chunks without stay.
+    active_after(s) is the list of active strands per chunk after step s."""
+    owner = None
+    for s in range(1, nsteps + 1):
+        act = active_after(s)
+        if owner is None:
+            owner = [c % np for c in range(len(act))]
+        total = sum(act)
+        load = [sum(a for a, o in zip(act, owner) if o == r) for r in range(np)]
+        if not total or max(load) * np <= ratio * total:
+            continue
+        before = 0
+        for c, a in enumerate(act):
+            if a:
+                owner[c] = min(((2 * before + a) * np) // (2 * total), np - 1)
+                before += a
+    return owner
+
+
 def t_fault_probe(builddir, diderotc):
-    # strand 999 is in chunk 3 (256 strands per chunk); cyclic placement:
-    # rank 3 mod R runs it
-    fault_case(builddir, diderotc, "fault-probe", ["-bad", "999"], rank_of=lambda np: 3 % np)
+    # strand 999 is in chunk 3 (256 strands per chunk), and probes outside
+    # in step 6 (999 % 7 + 1); the rank that runs chunk 3 then reports it
+    def active_after(s):
+        return [sum(1 for i in range(lo, min(lo + 256, PROBE_N)) if i % 7 + 1 > s)
+                for lo in range(0, PROBE_N, 256)]
+    fault_case(builddir, diderotc, "fault-probe", ["-bad", "999"],
+               rank_of=lambda np: owners_after(np, active_after, 5)[3])
 
 
 def t_fault_file(builddir, diderotc):
@@ -394,6 +429,77 @@ def t_fault_signal(builddir, diderotc, sig):
     if p.returncode == 0 or len(lines) != 1 or outputs(work):
         raise Failure("exit status %d, messages %r, outputs %s" % (p.returncode, own_lines(err, exe)[:4],
                                                                  sorted(outputs(work))))
+    shutil.rmtree(work, ignore_errors=True)
+
+
+# ---- mpi/rebalance -------------------------------------------------------------
+
+REB_N, REB_STEPS = 2000, 40
+
+
+def rebalance_oracle(N, STEPS):
+    """v and seen of rebalance.diderot, simulated step by step."""
+    v, seen = [0.0] * N, [-1.0] * N
+    last = [1 + i * STEPS // N for i in range(N)]
+    total = 0.0
+    for s in range(1, STEPS + 2):
+        for i in range(N):
+            if s <= last[i]:
+                v[i] = s * (s + 1) / 2.0
+                seen[i] = total
+        total = sum(v)
+    return v, seen
+
+
+def t_rebalance(builddir, diderotc):
+    """Chunks move between ranks when one holds too much of the remaining
+    work (mpi-rebalance): block placement, work growing with the strand's
+    index; outputs byte-identical to --target=seq and to the closed form
+    with rebalancing and without, and `-v` says chunks moved (only when
+    rebalancing is on and there are ranks to move to)."""
+    work = fresh(builddir, "rebalance")
+    require_mpi(diderotc, builddir, work)
+    shutil.copy(os.path.join(SRCDIR, "tests", "mpi", "rebalance.diderot"), work)
+    env = mpi_env(builddir)
+    exes = {}
+    for label, key in (("seq", None), ("on", "1.1"), ("off", "off")):
+        exe = exes[label] = os.path.join(work, "reb-" + label)
+        flags = []
+        if key:
+            with open(os.path.join(work, label + ".sched"), "w") as f:
+                f.write("mpi-placement = block\nmpi-rebalance = %s\nchunk = 16\n" % key)
+            flags = ["--target=mpi", "--schedule=%s.sched" % label]
+        why = build(diderotc, "rebalance.diderot", exe, flags, env, work)
+        if why:
+            raise Failure("%s build failed: %s" % (label, why.strip()))
+    rc, _, err = run([exes["seq"]], work, env)
+    if rc != 0:
+        raise Failure("the sequential run failed: " + err.decode("utf-8", "replace"))
+    want = outputs(work)
+    problems = []
+    v_want, seen_want = rebalance_oracle(REB_N, REB_STEPS)
+    for fname, vals in (("v.nrrd", v_want), ("seen.nrrd", seen_want)):
+        got = nrrd.parse(want[fname], fname)
+        if list(got.data) != vals:
+            problems.append("--target=seq's %s is not the closed form" % fname)
+    for np in ranks():
+        for label in ("on", "off"):
+            clear_outputs(work)
+            rc, _, err = mpirun(np, exes[label], [], work, env)
+            if rc != 0 or outputs(work) != want:
+                problems.append("-np %d, rebalance %s: exit status %d, outputs %s" % (
+                    np, label, rc, "identical" if outputs(work) == want else "differ"))
+            clear_outputs(work)
+            rc, _, err = mpirun(np, exes[label], ["-v"], work, env)
+            moves = [line for line in own_lines(err, exes[label]) if "chunks moved" in line]
+            expect_moves = label == "on" and np > 1
+            if rc != 0 or outputs(work) != want or bool(moves) != expect_moves:
+                problems.append("-np %d -v, rebalance %s: exit status %d, outputs %s, %d steps "
+                                "moved chunks (expected %s)" % (
+                                    np, label, rc, "identical" if outputs(work) == want else "differ",
+                                    len(moves), "some" if expect_moves else "none"))
+    if problems:
+        raise Failure("; ".join(problems) + " (work directory %s)" % work)
     shutil.rmtree(work, ignore_errors=True)
 
 
@@ -492,7 +598,8 @@ def collect(srcdir, builddir, diderotc):
              ("mpi/fault/missing-file", t_fault_file), ("mpi/fault/bad-option", t_fault_option),
              ("mpi/fault/SIGINT", lambda b, d: t_fault_signal(b, d, signal.SIGINT)),
              ("mpi/fault/SIGTERM", lambda b, d: t_fault_signal(b, d, signal.SIGTERM)),
-             ("mpi/refuse/library", t_refuse_library)]
+             ("mpi/refuse/library", t_refuse_library),
+             ("mpi/rebalance", t_rebalance)]
     for what, stem, text in REFUSALS:
         cases.append(("mpi/refuse/" + what, lambda b, d, s=stem, t=text: t_refuse(b, d, s, t)))
     for name, src, args in EXAMPLES:

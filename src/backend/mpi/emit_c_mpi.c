@@ -38,10 +38,11 @@ static const char *mpi_run_call(EmitCtx *e, const char *wrld, const char *limit)
 static void mpi_main(EmitCtx *e, EmitBuf *out) {
   const Schedule *s = e->opt->schedule;
   bool block = s && s->mpi_placement == SCHED_MPI_BLOCK;
+  int rebalance = s ? s->mpi_rebalance : SCHED_MPI_REBALANCE_DEFAULT;
   OUT("\n/* one process per rank: rank 0's command line, the job's exit status */\n"
       "int main(int argc, char **argv) {\n"
-      "  return drt_mpi_main(argc, argv, d_main, %s);\n}\n",
-      block ? "DRT_MPI_BLOCK" : "DRT_MPI_CYCLIC");
+      "  return drt_mpi_main(argc, argv, d_main, %s, %d.%02d);\n}\n",
+      block ? "DRT_MPI_BLOCK" : "DRT_MPI_CYCLIC", rebalance / 100, rebalance % 100);
 }
 
 static const EmitGlueHooks mpi_glue = {
