@@ -16,6 +16,7 @@
 #include <teem/biff.h>
 
 #include "rt_internal.h"
+#include "rt_nrrd_guard.h"
 
 /* ---------------------------------------------------------------- types */
 
@@ -194,6 +195,11 @@ Nrrd *drt_load_nrrd(DrtErrors *e, const char *what, const char *file) {
    * header of 10^19 samples (fuzz_nrrd found one) must be refused here, in
    * the user's terms, not by a failed or overcommitted malloc inside Teem. */
   if (strcmp(file, "-") != 0) {
+    char why[512];
+    if (drt_nrrd_guard(file, why, sizeof why)) {
+      drt_error_at(e, what, file, "%s", why);
+      return NULL;
+    }
     NrrdIoState *nio = nrrdIoStateNew();
     Nrrd *h = nio ? nrrdNew() : NULL;
     bool refused = false;
