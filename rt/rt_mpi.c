@@ -30,6 +30,7 @@
 
 static struct {
   MPI_Comm comm;
+  bool attached; /* comm is set: by drt_mpi_main, or a library's drt_mpi_attach */
   int rank, size;
   DrtMpiPlacement placement;
   double rebalance; /* the imbalance that moves chunks (0: never) */
@@ -273,7 +274,40 @@ static bool mpi_agree(void *ctx, DrtErrors *e, bool failed) {
   return true;
 }
 
+bool drt_mpi_attach(DrtErrors *e, MPI_Comm comm, DrtMpiPlacement placement, double rebalance) {
+  int up = 0, down = 0;
+  MPI_Initialized(&up);
+  MPI_Finalized(&down);
+  if (!up || down) {
+    drt_error(e, "MPI is %s: call MPI_Init before creating a world of a --target=mpi library",
+              down ? "finalized" : "not initialized");
+    return true;
+  }
+  if (mpi.attached) {
+    int same = MPI_UNEQUAL;
+    MPI_Comm_compare(mpi.comm, comm, &same);
+    if (same != MPI_IDENT && same != MPI_CONGRUENT) {
+      drt_error(e, "the worlds of one process must use one MPI communicator (an earlier world "
+                   "used another)");
+      return true;
+    }
+    return false;
+  }
+  mpi.comm = comm;
+  MPI_Comm_rank(comm, &mpi.rank);
+  MPI_Comm_size(comm, &mpi.size);
+  mpi.placement = placement;
+  mpi.rebalance = rebalance;
+  mpi.attached = true;
+  return false;
+}
+
 uint32_t drt_mpi_world_run(DrtWorld *w, uint32_t max_steps) {
+  if (!mpi.attached) {
+    drt_error(drt_world_errors(w), "internal: the world of a --target=mpi program has no MPI "
+                                   "communicator");
+    return 0;
+  }
   /* the chunk is the unit of placement: every rank must cut the world
    * alike (the environment, DIDEROT_SCHED_CHUNK, is each rank's own) */
   DrtSchedule s;
@@ -423,6 +457,7 @@ int drt_mpi_main(int argc, char **argv, int (*body)(int argc, const char **argv)
   MPI_Comm_size(mpi.comm, &mpi.size);
   mpi.placement = placement;
   mpi.rebalance = rebalance;
+  mpi.attached = true;
   int n = 0;
   const char **av = bcast_argv(argc, argv, &n);
   if (mpi.rank != 0) quiet_rank();
@@ -434,6 +469,7 @@ int drt_mpi_main(int argc, char **argv, int (*body)(int argc, const char **argv)
   MPI_Allreduce(&status, &worst, 1, MPI_INT, MPI_MAX, mpi.comm);
   free(mpi.map);
   free(mpi.load);
+  mpi.map = NULL, mpi.load = NULL, mpi.map_n = 0;
   MPI_Finalize();
   return worst;
 }

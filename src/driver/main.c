@@ -76,9 +76,6 @@ static int driver_check_options(Arena *a, const DriverOptions *o, Schedule *sche
   if (o->cuda_emulate && o->target != TARGET_CUDA)
     return driver_usage_error("inconsistent options: %s", "--cuda-emulate without --target=cuda");
   /* what --target=mpi does not do yet (doc/backend.md "--target=mpi") */
-  if (o->target == TARGET_MPI && !o->exec)
-    return driver_usage_error("%s", "--target=mpi builds executables only (--exec): a library "
-                                    "whose world takes an MPI communicator is not supported yet");
   if (o->target == TARGET_MPI && o->snapshot)
     return driver_usage_error("%s", "--snapshot with --target=mpi is not yet supported");
   int status = 0;

@@ -34,6 +34,10 @@ collect() returns (name, fn) pairs; fn() returns (status, details).
   mpi/examples/NAME  the nine examples (scripts/run-examples.sh's recipes)
                    against --target=seq, byte for byte; only with
                    DIDEROT_MPI_FULL=1 (make check-mpi), skipped otherwise;
+  mpi/library      a --target=mpi library and a host program of ours
+                   (lib_host.c, mpicc): every rank holds every strand's
+                   result, the closed form of rebalance.diderot; a second
+                   world over another communicator is refused;
   mpi/refuse/...   what the target does not distribute yet is refused by
                    diderotc with FILE:LINE:COL: error: ... and no file.
 
@@ -47,6 +51,7 @@ import re
 import shutil
 import signal
 import subprocess
+import threading
 import sys
 
 nrrd = None    # tests/oracle/nrrd.py, imported by collect()
@@ -392,7 +397,7 @@ strand S (int i) {
   output real x = 0.0;
   update { x += 1.0; }
 }
-update { t = t + 1.0; }
+update { t = t + 1.0; if (t == 1.0) { print("running\\n"); } }
 create_array { S(i) | i in 0..N-1 };
 """
 
@@ -413,11 +418,15 @@ def t_fault_signal(builddir, diderotc, sig):
     p = subprocess.Popen([shutil.which("mpirun"), "--oversubscribe", "-np", "2", exe, "-n", "1"],
                          cwd=work, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
                          stderr=subprocess.PIPE, env=env, start_new_session=True)
-    try:
-        out, err = p.communicate(timeout=3)
-        raise Failure("the run ended before the signal: status %d, %r" % (p.returncode, err[-300:]))
-    except subprocess.TimeoutExpired:
-        pass
+    # the signal once the ranks run (rank 0 prints after the first step):
+    # a signal during MPI's start-up is mpirun's business, not the runtime's
+    watchdog = threading.Timer(COMPILE_TIMEOUT, lambda: os.killpg(p.pid, signal.SIGKILL))
+    watchdog.start()
+    first = p.stdout.readline()
+    watchdog.cancel()
+    if first != b"running\n":
+        p.communicate()
+        raise Failure("the run ended before the signal: status %s, first line %r" % (p.returncode, first))
     p.send_signal(sig)
     try:
         out, err = p.communicate(timeout=TIMEOUT)
@@ -576,13 +585,55 @@ def t_refuse(builddir, diderotc, stem, text):
     shutil.rmtree(work, ignore_errors=True)
 
 
-def t_refuse_library(builddir, diderotc):
-    work = fresh(builddir, "refuse_library")
-    src = os.path.join(SRCDIR, "tests", "mpi", "probe.diderot")
-    rc, _, err = run([diderotc, "--target=mpi", "-o", os.path.join(work, "lib"), src], SRCDIR,
-                     mpi_env(builddir))
-    if rc == 0 or b"--target=mpi builds executables only" not in err or os.listdir(work):
-        raise Failure("exit status %d, stderr %r, files %s" % (rc, err[:300], os.listdir(work)))
+def t_library(builddir, diderotc):
+    """A --target=mpi library (no --exec) used by a host program of ours
+    (tests/mpi/lib_host.c, built with mpicc) that makes the same calls on
+    every rank: every rank holds every strand's result, equal to the closed
+    form of rebalance.diderot (block placement, chunks that move); a second
+    world over another communicator is refused with a message."""
+    work = fresh(builddir, "library")
+    require_mpi(diderotc, builddir, work)
+    mpicc = shutil.which("mpicc")
+    if not mpicc:
+        raise Skip("mpicc not found (Debian package: libopenmpi-dev)")
+    for f in ("rebalance.diderot", "lib_host.c"):
+        shutil.copy(os.path.join(SRCDIR, "tests", "mpi", f), work)
+    with open(os.path.join(work, "lib.sched"), "w") as f:
+        f.write("mpi-placement = block\nmpi-rebalance = 1.1\nchunk = 16\n")
+    env = mpi_env(builddir)
+    rc, _, err = run([diderotc, "--target=mpi", "--schedule=lib.sched", "--namespace=R", "-o", "reb",
+                      "rebalance.diderot"], work, env, timeout=COMPILE_TIMEOUT)
+    if rc != 0:
+        raise Failure("the library build failed: " + err.decode("utf-8", "replace"))
+    rc, _, err = run([mpicc, "-O1", "-I.", "-I" + os.path.join(SRCDIR, "rt"), "lib_host.c", "reb.o",
+                      "-o", "host", "-lteem", "-lm", "-fopenmp"], work, env, timeout=COMPILE_TIMEOUT)
+    if rc != 0:
+        raise Failure("the host program did not build: " + err.decode("utf-8", "replace"))
+    v, seen = rebalance_oracle(REB_N, REB_STEPS)
+    want = "".join("v %d %.9g\n" % (i, x) for i, x in enumerate(v)) + \
+        "".join("seen %d %.9g\n" % (i, x) for i, x in enumerate(seen))
+    problems = []
+    for np in ranks():
+        for f in os.listdir(work):
+            if f.startswith("out."):
+                os.remove(os.path.join(work, f))
+        rc, _, err = mpirun(np, os.path.join(work, "host"), ["out", str(REB_N)], work, env)
+        if rc != 0:
+            problems.append("-np %d: exit status %d: %s" % (np, rc, " ".join(own_lines(err, "host"))[:300]))
+            continue
+        for r in range(np):
+            path = os.path.join(work, "out.%d" % r)
+            got = open(path).read() if os.path.exists(path) else None
+            if got != want:
+                problems.append("-np %d: rank %d's outputs %s" % (
+                    np, r, "missing" if got is None else "differ from the closed form"))
+    if 2 in ranks():
+        rc, _, err = mpirun(2, os.path.join(work, "host"), ["out", str(REB_N), "self"], work, env)
+        text = err.decode("utf-8", "replace")
+        if rc == 0 or "must use one MPI communicator" not in text:
+            problems.append("a second world over MPI_COMM_SELF: exit status %d, stderr %r" % (rc, text[-300:]))
+    if problems:
+        raise Failure("; ".join(problems) + " (work directory %s)" % work)
     shutil.rmtree(work, ignore_errors=True)
 
 
@@ -598,7 +649,7 @@ def collect(srcdir, builddir, diderotc):
              ("mpi/fault/missing-file", t_fault_file), ("mpi/fault/bad-option", t_fault_option),
              ("mpi/fault/SIGINT", lambda b, d: t_fault_signal(b, d, signal.SIGINT)),
              ("mpi/fault/SIGTERM", lambda b, d: t_fault_signal(b, d, signal.SIGTERM)),
-             ("mpi/refuse/library", t_refuse_library),
+             ("mpi/library", t_library),
              ("mpi/rebalance", t_rebalance)]
     for what, stem, text in REFUSALS:
         cases.append(("mpi/refuse/" + what, lambda b, d, s=stem, t=text: t_refuse(b, d, s, t)))

@@ -23,6 +23,7 @@ static void mpi_decls(EmitCtx *e, EmitBuf *out) {
   (void)e;
   OUT("/* --target=mpi (rt/diderot_mpi.h): rank 0 loads inputs and writes outputs;\n"
       " * the world's chunks are spread over the ranks */\n"
+      "#include <mpi.h> /* first: diderot_mpi.h declares drt_mpi_attach after it */\n"
       "#include \"diderot_mpi.h\"\n"
       "#define drt_image_load_file drt_mpi_image_load_file\n"
       "#define drt_sequence_load_file drt_mpi_sequence_load_file\n"
@@ -36,13 +37,10 @@ static const char *mpi_run_call(EmitCtx *e, const char *wrld, const char *limit)
 }
 
 static void mpi_main(EmitCtx *e, EmitBuf *out) {
-  const Schedule *s = e->opt->schedule;
-  bool block = s && s->mpi_placement == SCHED_MPI_BLOCK;
-  int rebalance = s ? s->mpi_rebalance : SCHED_MPI_REBALANCE_DEFAULT;
   OUT("\n/* one process per rank: rank 0's command line, the job's exit status */\n"
       "int main(int argc, char **argv) {\n"
-      "  return drt_mpi_main(argc, argv, d_main, %s, %d.%02d);\n}\n",
-      block ? "DRT_MPI_BLOCK" : "DRT_MPI_CYCLIC", rebalance / 100, rebalance % 100);
+      "  return drt_mpi_main(argc, argv, d_main, %s);\n}\n",
+      emit_mpi_schedule_args(e));
 }
 
 static const EmitGlueHooks mpi_glue = {
