@@ -232,15 +232,16 @@ uint32_t drt_world_nworkers(const DrtWorld *w);
  * of a step the owners' results are copied to every process, so that each
  * one continues from the same world, exactly as one process would. What
  * is exchanged (rt_distrib.c): after the start and update phases, every
- * chunk's stabilize/die counts, status and fresh flags (and whether some
- * process failed, with its errors); before strands move (dying strands of
- * a collection squeezed out) and at the end of a run, the strands' states;
- * in a reduction, the per-chunk partials, combined in chunk order on every
- * process, so results are those of one process whatever the number of
- * processes; when the transport rebalances (a process holds too much of
- * the remaining work), the states of the chunks that change owner. Strands created by `new`, reads of other strands' state and
- * spatial queries are not distributed (diderotc refuses them). The
- * transport is the caller's (rt_mpi.c: MPI collectives). */
+ * chunk's stabilize/die counts, status and fresh flags and the strands its
+ * `new` made (and whether some process failed, with its errors); before
+ * strands move (dying strands of a collection squeezed out) and at the end
+ * of a run, the strands' states; in a reduction, the per-chunk partials,
+ * combined in chunk order on every process, so results are those of one
+ * process whatever the number of processes; when the transport rebalances
+ * (a process holds too much of the remaining work), the states of the
+ * chunks that change owner. Reads of other strands' state and spatial
+ * queries are not distributed (diderotc refuses them). The transport is
+ * the caller's (rt_mpi.c: MPI collectives). */
 typedef struct DrtDistrib {
   void *ctx;
   /* whether this process runs chunk c of nchunks (the same answer for
@@ -249,6 +250,10 @@ typedef struct DrtDistrib {
   /* on every process: the `size` bytes at buf + c*size of every chunk c
    * become those of c's owner (a collective call) */
   void (*share)(void *ctx, void *buf, size_t size, uint32_t nchunks);
+  /* the same with a size per chunk: chunk c's sizes[c] bytes follow those
+   * of the chunks before it in buf (a collective call; sizes the same on
+   * every process) */
+  void (*share_var)(void *ctx, void *buf, const uint64_t *sizes, uint32_t nchunks);
   /* a collective: whether any process failed; when one did, e holds the
    * errors of the lowest failing process, on every process */
   bool (*agree)(void *ctx, DrtErrors *e, bool failed);

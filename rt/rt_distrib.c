@@ -72,6 +72,65 @@ static void drt_distrib_slots(DrtWorld *w, uint32_t nchunks, unsigned char *arr,
   }
 }
 
+/* The strands that `new` made in every chunk this step (DrtNewBuf, a
+ * record of ssz bytes each), from the chunk's owner to every process, so
+ * that every process appends the same strands in the same order
+ * (drt_append_new: by chunk); and whether a chunk ran out of room for
+ * them, so that every process reports it. True when some process could
+ * not make room (the error agreed). */
+static bool drt_distrib_new(DrtWorld *w, uint32_t nchunks) {
+  const DrtDistrib *d = w->dist;
+  uint64_t *cnt = malloc((size_t)nchunks * 3 * sizeof *cnt);
+  if (!cnt) drt_mem_failed(&w->err, "exchanging new strands", nchunks, "chunks",
+                           (uint64_t)nchunks * 3 * sizeof *cnt);
+  if (d->agree(d->ctx, &w->err, !cnt)) {
+    free(cnt);
+    return true;
+  }
+  for (uint32_t k = 0; k < w->nown; k++) {
+    DrtNewBuf *b = &w->bufs[w->own[k]];
+    cnt[2 * w->own[k]] = b->n, cnt[2 * w->own[k] + 1] = b->oom ? b->oom_n : 0;
+  }
+  d->share(d->ctx, cnt, 2 * sizeof *cnt, nchunks);
+  uint64_t *sizes = cnt + 2 * (size_t)nchunks, total = 0;
+  bool bad = false;
+  for (uint32_t c = 0; c < nchunks; c++) {
+    DrtNewBuf *b = &w->bufs[c];
+    sizes[c] = cnt[2 * c] * w->ssz;
+    total += sizes[c];
+    if (cnt[2 * c + 1]) b->oom = true, b->oom_n = cnt[2 * c + 1];
+    if (!d->owns(d->ctx, c, nchunks) && cnt[2 * c] > b->cap) {
+      if (drt_grow_aligned(&b->states, w->align, 0, sizes[c])) b->cap = cnt[2 * c];
+      else bad = true;
+    }
+  }
+  unsigned char *buf = total && !bad ? malloc(total) : NULL;
+  if (total && !buf) {
+    drt_mem_failed(&w->err, "new strands of other processes", total / w->ssz, "strands", total);
+    bad = true;
+  }
+  if (d->agree(d->ctx, &w->err, bad)) {
+    free(buf);
+    free(cnt);
+    return true;
+  }
+  if (total) {
+    uint64_t at = 0;
+    for (uint32_t c = 0; c < nchunks; at += sizes[c], c++)
+      if (d->owns(d->ctx, c, nchunks) && sizes[c]) memcpy(buf + at, w->bufs[c].states, sizes[c]);
+    d->share_var(d->ctx, buf, sizes, nchunks);
+    at = 0;
+    for (uint32_t c = 0; c < nchunks; at += sizes[c], c++)
+      if (!d->owns(d->ctx, c, nchunks) && sizes[c]) {
+        memcpy(w->bufs[c].states, buf + at, sizes[c]);
+        w->bufs[c].n = cnt[2 * c];
+      }
+  }
+  free(buf);
+  free(cnt);
+  return false;
+}
+
 bool drt_distrib_step(DrtWorld *w, uint32_t nchunks, bool failed) {
   const DrtDistrib *d = w->dist;
   if (d->agree(d->ctx, &w->err, failed)) return true;
@@ -97,7 +156,7 @@ bool drt_distrib_step(DrtWorld *w, uint32_t nchunks, bool failed) {
   drt_distrib_slots(w, nchunks, w->status, 1, buf);
   drt_distrib_slots(w, nchunks, w->fresh, 1, buf);
   free(buf);
-  return false;
+  return w->dist->share_var && drt_distrib_new(w, nchunks);
 }
 
 void drt_distrib_states(DrtWorld *w, uint32_t nchunks) {

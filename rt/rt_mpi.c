@@ -102,8 +102,15 @@ static int placed(uint32_t c, uint32_t nchunks) {
   return (int)((uint64_t)c * (uint64_t)mpi.size / nchunks);
 }
 
+static void map_room(uint32_t nchunks);
+
+/* The owner map follows the world's number of chunks: when strands were
+ * appended (`new`) the chunks before keep their owners (their states are
+ * there) and the new ones are placed; when it shrank (a compaction, which
+ * gave every process every state) it starts again from the placement. */
 static int owner(uint32_t c, uint32_t nchunks) {
-  return mpi.map_n == nchunks ? mpi.map[c] : placed(c, nchunks);
+  if (mpi.map_n != nchunks) map_room(nchunks);
+  return mpi.map[c];
 }
 
 static bool mpi_owns(void *ctx, uint32_t c, uint32_t nchunks) {
@@ -151,6 +158,51 @@ static void mpi_share(void *ctx, void *buf, size_t size, uint32_t nchunks) {
   free(recv);
 }
 
+/* Every chunk's sizes[c] bytes from its owner, the chunks' bytes one after
+ * another in buf: each rank's own chunks gathered in chunk order, then put
+ * back in place. */
+static void mpi_share_var(void *ctx, void *buf, const uint64_t *sizes, uint32_t nchunks) {
+  (void)ctx;
+  if (mpi.size == 1 || !nchunks) return;
+  int R = mpi.size, *counts = calloc((size_t)R * 3, sizeof *counts);
+  int *displs = counts ? counts + R : NULL, *used = counts ? counts + 2 * R : NULL;
+  uint64_t mine = 0, total = 0, *per = calloc((size_t)R, sizeof *per);
+  for (uint32_t c = 0; c < nchunks; c++) {
+    total += sizes[c];
+    if (per) per[owner(c, nchunks)] += sizes[c];
+  }
+  if (per) mine = per[mpi.rank];
+  for (int r = 0; per && r < R; r++)
+    if (per[r] > INT_MAX || total > INT_MAX) {
+      fprintf(stderr, "diderot: error: rank %d: the strands created in one step (%llu bytes) are "
+                      "beyond one MPI message\n", mpi.rank, (unsigned long long)total);
+      MPI_Abort(mpi.comm, 1);
+    }
+  unsigned char *send = malloc(mine ? mine : 1), *recv = malloc(total ? total : 1);
+  if (!counts || !per || !send || !recv) {
+    fprintf(stderr, "diderot: error: rank %d: out of memory exchanging %llu bytes of new strands\n",
+            mpi.rank, (unsigned long long)total);
+    MPI_Abort(mpi.comm, 1);
+  }
+  for (int r = 0; r < R; r++) counts[r] = (int)per[r];
+  for (int r = 1; r < R; r++) displs[r] = displs[r - 1] + counts[r - 1];
+  unsigned char *b = buf;
+  uint64_t at = 0, put = 0;
+  for (uint32_t c = 0; c < nchunks; at += sizes[c], c++)
+    if (owner(c, nchunks) == mpi.rank) memcpy(send + put, b + at, sizes[c]), put += sizes[c];
+  MPI_Allgatherv(send, (int)mine, MPI_BYTE, recv, counts, displs, MPI_BYTE, mpi.comm);
+  at = 0;
+  for (uint32_t c = 0; c < nchunks; at += sizes[c], c++) {
+    int o = owner(c, nchunks);
+    memcpy(b + at, recv + displs[o] + used[o], sizes[c]);
+    used[o] += (int)sizes[c];
+  }
+  free(counts);
+  free(per);
+  free(send);
+  free(recv);
+}
+
 /* ---- moving chunks ------------------------------------------------------------------------ */
 
 /* The arrays of the owner map for nchunks chunks, the placement's owners
@@ -158,18 +210,20 @@ static void mpi_share(void *ctx, void *buf, size_t size, uint32_t nchunks) {
  * alike). */
 static void map_room(uint32_t nchunks) {
   if (mpi.map_n == nchunks) return;
-  free(mpi.map);
-  mpi.map = malloc((size_t)nchunks * 3 * sizeof *mpi.map);
+  uint32_t keep = nchunks > mpi.map_n ? mpi.map_n : 0;
+  int *map = malloc((size_t)(nchunks ? nchunks : 1) * 3 * sizeof *map);
   if (!mpi.load) mpi.load = malloc((size_t)mpi.size * sizeof *mpi.load);
-  int ok = mpi.map && mpi.load, all = 0;
+  int ok = map && mpi.load, all = 0;
   MPI_Allreduce(&ok, &all, 1, MPI_INT, MPI_MIN, mpi.comm);
   if (!all) {
     fprintf(stderr, "diderot: error: rank %d: out of memory for the owners of %u chunks\n",
             mpi.rank, (unsigned)nchunks);
     MPI_Abort(mpi.comm, 1);
   }
-  mpi.from = mpi.map + nchunks, mpi.to = mpi.from + nchunks;
-  for (uint32_t c = 0; c < nchunks; c++) mpi.map[c] = placed(c, nchunks);
+  for (uint32_t c = 0; c < nchunks; c++) map[c] = c < keep ? mpi.map[c] : placed(c, nchunks);
+  free(mpi.map);
+  mpi.map = map;
+  mpi.from = map + nchunks, mpi.to = mpi.from + nchunks;
   mpi.map_n = nchunks;
 }
 
@@ -183,7 +237,7 @@ static uint32_t mpi_rebalance(void *ctx, const uint32_t *active, uint32_t nchunk
                               uint32_t *chunks, unsigned char *role) {
   (void)ctx;
   if (mpi.size == 1 || mpi.rebalance <= 0 || !nchunks) return 0;
-  map_room(nchunks);
+  if (mpi.map_n != nchunks) map_room(nchunks);
   uint64_t total = 0, most = 0, R = (uint64_t)mpi.size;
   for (int r = 0; r < mpi.size; r++) mpi.load[r] = 0;
   for (uint32_t c = 0; c < nchunks; c++) mpi.load[mpi.map[c]] += active[c], total += active[c];
@@ -319,7 +373,7 @@ uint32_t drt_mpi_world_run(DrtWorld *w, uint32_t max_steps) {
               "every rank the same DIDEROT_SCHED_CHUNK, or none", mine[0]);
     return 0;
   }
-  mpi.dist = (DrtDistrib){NULL, mpi_owns, mpi_share, mpi_agree, mpi_rebalance, mpi_move};
+  mpi.dist = (DrtDistrib){NULL, mpi_owns, mpi_share, mpi_share_var, mpi_agree, mpi_rebalance, mpi_move};
   mpi.map_n = 0; /* a run starts from the placement */
   drt_world_set_distrib(w, &mpi.dist);
   mpi.running = true;

@@ -1,12 +1,11 @@
 /* emit_mpi_check.c -- what --target=mpi does not distribute yet, refused
  * before any code is generated (never a wrong result). Every rank holds
  * the whole world and runs its own chunks; between steps the ranks
- * exchange the chunks' counts and status, and the states only where
- * strands move or the run ends (rt/rt_distrib.c). So anything that reads
- * or creates strands outside a rank's own chunks during a step is not
- * done yet:
+ * exchange the chunks' counts, status and new strands (`new`), and the
+ * states only where strands move or the run ends (rt/rt_distrib.c). So
+ * anything that reads strands outside a rank's own chunks during a step
+ * is not done yet:
  *
- *   - `new` (new strands are kept per chunk on the rank that made them);
  *   - reads of another strand's state, and sphere() queries (the other
  *     strand's state is the start-of-run one on a rank that does not own
  *     its chunk);
@@ -25,10 +24,9 @@
 #include "backend/core/core.h"
 #include "backend/mpi/mpi.h"
 
-typedef enum Pred { P_NEW, P_PRINT, P_SPHERE, P_SHARED, P_COLLECT, P_STATE, P_N } Pred;
+typedef enum Pred { P_PRINT, P_SPHERE, P_SHARED, P_COLLECT, P_STATE, P_N } Pred;
 
 static const char *const pred_what[P_N] = {
-    "'new' with --target=mpi",
     "print in strand code with --target=mpi",
     "sphere() with --target=mpi",
     "reading another strand's state with --target=mpi",
@@ -58,7 +56,6 @@ static int refused(IrCfgKind k, bool map, const IrInstr *in) {
       ty_pointer(in->state->ty))
     return P_STATE;
   if (in->kind != IR_I_OP) return -1;
-  if (in->op == IR_OP_NEW && strand) return P_NEW; /* (the CREATE block's are the initial strands) */
   if (in->op == IR_OP_PRINT && strand) return P_PRINT;
   if (in->op == IR_OP_SPHERE || in->op == IR_OP_SPHERE_AT) return P_SPHERE;
   if (in->op == IR_OP_STRAND_REDUCE && global && in->nimm > 0 && in->imm[0] == IR_REDUCE_COLLECT)
