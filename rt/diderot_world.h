@@ -165,6 +165,11 @@ typedef struct DrtProgram {
    * super-steps. diderotc --force-bsp leaves it false; the runtime uses
    * super-steps anyway while a progress callback or -v watches. */
   bool strandwise;
+  /* Spread over processes (DrtDistrib): strands read strands that another
+   * process may run (another strand's state, sphere(), strands collected
+   * in a global block), so every strand's state goes to every process
+   * after each step (diderotc --target=mpi sets it). */
+  bool exchange_states;
 } DrtProgram;
 
 /* Dynamic sequences. The buffers of T[] values (immutable, shared by

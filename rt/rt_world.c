@@ -677,6 +677,12 @@ static uint32_t drt_step(DrtWorld *w, uint32_t limit) {
   if (w->dist && drt_distrib_step(w, nchunks, drt_world_failed(w))) drt_world_fail(w);
   /* a failed probe: the step is abandoned (the error says why) */
   if (drt_world_failed(w)) return 0;
+  /* strands that read others (and global blocks that collect them) see
+   * every strand's state of this step on every process */
+  if (w->dist && w->prog.exchange_states) {
+    drt_distrib_states(w, nchunks);
+    if (drt_world_failed(w)) return 0;
+  }
   /* finish: counts, then dying strands go and new ones arrive */
   bool any_dead = false;
   uint32_t taken = 1;

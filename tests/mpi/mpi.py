@@ -566,10 +566,8 @@ def t_example(builddir, diderotc, name, src, args):
 # ---- mpi/refuse -------------------------------------------------------------
 
 REFUSALS = [
-    ("sphere", "sphere_count1", "sphere() with --target=mpi is not yet supported"),
     ("print", "print_strands", "print in strand code with --target=mpi is not yet supported"),
-    ("collect", "global_stabilize_reads",
-     "collecting strands in a global block with --target=mpi is not yet supported"),
+    ("print-in-map", "reduce_prints", "print in strand code with --target=mpi is not yet supported"),
 ]
 
 

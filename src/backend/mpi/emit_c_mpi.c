@@ -43,11 +43,14 @@ static void mpi_main(EmitCtx *e, EmitBuf *out) {
       emit_mpi_schedule_args(e));
 }
 
+static bool mpi_exchange_states(EmitCtx *e) { return mpi_exchanges_states(e->a, e->m); }
+
 static const EmitGlueHooks mpi_glue = {
     .after_structs = mpi_decls,
     .run_call = mpi_run_call,
     .main_name = "d_main",
     .after_main = mpi_main,
+    .exchange_states = mpi_exchange_states,
 };
 
 bool emit_mpi_program(Arena *a, IrModule *m, const EmitOptions *opt, const char **out,
