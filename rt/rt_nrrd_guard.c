@@ -17,8 +17,8 @@
  * "key:=value" pairs, "content:") may be of any length: Teem quotes them
  * in no message. Only NRRD files are read here (the other formats Teem
  * reads quote nothing of the file; a plain-text file with a 3,000-byte bad
- * word is refused without a crash). Standard input is not read twice, so
- * it is not guarded.
+ * word is refused without a crash). Standard input is guarded through the
+ * copy rt_image.c makes of it (drt_nrrd_guard_stream).
  */
 #include <stdio.h>
 #include <string.h>
@@ -126,8 +126,15 @@ int drt_nrrd_guard(const char *file, char *msg, size_t len) {
              flen, DRT_NRRD_MAX_WORD);
     return 1;
   }
-  GuardScan g = {.f = fopen(file, "rb")};
-  if (!g.f) return 0; /* Teem says why it cannot open it, briefly */
+  FILE *f = fopen(file, "rb");
+  if (!f) return 0; /* Teem says why it cannot open it, briefly */
+  int bad = drt_nrrd_guard_stream(f, file, msg, len);
+  fclose(f);
+  return bad;
+}
+
+int drt_nrrd_guard_stream(FILE *f, const char *file, char *msg, size_t len) {
+  GuardScan g = {.f = f};
   char magic[8];
   int bad = 0;
   if (fread(magic, 1, 7, g.f) == 7 && memcmp(magic, "NRRD000", 7) == 0) {
@@ -135,7 +142,7 @@ int drt_nrrd_guard(const char *file, char *msg, size_t len) {
     bad = scan_header(&g, msg, len);
     if (!bad && g.ascii && !g.data_file) bad = scan_words(g.f, "the data", msg, len);
   }
-  fclose(g.f);
+  rewind(g.f);
   if (bad || !g.detached[0]) return bad;
   char path[2048];
   beside(file, g.detached, path, sizeof path);

@@ -702,6 +702,18 @@ static void test_guard(void) {
   snprintf(body, sizeof body, "NRRD0004\nunits: \"%s\"\ntype: float\ndimension: 2\nsizes: 2 2\nencoding: ascii\n\n1 2 3 4\n", line);
   write_tmp(path, sizeof path, "c3.nrrd", body);
   CHECK_MSG(drt_nrrd_guard(path, msg, sizeof msg) == 1 && strstr(msg, "header line 2 is 1109 bytes long"), "%s", msg);
+  /* standard input ("-") goes through the same guard (its copy), and a
+   * good image still loads from it */
+  CHECK(freopen(path, "rb", stdin) != NULL);
+  expect_fail(&ok, "-", "input 'img' (file '-'): header line 2 is 1109 bytes long", NULL);
+  write_tmp(path, sizeof path, "c3.nrrd",
+            "NRRD0004\ntype: float\ndimension: 2\nsizes: 2 2\nencoding: ascii\n\n1 2 3 4\n");
+  CHECK(freopen(path, "rb", stdin) != NULL);
+  DrtImage img;
+  if (load_ok(&ok, "-", &img)) {
+    CHECK(img.size[0] == 2 && img.size[1] == 2 && ((const float *)img.data)[3] == 4.0f);
+    drt_image_free(&img);
+  }
 }
 
 int main(void) {
