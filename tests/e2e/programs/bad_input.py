@@ -75,6 +75,10 @@ def bad_files(t):
     add("long-sample", "img", head + b"encoding: ascii\n\n1 2 3 " + b"4" * 3000 + b"\n")
     add("long-word", "img", head + b"encoding: ascii\n\n1 2 " + b"y" * 1000 + b" 4\n")
     add("long-data-file", "img", head + b"encoding: raw\ndata file: " + b"q" * 600 + b".raw\n\n")
+    # sizes beyond memory in a header that Teem's checks refuse (a 3-vector
+    # axis of 3.3e17): Teem allocates them before it checks (fuzz_nrrd)
+    add("huge-bad-kinds", "img", b"NRRD0004\ntype: float\ndimension: 3\nsizes: 333333333333333333 2 2\n"
+        b"kinds: 3-vector space space\nendian: little\nencoding: raw\n\n" + b"\0" * 64)
     return cases
 
 
@@ -103,6 +107,7 @@ USER_TERMS = {
     "long-sample": ["the data: ascii value 4 is more than 512 characters long"],
     "long-word": ["the data: ascii value 3 is more than 512 characters long"],
     "long-data-file": ["header line 6 is 615 bytes long"],
+    "huge-bad-kinds": ["1.33e18 samples of 4 bytes need 5.33 EB; this process may use"],
 }
 
 
