@@ -122,7 +122,7 @@ static void test_levels(void) {
   drt_world_free(w);
   /* the program's level */
   w = world(&p, &g);
-  CHECK(!drt_world_set_program_schedule(w, &(DrtSchedule){64, 3, DRT_WRITER_OFF}));
+  CHECK(!drt_world_set_program_schedule(w, &(DrtSchedule){64, 3, DRT_WRITER_OFF, DRT_OMP_DEFAULT}));
   CHECK(drt_world_chunk(w) == 64);
   CHECK(!drt_world_schedule(w, &s) && s.chunk == 64 && s.steps == 3 && s.writer == DRT_WRITER_OFF);
   run_all(w, "program 64/3");
@@ -133,13 +133,13 @@ static void test_levels(void) {
   setenv("DIDEROT_SCHED_CHUNK", "128", 1);
   setenv("DIDEROT_SCHED_STEPS", "all", 1);
   w = world(&p, &g);
-  CHECK(!drt_world_set_program_schedule(w, &(DrtSchedule){64, 3, DRT_WRITER_AUTO}));
+  CHECK(!drt_world_set_program_schedule(w, &(DrtSchedule){64, 3, DRT_WRITER_AUTO, DRT_OMP_DEFAULT}));
   run_all(w, "environment 128/all");
   CHECK(g.max_limit == UINT32_MAX && g.max_span == 128 && drt_world_chunk(w) == 128);
   drt_world_free(w);
   /* the host's over the environment; 0 keeps the level below */
   w = world(&p, &g);
-  CHECK(!drt_world_set_schedule(w, &(DrtSchedule){32, 0, DRT_WRITER_AUTO}));
+  CHECK(!drt_world_set_schedule(w, &(DrtSchedule){32, 0, DRT_WRITER_AUTO, DRT_OMP_DEFAULT}));
   run_all(w, "host 32");
   CHECK(g.max_span == 32 && g.max_limit == UINT32_MAX);
   drt_world_free(w);
@@ -206,11 +206,11 @@ static void test_errors(void) {
   clear_env();
   /* the program's chunk is checked too, naming it */
   w = world(&p, &g);
-  CHECK(!drt_world_set_program_schedule(w, &(DrtSchedule){12, 0, DRT_WRITER_AUTO}));
+  CHECK(!drt_world_set_program_schedule(w, &(DrtSchedule){12, 0, DRT_WRITER_AUTO, DRT_OMP_DEFAULT}));
   CHECK(drt_world_run(w, 0) == 0 && strstr(errors_of(w), "chunk 12 (the program's schedule)"));
   drt_world_free(w);
   w = world(&p, &g);
-  CHECK(!drt_world_set_schedule(w, &(DrtSchedule){4, 0, DRT_WRITER_AUTO}));
+  CHECK(!drt_world_set_schedule(w, &(DrtSchedule){4, 0, DRT_WRITER_AUTO, DRT_OMP_DEFAULT}));
   CHECK(drt_world_run(w, 0) == 0 && strstr(errors_of(w), "chunk 4 (drt_world_set_schedule)"));
   drt_world_free(w);
   /* steps above 1 in a program that runs super-steps only */
@@ -231,15 +231,15 @@ static void test_errors(void) {
   run_all(w, "bsp");
   CHECK(g.max_limit == 1);
   /* fixed once the world runs */
-  CHECK(drt_world_set_schedule(w, &(DrtSchedule){64, 0, DRT_WRITER_AUTO}));
+  CHECK(drt_world_set_schedule(w, &(DrtSchedule){64, 0, DRT_WRITER_AUTO, DRT_OMP_DEFAULT}));
   CHECK(strstr(errors_of(w), "drt_world_set_schedule: the schedule is fixed once the world runs"));
   DrtSchedule s;
   CHECK(!drt_world_schedule(w, &s) && s.chunk == 256 && s.steps == 1);
   drt_world_free(w);
   /* out of range at set time */
   w = world(&p, &g);
-  CHECK(drt_world_set_schedule(w, &(DrtSchedule){DRT_SCHED_MAX_CHUNK + 8u, 0, DRT_WRITER_AUTO}));
-  CHECK(drt_world_set_program_schedule(w, &(DrtSchedule){0, 0, (DrtSchedWriter)7}));
+  CHECK(drt_world_set_schedule(w, &(DrtSchedule){DRT_SCHED_MAX_CHUNK + 8u, 0, DRT_WRITER_AUTO, DRT_OMP_DEFAULT}));
+  CHECK(drt_world_set_program_schedule(w, &(DrtSchedule){0, 0, (DrtSchedWriter)7, DRT_OMP_DEFAULT}));
   CHECK(!drt_world_set_schedule(w, NULL));
   drt_world_free(w);
 }
@@ -258,7 +258,7 @@ static void test_writer(void) {
   CHECK(!drt_writer_finish(wr, &e));
   clear_env();
   DrtWorld *w = world(&p, &g);
-  CHECK(!drt_world_set_program_schedule(w, &(DrtSchedule){0, 0, DRT_WRITER_OFF}));
+  CHECK(!drt_world_set_program_schedule(w, &(DrtSchedule){0, 0, DRT_WRITER_OFF, DRT_OMP_DEFAULT}));
   CHECK(drt_world_writer_new(w) == NULL);
   setenv("DIDEROT_SCHED_WRITER", "on", 1); /* the environment over the program's */
   wr = drt_world_writer_new(w);
