@@ -181,7 +181,7 @@ static void test_errors(void) {
   setenv("DIDEROT_SCHED_CHUNK", "100", 1);
   DrtWorld *w = world(&p, &g);
   CHECK(drt_world_run(w, 0) == 0 && g.calls == 0);
-  CHECK_MSG(strstr(errors_of(w), "schedule: chunk 100 (-sched-chunk or DIDEROT_SCHED_CHUNK) must "
+  CHECK_MSG(strstr(errors_of(w), "schedule: chunk 100 (-schedule chunk=, -sched-chunk or DIDEROT_SCHED_CHUNK) must "
                                  "be a multiple of 8"), "%s", errors_of(w));
   CHECK(drt_world_stage(w) == DRT_STAGE_POST_CREATE);
   drt_world_free(w);
@@ -218,7 +218,7 @@ static void test_errors(void) {
   setenv("DIDEROT_SCHED_STEPS", "4", 1);
   w = world(&bsp, &g);
   CHECK(drt_world_run(w, 0) == 0);
-  CHECK_MSG(strstr(errors_of(w), "schedule: steps 4 (-sched-steps or DIDEROT_SCHED_STEPS): this "
+  CHECK_MSG(strstr(errors_of(w), "schedule: steps 4 (-schedule steps-per-visit=, -sched-steps or DIDEROT_SCHED_STEPS): this "
                                  "program runs in super-steps only"), "%s", errors_of(w));
   drt_world_free(w);
   setenv("DIDEROT_SCHED_STEPS", "1", 1);
