@@ -115,7 +115,9 @@ typedef enum SchedSource {
   SCHED_DEFAULT,       /* a fixed default of today's compiler or runtime */
   SCHED_HEURISTIC,     /* decided from the program (SchedFacts) */
   SCHED_FLAG,          /* a command-line flag */
-  SCHED_FILE           /* a --schedule file */
+  SCHED_FILE,          /* a --schedule file */
+  SCHED_CACHE,         /* the tuner's cache (src/tune: an earlier diderotc --tune) */
+  SCHED_TUNER          /* this compilation's --tune */
 } SchedSource;
 
 /* Where one parameter's value came from. */
