@@ -82,9 +82,9 @@ static uint64_t program_hash(Arena *a, const DriverOptions *o, const char *cflag
   }
   /* the options that change the code (the others, -o and the like, do not) */
   const char *opts = arena_printf(
-      a, "t%d s%d d%d l%d sc%d ss%d sw%d det%d O%d sl=%s il=%s", (int)o->target, o->snapshot,
+      a, "t%d s%d d%d l%d sc%d ss%d sw%d det%d O%d sf%d sl=%s il=%s", (int)o->target, o->snapshot,
       o->double_real, o->long_int, o->scalar, o->simd_strands, o->simd_within, o->deterministic,
-      o->opt_level, o->strand_layout ? o->strand_layout : "", o->image_layout ? o->image_layout : "");
+      o->opt_level, o->schedule != NULL, o->strand_layout ? o->strand_layout : "", o->image_layout ? o->image_layout : "");
   h = tune_hash_str(h, opts);
   for (int i = 0; i < o->ndefines; i++) h = tune_hash_str(h, o->defines[i]);
   for (const ConstOverride *c = o->consts; c; c = c->next) {
