@@ -103,7 +103,9 @@ bool drt_sched_env(DrtSchedule *s, DrtErrors *e) {
     DrtSchedule one = {0, 0, DRT_WRITER_AUTO, DRT_OMP_DEFAULT};
     char why[200];
     if (drt_sched_value(k, t, &one, why, sizeof why)) {
-      if (e) drt_error(e, "%s (-sched-%s): %s", env_names[k], key_names[k], why);
+      if (e)
+        drt_error(e, "%s (%s%s): %s", env_names[k], k == DRT_SCHED_OMP ? "-schedule " : "-sched-",
+                  k == DRT_SCHED_OMP ? "omp-schedule=" : key_names[k], why);
       bad = true;
       continue;
     }
