@@ -41,9 +41,11 @@ static const char *cpu_model(Arena *a) {
 TuneEnv driver_tune_env(Arena *a, char **environ_) {
   TuneEnv e = {0};
   const char *xdg = getenv("XDG_CACHE_HOME"), *home = getenv("HOME"), *tmp = getenv("TMPDIR");
-  /* the XDG base directory rules: a relative XDG_CACHE_HOME is ignored */
-  if (xdg && xdg[0] == '/') e.cache_dir = arena_printf(a, "%s/diderot", xdg);
-  else if (home && home[0]) e.cache_dir = arena_printf(a, "%s/.cache/diderot", home);
+  /* the XDG base directory rules: a relative XDG_CACHE_HOME is ignored; a
+   * folder of its own, since the Python package keeps its builds in
+   * diderot/ too */
+  if (xdg && xdg[0] == '/') e.cache_dir = arena_printf(a, "%s/diderot/tune", xdg);
+  else if (home && home[0]) e.cache_dir = arena_printf(a, "%s/.cache/diderot/tune", home);
   e.tmp_dir = tmp && tmp[0] ? arena_strdup(a, tmp) : "/tmp";
   int n = 0;
   while (environ_ && environ_[n]) n++;

@@ -30,7 +30,7 @@
 
 /* What the driver read once from the environment and the machine. */
 typedef struct TuneEnv {
-  const char *cache_dir;  /* $XDG_CACHE_HOME/diderot or $HOME/.cache/diderot; NULL: none */
+  const char *cache_dir;  /* $XDG_CACHE_HOME/diderot/tune or $HOME/.cache/diderot/tune; NULL: none */
   const char *tmp_dir;    /* $TMPDIR or /tmp */
   char *const *child_env; /* the environment of the program's runs (DIDEROT_SCHED_* removed) */
   const char *cpu_model;  /* /proc/cpuinfo "model name" ("unknown" when unreadable) */

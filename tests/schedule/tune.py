@@ -219,7 +219,7 @@ def _cache_case(srcdir, diderotc):
         return "fail", [err or "--tune: exit %d: %s" % (p.returncode, p.stderr[-1500:])]
     if not CANDIDATE_LINE.search(p.stderr) or "diderotc: tuned in " not in p.stderr:
         problems.append("--tune printed no candidate or summary line: " + p.stderr[-800:])
-    cdir = os.path.join(cache, "diderot")
+    cdir = os.path.join(cache, "diderot", "tune")
     files = sorted(os.listdir(cdir)) if os.path.isdir(cdir) else []
     if len(files) != 1 or not files[0].endswith(".sched"):
         return "fail", problems + ["expected one cache file in %s, found %s" % (cdir, files)]
@@ -286,7 +286,7 @@ def _bad_cache_case(srcdir, diderotc):
     p, err = _tune(diderotc, src, os.path.join(work, "mip"), cache, args, work, ())
     if err or p.returncode:
         return "fail", [err or "--tune: exit %d: %s" % (p.returncode, p.stderr[-1500:])]
-    cdir = os.path.join(cache, "diderot")
+    cdir = os.path.join(cache, "diderot", "tune")
     name = os.path.join(cdir, os.listdir(cdir)[0])
     with open(name, "rb") as f:
         good = f.read()
@@ -372,7 +372,8 @@ def _usage_case(srcdir, diderotc):
         elif p.returncode != rc or msg not in p.stderr:
             problems.append("%s: exit %d (expected %d), stderr %r lacks %r"
                             % (" ".join(argv[:-1]), p.returncode, rc, p.stderr[-400:], msg))
-    if os.path.isdir(os.path.join(cache, "diderot")) and os.listdir(os.path.join(cache, "diderot")):
+    cdir = os.path.join(cache, "diderot", "tune")
+    if os.path.isdir(cdir) and os.listdir(cdir):
         problems.append("a refused --tune wrote a cache file")
     if problems:
         return "fail", problems + ["(work directory %s)" % work]
