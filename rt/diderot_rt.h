@@ -454,10 +454,13 @@ typedef struct DrtStdOptions {
    * begins */
   uint32_t sched_chunk;
   const char *sched_steps_text, *sched_writer;
+  /* -schedule "KEY=VALUE ...": the same with the schedule file's keys,
+   * omp-schedule too (rt_schedule.c drt_sched_text) */
+  const char *schedule_text;
 } DrtStdOptions;
 
 enum { DRT_CLI_PARALLEL = 1, DRT_CLI_SNAPSHOT = 2 };
-#define DRT_CLI_MAX_STD 10
+#define DRT_CLI_MAX_STD 11
 
 /* Write the standard option entries (at most DRT_CLI_MAX_STD) into tab,
  * bound to *so, for the features given (DRT_CLI_* bits); returns the

@@ -315,9 +315,10 @@ void drt_world_distrib_sync(DrtWorld *w);
  *      writer thread when the process may use two CPUs;
  *   2. the program's own (drt_world_set_program_schedule: what diderotc
  *      prints for a non-default schedule);
- *   3. the environment, DIDEROT_SCHED_CHUNK, DIDEROT_SCHED_STEPS and
- *      DIDEROT_SCHED_WRITER, which an executable's -sched-chunk,
- *      -sched-steps and -sched-writer options set (rt_cli.c);
+ *   3. the environment, DIDEROT_SCHED_CHUNK, DIDEROT_SCHED_STEPS,
+ *      DIDEROT_SCHED_WRITER and DIDEROT_SCHED_OMP, which an executable's
+ *      -schedule "KEY=VALUE ..." option and its -sched-chunk, -sched-steps
+ *      and -sched-writer options set (rt_cli.c);
  *   4. drt_world_set_schedule (a host program's choice).
  *
  * The schedule is fixed when the first run begins (drt_world_run or
@@ -341,11 +342,29 @@ typedef enum DrtSchedWriter {
 
 enum { DRT_SCHED_MAX_CHUNK = 1 << 30 };
 
+/* The OpenMP loop schedule of the chunks (omp-schedule), chunks handed
+ * out one at a time in every kind. DRT_OMP_DEFAULT: the kind compiled into
+ * the program's parallel_for. The others need the program to have given
+ * the loop in every kind (drt_world_set_parallel_kinds). */
+typedef enum DrtSchedOmp {
+  DRT_OMP_DEFAULT = 0,
+  DRT_OMP_DYNAMIC = 1,
+  DRT_OMP_STATIC = 2,
+  DRT_OMP_GUIDED = 3
+} DrtSchedOmp;
+
 typedef struct DrtSchedule {
   uint32_t chunk;        /* strands per chunk; 0: the default */
   uint32_t steps;        /* updates per visit; 0: the default; 1: super-steps */
   DrtSchedWriter writer; /* DRT_WRITER_AUTO: the default */
+  DrtSchedOmp omp;       /* DRT_OMP_DEFAULT: the program's parallel_for */
 } DrtSchedule;
+
+/* The program's parallel_for in each OpenMP kind (generated OpenMP
+ * programs give them after drt_world_set_parallel): the run's omp value,
+ * when not DRT_OMP_DEFAULT, picks one as the run begins. */
+void drt_world_set_parallel_kinds(DrtWorld *w, DrtParallelFor dynamic_kind,
+                                  DrtParallelFor static_kind, DrtParallelFor guided_kind);
 
 /* Levels 2 and 4 above; s NULL clears the level. True (and an error) when
  * the world has begun running, or on a value out of range. */

@@ -222,9 +222,25 @@ void drt_world_set_parallel(DrtWorld *w, DrtParallelFor pfor, uint32_t nworkers,
 }
 uint32_t drt_world_nworkers(const DrtWorld *w) { return w->nworkers; }
 
+void drt_world_set_parallel_kinds(DrtWorld *w, DrtParallelFor dynamic_kind,
+                                  DrtParallelFor static_kind, DrtParallelFor guided_kind) {
+  w->pfor_kinds[0] = dynamic_kind;
+  w->pfor_kinds[1] = static_kind;
+  w->pfor_kinds[2] = guided_kind;
+}
+
+/* The parallel loop of the run: the schedule's OpenMP kind where one was
+ * chosen at run time (fixed as the run began), else the program's own. */
+static DrtParallelFor drt_world_pfor(const DrtWorld *w) {
+  DrtSchedOmp k = w->sched.run.omp;
+  if (!w->pfor || k == DRT_OMP_DEFAULT || !w->pfor_kinds[k - 1]) return w->pfor;
+  return w->pfor_kinds[k - 1];
+}
+
 DrtSchedState *drt_world_sched(DrtWorld *w, DrtSchedFacts *f, DrtErrors **err) {
   f->strandwise = w->prog.strandwise && w->prog.update_chunk && w->lay;
   f->running = w->stage >= DRT_STAGE_RUNNING;
+  f->omp_kinds = w->pfor_kinds[0] && w->pfor_kinds[1] && w->pfor_kinds[2];
   f->pad = w->lay ? w->lay->pad : 1;
   f->lay_chunk = w->lay ? w->lay->chunk : 0;
   *err = &w->err;
@@ -620,11 +636,11 @@ static void drt_for_chunks(DrtWorld *w, uint32_t nchunks, void (*body)(void *arg
                            void *arg) {
   if (w->dist) {
     DrtOwnFor f = {w, body, arg};
-    if (w->pfor && w->nown > 1) w->pfor(w->nown, drt_own_body, &f, w->nworkers);
+    if (w->pfor && w->nown > 1) drt_world_pfor(w)(w->nown, drt_own_body, &f, w->nworkers);
     else
       for (uint32_t k = 0; k < w->nown; k++) body(arg, w->own[k]);
   } else if (w->pfor && nchunks > 1) {
-    w->pfor(nchunks, body, arg, w->nworkers);
+    drt_world_pfor(w)(nchunks, body, arg, w->nworkers);
   } else {
     for (uint32_t c = 0; c < nchunks; c++) body(arg, c);
   }

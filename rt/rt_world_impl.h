@@ -32,6 +32,7 @@ struct DrtWorld {
   DrtStage stage;
   bool verbose;
   DrtParallelFor pfor;
+  DrtParallelFor pfor_kinds[3]; /* dynamic, static, guided (drt_world_set_parallel_kinds) */
   uint32_t nworkers;
   /* the run-time schedule (rt_schedule.c): sched.run.chunk strands per
    * chunk, sched.run.steps updates per strand-wise visit */

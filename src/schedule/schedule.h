@@ -21,6 +21,9 @@
  *   schedule_defaults              the rest: today's defaults and heuristics
  *                                  over SchedFacts         (DEFAULT, HEURISTIC)
  *   schedule_check                 the constraints
+ *   (driver_tune.c)                a tuner cache entry or --tune's winner over
+ *                                  the run-time keys the user did not set
+ *                                  (CACHE, TUNER; src/tune), checked again
  *
  * Defaults come last because they depend on what was set: the default chunk
  * is a whole number of AoSoA blocks, loops run in lanes only with vector
@@ -116,7 +119,9 @@ typedef enum SchedSource {
   SCHED_DEFAULT,       /* a fixed default of today's compiler or runtime */
   SCHED_HEURISTIC,     /* decided from the program (SchedFacts) */
   SCHED_FLAG,          /* a command-line flag */
-  SCHED_FILE           /* a --schedule file */
+  SCHED_FILE,          /* a --schedule file */
+  SCHED_CACHE,         /* the tuner's cache (src/tune: an earlier diderotc --tune) */
+  SCHED_TUNER          /* this compilation's --tune */
 } SchedSource;
 
 /* Where one parameter's value came from. */

@@ -57,6 +57,8 @@ const char *schedule_source_name(SchedSource src) {
   case SCHED_HEURISTIC: return "heuristic";
   case SCHED_FLAG: return "flag";
   case SCHED_FILE: return "file";
+  case SCHED_CACHE: return "cache";
+  case SCHED_TUNER: return "tuner";
   }
   return "?";
 }

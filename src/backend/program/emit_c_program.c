@@ -207,6 +207,15 @@ static void emit_helpers(EmitCtx *e, EmitBuf *out) {
         "#pragma omp parallel for schedule(%s, 1) num_threads(nw)\n"
         "  for (uint32_t c = 0; c < n; c++) body(arg, c);\n}\n\n",
         omp_schedule_name(e));
+  /* the same loop in every kind, for the run-time schedule's omp-schedule
+   * (-schedule omp-schedule=KIND: no recompiling) */
+  if (e->opt->target == EMIT_TARGET_OMP)
+    for (int k = 0; k < 3; k++) {
+      static const char *const kinds[] = {"dynamic", "static", "guided"};
+      OUT("static void d_pfor_%s(uint32_t n, void (*body)(void *, uint32_t), void *arg, uint32_t nw) {\n"
+          "#pragma omp parallel for schedule(%s, 1) num_threads(nw)\n"
+          "  for (uint32_t c = 0; c < n; c++) body(arg, c);\n}\n\n", kinds[k], kinds[k]);
+    }
 }
 
 /* ---- input defaults ------------------------------------------------------------------- */
@@ -472,7 +481,8 @@ static void emit_world_fns(EmitCtx *e, EmitBuf *out) {
       "  if (!wrld->rt) { free(wrld); return NULL; }\n  wrld->print = stdout;\n");
   if (sphere) OUT("  if (d_sphere_init(wrld)) { drt_world_free(wrld->rt); free(wrld); return NULL; }\n");
   if (e->opt->target == EMIT_TARGET_OMP)
-    OUT("  drt_world_set_parallel(wrld->rt, d_pfor, (uint32_t)omp_get_num_procs(), 0);\n");
+    OUT("  drt_world_set_parallel(wrld->rt, d_pfor, (uint32_t)omp_get_num_procs(), 0);\n"
+        "  drt_world_set_parallel_kinds(wrld->rt, d_pfor_dynamic, d_pfor_static, d_pfor_guided);\n");
   if (e->opt->schedule_runtime) /* the schedule's run-time part, where it is not the default */
     OUT("  static const DrtSchedule d_sched = %s;\n"
         "  if (drt_world_set_program_schedule(wrld->rt, &d_sched)) {\n"
