@@ -464,6 +464,9 @@ typedef struct DrtStdOptions {
    * begins */
   uint32_t sched_chunk;
   const char *sched_steps_text, *sched_writer;
+  /* -schedule "KEY=VALUE ...": the same with the schedule file's keys,
+   * omp-schedule too (rt_schedule.c drt_sched_text) */
+  const char *schedule_text;
   const char *trace_file;  /* -trace FILE (ours, DRT_CLI_TRACE): NULL = none */
 } DrtStdOptions;
 
@@ -481,7 +484,7 @@ bool drt_trace_file_close(DrtTraceFile *t, const char *prog);
 /* DRT_CLI_TRACE: -trace, where the run is the C runtime's (not the CUDA
  * or MPI targets', which do not write the record) */
 enum { DRT_CLI_PARALLEL = 1, DRT_CLI_SNAPSHOT = 2, DRT_CLI_TRACE = 4 };
-#define DRT_CLI_MAX_STD 11
+#define DRT_CLI_MAX_STD 12
 
 /* Write the standard option entries (at most DRT_CLI_MAX_STD) into tab,
  * bound to *so, for the features given (DRT_CLI_* bits); returns the

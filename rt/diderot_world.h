@@ -165,6 +165,11 @@ typedef struct DrtProgram {
    * super-steps. diderotc --force-bsp leaves it false; the runtime uses
    * super-steps anyway while a progress callback or -v watches. */
   bool strandwise;
+  /* Spread over processes (DrtDistrib): strands read strands that another
+   * process may run (another strand's state, sphere(), strands collected
+   * in a global block), so every strand's state goes to every process
+   * after each step (diderotc --target=mpi sets it). */
+  bool exchange_states;
 } DrtProgram;
 
 /* Dynamic sequences. The buffers of T[] values (immutable, shared by
@@ -237,14 +242,16 @@ uint32_t drt_world_nworkers(const DrtWorld *w);
  * of a step the owners' results are copied to every process, so that each
  * one continues from the same world, exactly as one process would. What
  * is exchanged (rt_distrib.c): after the start and update phases, every
- * chunk's stabilize/die counts, status and fresh flags (and whether some
- * process failed, with its errors); before strands move (dying strands of
- * a collection squeezed out) and at the end of a run, the strands' states;
- * in a reduction, the per-chunk partials, combined in chunk order on every
- * process, so results are those of one process whatever the number of
- * processes. Strands created by `new`, reads of other strands' state and
- * spatial queries are not distributed (diderotc refuses them). The
- * transport is the caller's (rt_mpi.c: MPI collectives). */
+ * chunk's stabilize/die counts, status and fresh flags and the strands its
+ * `new` made (and whether some process failed, with its errors); before
+ * strands move (dying strands of a collection squeezed out) and at the end
+ * of a run, the strands' states; in a reduction, the per-chunk partials,
+ * combined in chunk order on every process, so results are those of one
+ * process whatever the number of processes; when the transport rebalances
+ * (a process holds too much of the remaining work), the states of the
+ * chunks that change owner. Reads of other strands' state and spatial
+ * queries are not distributed (diderotc refuses them). The transport is
+ * the caller's (rt_mpi.c: MPI collectives). */
 typedef struct DrtDistrib {
   void *ctx;
   /* whether this process runs chunk c of nchunks (the same answer for
@@ -253,10 +260,30 @@ typedef struct DrtDistrib {
   /* on every process: the `size` bytes at buf + c*size of every chunk c
    * become those of c's owner (a collective call) */
   void (*share)(void *ctx, void *buf, size_t size, uint32_t nchunks);
+  /* the same with a size per chunk: chunk c's sizes[c] bytes follow those
+   * of the chunks before it in buf (a collective call; sizes the same on
+   * every process) */
+  void (*share_var)(void *ctx, void *buf, const uint64_t *sizes, uint32_t nchunks);
   /* a collective: whether any process failed; when one did, e holds the
    * errors of the lowest failing process, on every process */
   bool (*agree)(void *ctx, DrtErrors *e, bool failed);
+  /* Optional (NULL: chunks stay where owns first put them). Between
+   * super-steps, from the active strands of every chunk (the same array on
+   * every process, so every process decides alike, without talking):
+   * whether chunks move to even out the remaining work. Returns how many
+   * move, listed in chunk order in chunks[] (room for nchunks), with
+   * role[k] DRT_MOVE_OUT where this process gives chunks[k] up,
+   * DRT_MOVE_IN where it takes it over, 0 otherwise; from then on owns
+   * answers with the new owners. */
+  uint32_t (*rebalance)(void *ctx, const uint32_t *active, uint32_t nchunks, uint32_t *chunks,
+                        unsigned char *role);
+  /* a collective after a rebalance that moved n chunks: the `size`-byte
+   * slices buf + k*size filled where role[k] is DRT_MOVE_OUT arrive where
+   * it is DRT_MOVE_IN (on the chunk's new owner) */
+  void (*move)(void *ctx, void *buf, size_t size, uint32_t n);
 } DrtDistrib;
+
+enum { DRT_MOVE_OUT = 1, DRT_MOVE_IN = 2 };
 
 /* Reductions over strands in global blocks (generated code) combine the
  * map's values of every strand in storage order, as one loop (the same
@@ -293,9 +320,10 @@ void drt_world_distrib_sync(DrtWorld *w);
  *      writer thread when the process may use two CPUs;
  *   2. the program's own (drt_world_set_program_schedule: what diderotc
  *      prints for a non-default schedule);
- *   3. the environment, DIDEROT_SCHED_CHUNK, DIDEROT_SCHED_STEPS and
- *      DIDEROT_SCHED_WRITER, which an executable's -sched-chunk,
- *      -sched-steps and -sched-writer options set (rt_cli.c);
+ *   3. the environment, DIDEROT_SCHED_CHUNK, DIDEROT_SCHED_STEPS,
+ *      DIDEROT_SCHED_WRITER and DIDEROT_SCHED_OMP, which an executable's
+ *      -schedule "KEY=VALUE ..." option and its -sched-chunk, -sched-steps
+ *      and -sched-writer options set (rt_cli.c);
  *   4. drt_world_set_schedule (a host program's choice).
  *
  * The schedule is fixed when the first run begins (drt_world_run or
@@ -319,11 +347,29 @@ typedef enum DrtSchedWriter {
 
 enum { DRT_SCHED_MAX_CHUNK = 1 << 30 };
 
+/* The OpenMP loop schedule of the chunks (omp-schedule), chunks handed
+ * out one at a time in every kind. DRT_OMP_DEFAULT: the kind compiled into
+ * the program's parallel_for. The others need the program to have given
+ * the loop in every kind (drt_world_set_parallel_kinds). */
+typedef enum DrtSchedOmp {
+  DRT_OMP_DEFAULT = 0,
+  DRT_OMP_DYNAMIC = 1,
+  DRT_OMP_STATIC = 2,
+  DRT_OMP_GUIDED = 3
+} DrtSchedOmp;
+
 typedef struct DrtSchedule {
   uint32_t chunk;        /* strands per chunk; 0: the default */
   uint32_t steps;        /* updates per visit; 0: the default; 1: super-steps */
   DrtSchedWriter writer; /* DRT_WRITER_AUTO: the default */
+  DrtSchedOmp omp;       /* DRT_OMP_DEFAULT: the program's parallel_for */
 } DrtSchedule;
+
+/* The program's parallel_for in each OpenMP kind (generated OpenMP
+ * programs give them after drt_world_set_parallel): the run's omp value,
+ * when not DRT_OMP_DEFAULT, picks one as the run begins. */
+void drt_world_set_parallel_kinds(DrtWorld *w, DrtParallelFor dynamic_kind,
+                                  DrtParallelFor static_kind, DrtParallelFor guided_kind);
 
 /* Levels 2 and 4 above; s NULL clears the level. True (and an error) when
  * the world has begun running, or on a value out of range. */

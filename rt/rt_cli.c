@@ -512,8 +512,22 @@ static void store(const CliOpt *c, bool from_user) {
  * begins (rt_schedule.c says why). No program option can be named so:
  * inputs are identifiers, and outputs are o-NAME and sp-NAME. */
 static int sched_options(const CliState *st, const char *prog, FILE *err) {
+  /* what the executable is, from its standard options: -n (parallel
+   * targets) and -sched-writer (--snapshot) */
+  bool parallel = false, snapshot = false;
+  for (unsigned i = 0; i < st->n; i++) {
+    parallel |= !strcmp(st->opts[i].o->name, "n,nworkers");
+    snapshot |= !strcmp(st->opts[i].o->name, "sched-writer");
+  }
   for (unsigned i = 0; i < st->n; i++) {
     const CliOpt *c = &st->opts[i];
+    if (!strcmp(c->o->name, "schedule") && c->hidx >= 0 &&
+        st->hopt[c->hidx].source == hestSourceUser) {
+      char why[300];
+      if (drt_sched_text(*(const char *const *)c->o->dest, parallel, snapshot, why, sizeof why))
+        return fail(st, prog, err, "option '%s': %s", c->shown, why);
+      continue;
+    }
     if (strncmp(c->o->name, "sched-", 6) != 0 || c->hidx < 0 ||
         st->hopt[c->hidx].source != hestSourceUser)
       continue;
@@ -621,6 +635,7 @@ unsigned drt_cli_std_options(DrtOption *tab, DrtStdOptions *so,
   so->sched_chunk = 0;
   so->sched_steps_text = "0";
   so->sched_writer = "auto"; /* also without snapshots, where it is no option */
+  so->schedule_text = "";
   so->trace_file = NULL;
   tab[n++] = (DrtOption){"l,limit", DRT_OPT_UINT, 1,
                          "specify limit on number of super-steps (0 means unlimited)", "0",
@@ -667,5 +682,10 @@ unsigned drt_cli_std_options(DrtOption *tab, DrtStdOptions *so,
                            "save snapshots on a writer thread: auto (with two CPUs or more), on "
                            "or off",
                            "auto", false, &so->sched_writer, NULL};
+  tab[n++] = (DrtOption){"schedule", DRT_OPT_STRING, 1,
+                         "the run-time schedule as KEY=VALUE words: chunk=N, steps-per-visit=N|all"
+                         ", omp-schedule=dynamic|static|guided (OpenMP), snapshot-writer=auto|on|off "
+                         "(with snapshots); the program's own for the others",
+                         "", false, &so->schedule_text, NULL};
   return n;
 }

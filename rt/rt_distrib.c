@@ -7,6 +7,7 @@
  * filled by the chunk's owner, handed to DrtDistrib.share. A chunk holds
  * at most sched.run.chunk strands, so a slice of `chunk` entries fits
  * every chunk, the last one included. */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -30,6 +31,11 @@ void drt_world_chunk_range(const DrtWorld *w, uint32_t c, uint32_t *lo, uint32_t
 static void drt_distrib_get(const DrtWorld *w, uint32_t i, void *packed) {
   if (w->lay) w->lay->get(w->state, w->cap, i, packed);
   else memcpy(packed, w->state + (size_t)i * w->ssz, w->prog.state_size);
+}
+
+static void drt_distrib_put(DrtWorld *w, uint32_t i, const void *packed) {
+  if (w->lay) w->lay->put(w->state, w->cap, i, packed);
+  else memcpy(w->state + (size_t)i * w->ssz, packed, w->prog.state_size);
 }
 
 static void drt_distrib_fail(DrtWorld *w) { __atomic_store_n(&w->failed, 1, __ATOMIC_RELEASE); }
@@ -66,6 +72,65 @@ static void drt_distrib_slots(DrtWorld *w, uint32_t nchunks, unsigned char *arr,
   }
 }
 
+/* The strands that `new` made in every chunk this step (DrtNewBuf, a
+ * record of ssz bytes each), from the chunk's owner to every process, so
+ * that every process appends the same strands in the same order
+ * (drt_append_new: by chunk); and whether a chunk ran out of room for
+ * them, so that every process reports it. True when some process could
+ * not make room (the error agreed). */
+static bool drt_distrib_new(DrtWorld *w, uint32_t nchunks) {
+  const DrtDistrib *d = w->dist;
+  uint64_t *cnt = malloc((size_t)nchunks * 3 * sizeof *cnt);
+  if (!cnt) drt_mem_failed(&w->err, "exchanging new strands", nchunks, "chunks",
+                           (uint64_t)nchunks * 3 * sizeof *cnt);
+  if (d->agree(d->ctx, &w->err, !cnt)) {
+    free(cnt);
+    return true;
+  }
+  for (uint32_t k = 0; k < w->nown; k++) {
+    DrtNewBuf *b = &w->bufs[w->own[k]];
+    cnt[2 * w->own[k]] = b->n, cnt[2 * w->own[k] + 1] = b->oom ? b->oom_n : 0;
+  }
+  d->share(d->ctx, cnt, 2 * sizeof *cnt, nchunks);
+  uint64_t *sizes = cnt + 2 * (size_t)nchunks, total = 0;
+  bool bad = false;
+  for (uint32_t c = 0; c < nchunks; c++) {
+    DrtNewBuf *b = &w->bufs[c];
+    sizes[c] = cnt[2 * c] * w->ssz;
+    total += sizes[c];
+    if (cnt[2 * c + 1]) b->oom = true, b->oom_n = cnt[2 * c + 1];
+    if (!d->owns(d->ctx, c, nchunks) && cnt[2 * c] > b->cap) {
+      if (drt_grow_aligned(&b->states, w->align, 0, sizes[c])) b->cap = cnt[2 * c];
+      else bad = true;
+    }
+  }
+  unsigned char *buf = total && !bad ? malloc(total) : NULL;
+  if (total && !buf) {
+    drt_mem_failed(&w->err, "new strands of other processes", total / w->ssz, "strands", total);
+    bad = true;
+  }
+  if (d->agree(d->ctx, &w->err, bad)) {
+    free(buf);
+    free(cnt);
+    return true;
+  }
+  if (total) {
+    uint64_t at = 0;
+    for (uint32_t c = 0; c < nchunks; at += sizes[c], c++)
+      if (d->owns(d->ctx, c, nchunks) && sizes[c]) memcpy(buf + at, w->bufs[c].states, sizes[c]);
+    d->share_var(d->ctx, buf, sizes, nchunks);
+    at = 0;
+    for (uint32_t c = 0; c < nchunks; at += sizes[c], c++)
+      if (!d->owns(d->ctx, c, nchunks) && sizes[c]) {
+        memcpy(w->bufs[c].states, buf + at, sizes[c]);
+        w->bufs[c].n = cnt[2 * c];
+      }
+  }
+  free(buf);
+  free(cnt);
+  return false;
+}
+
 bool drt_distrib_step(DrtWorld *w, uint32_t nchunks, bool failed) {
   const DrtDistrib *d = w->dist;
   if (d->agree(d->ctx, &w->err, failed)) return true;
@@ -91,7 +156,7 @@ bool drt_distrib_step(DrtWorld *w, uint32_t nchunks, bool failed) {
   drt_distrib_slots(w, nchunks, w->status, 1, buf);
   drt_distrib_slots(w, nchunks, w->fresh, 1, buf);
   free(buf);
-  return false;
+  return w->dist->share_var && drt_distrib_new(w, nchunks);
 }
 
 void drt_distrib_states(DrtWorld *w, uint32_t nchunks) {
@@ -115,13 +180,75 @@ void drt_distrib_states(DrtWorld *w, uint32_t nchunks) {
     if (w->dist->owns(w->dist->ctx, c, nchunks)) continue;
     uint32_t lo, hi;
     drt_world_chunk_range(w, c, &lo, &hi);
-    for (uint32_t i = lo; i < hi; i++) {
-      const unsigned char *p = buf + c * slice + (i - lo) * rec;
-      if (w->lay) w->lay->put(w->state, w->cap, i, p);
-      else memcpy(w->state + (size_t)i * w->ssz, p, rec);
-    }
+    for (uint32_t i = lo; i < hi; i++) drt_distrib_put(w, i, buf + c * slice + (i - lo) * rec);
   }
   free(buf);
+}
+
+/* ---- moving chunks between processes -------------------------------------------------- */
+
+/* Room for the per-chunk arrays of a rebalance; a collective (every
+ * process has the same nchunks and the same history, so all allocate
+ * together), false on every process when one could not. */
+static bool drt_distrib_rebalance_room(DrtWorld *w, uint32_t nchunks) {
+  bool bad = false;
+  if (nchunks > w->capact) {
+    size_t words = (size_t)nchunks * 2 * sizeof(uint32_t);
+    unsigned char *b = malloc(words + nchunks);
+    if (b) {
+      free(w->act);
+      w->act = (uint32_t *)b, w->moved = w->act + nchunks, w->role = b + words;
+      w->capact = nchunks;
+    } else {
+      drt_mem_failed(&w->err, "rebalancing the ranks' work", nchunks, "chunks", words + nchunks);
+      bad = true;
+    }
+  }
+  return !w->dist->agree(w->dist->ctx, &w->err, bad);
+}
+
+void drt_distrib_rebalance(DrtWorld *w, uint32_t nchunks) {
+  const DrtDistrib *d = w->dist;
+  if (!d || !d->rebalance || !nchunks) return;
+  if (!drt_distrib_rebalance_room(w, nchunks)) {
+    drt_distrib_fail(w);
+    return;
+  }
+  /* the status is every process's after the step's exchange */
+  for (uint32_t c = 0; c < nchunks; c++) {
+    uint32_t lo, hi, k = 0;
+    drt_world_chunk_range(w, c, &lo, &hi);
+    for (uint32_t i = lo; i < hi; i++) k += w->status[i] == DRT_ACTIVE;
+    w->act[c] = k;
+  }
+  uint32_t n = d->rebalance(d->ctx, w->act, nchunks, w->moved, w->role);
+  if (!n) return;
+  size_t rec = w->prog.state_size, slice = (size_t)w->sched.run.chunk * rec;
+  unsigned char *buf = malloc((size_t)n * slice);
+  if (!buf) drt_mem_failed(&w->err, "moving strands between ranks", (uint64_t)n * w->sched.run.chunk,
+                           "strands", (uint64_t)n * slice);
+  if (d->agree(d->ctx, &w->err, !buf)) {
+    free(buf);
+    drt_distrib_fail(w);
+    return;
+  }
+  for (uint32_t k = 0; k < n; k++) {
+    if (w->role[k] != DRT_MOVE_OUT) continue;
+    uint32_t lo, hi;
+    drt_world_chunk_range(w, w->moved[k], &lo, &hi);
+    for (uint32_t i = lo; i < hi; i++) drt_distrib_get(w, i, buf + k * slice + (i - lo) * rec);
+  }
+  d->move(d->ctx, buf, slice, n);
+  for (uint32_t k = 0; k < n; k++) {
+    if (w->role[k] != DRT_MOVE_IN) continue;
+    uint32_t lo, hi;
+    drt_world_chunk_range(w, w->moved[k], &lo, &hi);
+    for (uint32_t i = lo; i < hi; i++) drt_distrib_put(w, i, buf + k * slice + (i - lo) * rec);
+  }
+  free(buf);
+  (void)drt_distrib_own(w, nchunks); /* cannot fail: this step made room for nchunks */
+  if (w->verbose)
+    fprintf(stderr, "step %u: %u chunks moved between processes\n", (unsigned)w->steps, (unsigned)n);
 }
 
 void drt_world_distrib_sync(DrtWorld *w) {

@@ -124,7 +124,14 @@ void drt_mem_failed(DrtErrors *e, const char *what, uint64_t count, const char *
  * an error in e, which may be NULL); drt_sched_overlay copies from's
  * nonzero fields; drt_sched_cli checks -sched-NAME TEXT and puts it in
  * the environment (true, with why, when bad). */
-enum { DRT_SCHED_CHUNK, DRT_SCHED_STEPS, DRT_SCHED_WRITER, DRT_SCHED_NKEYS };
+enum { DRT_SCHED_CHUNK, DRT_SCHED_STEPS, DRT_SCHED_WRITER, DRT_SCHED_OMP, DRT_SCHED_NKEYS };
+/* -schedule TEXT: KEY=VALUE words (spaces or commas between them) with the
+ * schedule file's run-time keys (chunk, steps-per-visit, omp-schedule,
+ * snapshot-writer), each checked as drt_sched_value does and against what
+ * the executable is (parallel: an OpenMP one; snapshot: with snapshots);
+ * all put in the environment when every one is good. True, with why, on
+ * the first bad word (which it names). */
+bool drt_sched_text(const char *text, bool parallel, bool snapshot, char *why, size_t n);
 int drt_sched_key(const char *name);
 const char *drt_sched_env_name(int key);
 bool drt_sched_value(int key, const char *text, DrtSchedule *s, char *why, size_t n);
@@ -144,6 +151,7 @@ typedef struct DrtSchedState {
  * by strand, whether it runs already, the layout's pad and chunk. */
 typedef struct DrtSchedFacts {
   bool strandwise, running;
+  bool omp_kinds; /* the program gave its loop in every OpenMP kind */
   uint32_t pad, lay_chunk;
 } DrtSchedFacts;
 void drt_sched_init(DrtSchedState *st, uint32_t lay_chunk);

@@ -129,18 +129,25 @@ int drt_mem_describe(char *buf, size_t n, uint64_t count, const char *things, ui
   char c[32], b[32], per[32], r[32];
   drt_mem_count_text(c, sizeof c, count);
   drt_mem_bytes_text(b, sizeof b, bytes);
-  /* what one thing costs, rounded up: count x per is at least the need */
+  /* what one thing costs, rounded up: count x per is at least the need;
+   * a need beyond 2^64 bytes (drt_mem_mul saturates) is "more than" that,
+   * and what one costs is not known from it */
   uint64_t each = count ? bytes / count + (bytes % count != 0) : bytes;
-  snprintf(per, sizeof per, "%" PRIu64 " byte%s", each, each == 1 ? "" : "s");
+  if (bytes == UINT64_MAX) {
+    per[0] = '\0';
+    snprintf(b, sizeof b, "more than 18.4 EB");
+  } else {
+    snprintf(per, sizeof per, " of %" PRIu64 " byte%s", each, each == 1 ? "" : "s");
+  }
   bool known = room && room->bytes != UINT64_MAX;
   if (known) drt_mem_bytes_text(r, sizeof r, room->bytes);
   if (!failed)
-    return snprintf(buf, n, "%s %s of %s need %s; this process may use %s (%s)", c, things, per, b,
+    return snprintf(buf, n, "%s %s%s need %s; this process may use %s (%s)", c, things, per, b,
                     known ? r : "no more", known ? room->limit : "no limit known");
   if (known)
-    return snprintf(buf, n, "out of memory: %s %s of %s need %s; the allocation failed "
+    return snprintf(buf, n, "out of memory: %s %s%s need %s; the allocation failed "
                     "(this process may use %s: %s)", c, things, per, b, r, room->limit);
-  return snprintf(buf, n, "out of memory: %s %s of %s need %s; the allocation failed", c, things,
+  return snprintf(buf, n, "out of memory: %s %s%s need %s; the allocation failed", c, things,
                   per, b);
 }
 

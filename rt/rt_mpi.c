@@ -30,10 +30,18 @@
 
 static struct {
   MPI_Comm comm;
+  bool attached; /* comm is set: by drt_mpi_main, or a library's drt_mpi_attach */
   int rank, size;
   DrtMpiPlacement placement;
-  bool running; /* in drt_mpi_world_run: loaders are local */
+  double rebalance; /* the imbalance that moves chunks (0: never) */
+  bool running;     /* in drt_mpi_world_run: loaders are local */
   DrtDistrib dist;
+  /* after a rebalance: every chunk's owner (map_n chunks; the placement
+   * again when the world has another number of chunks), the last moves'
+   * old and new owners, and per rank its work */
+  int *map, *from, *to;
+  uint64_t *load;
+  uint32_t map_n;
 } mpi = {.size = 1};
 
 int drt_mpi_rank(void) { return mpi.rank; }
@@ -89,9 +97,20 @@ static bool agree_rank0(DrtErrors *e, bool bad) {
 
 /* ---- the distribution ------------------------------------------------------------------- */
 
-static int owner(uint32_t c, uint32_t nchunks) {
+static int placed(uint32_t c, uint32_t nchunks) {
   if (mpi.placement == DRT_MPI_CYCLIC) return (int)(c % (uint32_t)mpi.size);
   return (int)((uint64_t)c * (uint64_t)mpi.size / nchunks);
+}
+
+static void map_room(uint32_t nchunks);
+
+/* The owner map follows the world's number of chunks: when strands were
+ * appended (`new`) the chunks before keep their owners (their states are
+ * there) and the new ones are placed; when it shrank (a compaction, which
+ * gave every process every state) it starts again from the placement. */
+static int owner(uint32_t c, uint32_t nchunks) {
+  if (mpi.map_n != nchunks) map_room(nchunks);
+  return mpi.map[c];
 }
 
 static bool mpi_owns(void *ctx, uint32_t c, uint32_t nchunks) {
@@ -139,6 +158,156 @@ static void mpi_share(void *ctx, void *buf, size_t size, uint32_t nchunks) {
   free(recv);
 }
 
+/* Every chunk's sizes[c] bytes from its owner, the chunks' bytes one after
+ * another in buf: each rank's own chunks gathered in chunk order, then put
+ * back in place. */
+static void mpi_share_var(void *ctx, void *buf, const uint64_t *sizes, uint32_t nchunks) {
+  (void)ctx;
+  if (mpi.size == 1 || !nchunks) return;
+  int R = mpi.size, *counts = calloc((size_t)R * 3, sizeof *counts);
+  int *displs = counts ? counts + R : NULL, *used = counts ? counts + 2 * R : NULL;
+  uint64_t mine = 0, total = 0, *per = calloc((size_t)R, sizeof *per);
+  for (uint32_t c = 0; c < nchunks; c++) {
+    total += sizes[c];
+    if (per) per[owner(c, nchunks)] += sizes[c];
+  }
+  if (per) mine = per[mpi.rank];
+  for (int r = 0; per && r < R; r++)
+    if (per[r] > INT_MAX || total > INT_MAX) {
+      fprintf(stderr, "diderot: error: rank %d: the strands created in one step (%llu bytes) are "
+                      "beyond one MPI message\n", mpi.rank, (unsigned long long)total);
+      MPI_Abort(mpi.comm, 1);
+    }
+  unsigned char *send = malloc(mine ? mine : 1), *recv = malloc(total ? total : 1);
+  if (!counts || !per || !send || !recv) {
+    fprintf(stderr, "diderot: error: rank %d: out of memory exchanging %llu bytes of new strands\n",
+            mpi.rank, (unsigned long long)total);
+    MPI_Abort(mpi.comm, 1);
+  }
+  for (int r = 0; r < R; r++) counts[r] = (int)per[r];
+  for (int r = 1; r < R; r++) displs[r] = displs[r - 1] + counts[r - 1];
+  unsigned char *b = buf;
+  uint64_t at = 0, put = 0;
+  for (uint32_t c = 0; c < nchunks; at += sizes[c], c++)
+    if (owner(c, nchunks) == mpi.rank) memcpy(send + put, b + at, sizes[c]), put += sizes[c];
+  MPI_Allgatherv(send, (int)mine, MPI_BYTE, recv, counts, displs, MPI_BYTE, mpi.comm);
+  at = 0;
+  for (uint32_t c = 0; c < nchunks; at += sizes[c], c++) {
+    int o = owner(c, nchunks);
+    memcpy(b + at, recv + displs[o] + used[o], sizes[c]);
+    used[o] += (int)sizes[c];
+  }
+  free(counts);
+  free(per);
+  free(send);
+  free(recv);
+}
+
+/* ---- moving chunks ------------------------------------------------------------------------ */
+
+/* The arrays of the owner map for nchunks chunks, the placement's owners
+ * in them; every rank or none (MPI_Abort: the ranks could not go on
+ * alike). */
+static void map_room(uint32_t nchunks) {
+  if (mpi.map_n == nchunks) return;
+  uint32_t keep = nchunks > mpi.map_n ? mpi.map_n : 0;
+  int *map = malloc((size_t)(nchunks ? nchunks : 1) * 3 * sizeof *map);
+  if (!mpi.load) mpi.load = malloc((size_t)mpi.size * sizeof *mpi.load);
+  int ok = map && mpi.load, all = 0;
+  MPI_Allreduce(&ok, &all, 1, MPI_INT, MPI_MIN, mpi.comm);
+  if (!all) {
+    fprintf(stderr, "diderot: error: rank %d: out of memory for the owners of %u chunks\n",
+            mpi.rank, (unsigned)nchunks);
+    MPI_Abort(mpi.comm, 1);
+  }
+  for (uint32_t c = 0; c < nchunks; c++) map[c] = c < keep ? mpi.map[c] : placed(c, nchunks);
+  free(mpi.map);
+  mpi.map = map;
+  mpi.from = map + nchunks, mpi.to = mpi.from + nchunks;
+  mpi.map_n = nchunks;
+}
+
+/* When the busiest rank holds more than `rebalance` times the mean of the
+ * active strands, the chunks that have any are dealt again: contiguous
+ * runs of about total/R active strands each, in chunk order, a chunk to
+ * the rank where its middle strand falls. Chunks with none stay where they
+ * are (their states need not travel). Every rank computes the same from
+ * the same counts. */
+static uint32_t mpi_rebalance(void *ctx, const uint32_t *active, uint32_t nchunks,
+                              uint32_t *chunks, unsigned char *role) {
+  (void)ctx;
+  if (mpi.size == 1 || mpi.rebalance <= 0 || !nchunks) return 0;
+  if (mpi.map_n != nchunks) map_room(nchunks);
+  uint64_t total = 0, most = 0, R = (uint64_t)mpi.size;
+  for (int r = 0; r < mpi.size; r++) mpi.load[r] = 0;
+  for (uint32_t c = 0; c < nchunks; c++) mpi.load[mpi.map[c]] += active[c], total += active[c];
+  for (int r = 0; r < mpi.size; r++) most = mpi.load[r] > most ? mpi.load[r] : most;
+  if (!total || (double)most * (double)R <= mpi.rebalance * (double)total) return 0;
+  uint32_t n = 0;
+  uint64_t before = 0;
+  for (uint32_t c = 0; c < nchunks; c++) {
+    if (!active[c]) continue;
+    uint64_t t = ((2 * before + active[c]) * R) / (2 * total);
+    int to = t >= R ? mpi.size - 1 : (int)t;
+    before += active[c];
+    if (to == mpi.map[c]) continue;
+    chunks[n] = c;
+    mpi.from[n] = mpi.map[c], mpi.to[n] = to;
+    role[n] = mpi.map[c] == mpi.rank ? DRT_MOVE_OUT : to == mpi.rank ? DRT_MOVE_IN : 0;
+    mpi.map[c] = to;
+    n++;
+  }
+  return n;
+}
+
+/* The slices of the last rebalance's moves, each from its old owner to its
+ * new one (MPI_Alltoallv: each rank's outgoing slices grouped by
+ * destination, in move order; incoming ones by source, in move order). */
+static void mpi_move(void *ctx, void *buf, size_t size, uint32_t n) {
+  (void)ctx;
+  if (size > INT_MAX) {
+    fprintf(stderr, "diderot: error: rank %d: a chunk's state (%zu bytes) is beyond one MPI "
+                    "message; use a smaller chunk (-sched-chunk)\n", mpi.rank, size);
+    MPI_Abort(mpi.comm, 1);
+  }
+  int R = mpi.size, *cnt = calloc((size_t)R * 5, sizeof *cnt);
+  uint32_t nout = 0, nin = 0;
+  for (uint32_t k = 0; k < n; k++) nout += mpi.from[k] == mpi.rank, nin += mpi.to[k] == mpi.rank;
+  unsigned char *send = malloc((size_t)(nout ? nout : 1) * size);
+  unsigned char *recv = malloc((size_t)(nin ? nin : 1) * size);
+  if (!cnt || !send || !recv) {
+    fprintf(stderr, "diderot: error: rank %d: out of memory moving %u chunks of %zu bytes\n",
+            mpi.rank, (unsigned)n, size);
+    MPI_Abort(mpi.comm, 1);
+  }
+  int *scnt = cnt, *sdis = cnt + R, *rcnt = cnt + 2 * R, *rdis = cnt + 3 * R, *at = cnt + 4 * R;
+  for (uint32_t k = 0; k < n; k++) {
+    if (mpi.from[k] == mpi.rank) scnt[mpi.to[k]]++;
+    if (mpi.to[k] == mpi.rank) rcnt[mpi.from[k]]++;
+  }
+  for (int r = 1; r < R; r++) sdis[r] = sdis[r - 1] + scnt[r - 1], rdis[r] = rdis[r - 1] + rcnt[r - 1];
+  unsigned char *b = buf;
+  for (uint32_t k = 0; k < n; k++)
+    if (mpi.from[k] == mpi.rank) {
+      int r = mpi.to[k];
+      memcpy(send + (size_t)(sdis[r] + at[r]++) * size, b + (size_t)k * size, size);
+    }
+  MPI_Datatype slice;
+  MPI_Type_contiguous((int)size, MPI_BYTE, &slice);
+  MPI_Type_commit(&slice);
+  MPI_Alltoallv(send, scnt, sdis, slice, recv, rcnt, rdis, slice, mpi.comm);
+  MPI_Type_free(&slice);
+  for (int r = 0; r < R; r++) at[r] = 0;
+  for (uint32_t k = 0; k < n; k++)
+    if (mpi.to[k] == mpi.rank) {
+      int r = mpi.from[k];
+      memcpy(b + (size_t)k * size, recv + (size_t)(rdis[r] + at[r]++) * size, size);
+    }
+  free(cnt);
+  free(send);
+  free(recv);
+}
+
 /* The lowest failing rank's errors, as "rank R: MESSAGE", on every rank. */
 static bool mpi_agree(void *ctx, DrtErrors *e, bool failed) {
   (void)ctx;
@@ -159,7 +328,40 @@ static bool mpi_agree(void *ctx, DrtErrors *e, bool failed) {
   return true;
 }
 
+bool drt_mpi_attach(DrtErrors *e, MPI_Comm comm, DrtMpiPlacement placement, double rebalance) {
+  int up = 0, down = 0;
+  MPI_Initialized(&up);
+  MPI_Finalized(&down);
+  if (!up || down) {
+    drt_error(e, "MPI is %s: call MPI_Init before creating a world of a --target=mpi library",
+              down ? "finalized" : "not initialized");
+    return true;
+  }
+  if (mpi.attached) {
+    int same = MPI_UNEQUAL;
+    MPI_Comm_compare(mpi.comm, comm, &same);
+    if (same != MPI_IDENT && same != MPI_CONGRUENT) {
+      drt_error(e, "the worlds of one process must use one MPI communicator (an earlier world "
+                   "used another)");
+      return true;
+    }
+    return false;
+  }
+  mpi.comm = comm;
+  MPI_Comm_rank(comm, &mpi.rank);
+  MPI_Comm_size(comm, &mpi.size);
+  mpi.placement = placement;
+  mpi.rebalance = rebalance;
+  mpi.attached = true;
+  return false;
+}
+
 uint32_t drt_mpi_world_run(DrtWorld *w, uint32_t max_steps) {
+  if (!mpi.attached) {
+    drt_error(drt_world_errors(w), "internal: the world of a --target=mpi program has no MPI "
+                                   "communicator");
+    return 0;
+  }
   /* the chunk is the unit of placement: every rank must cut the world
    * alike (the environment, DIDEROT_SCHED_CHUNK, is each rank's own) */
   DrtSchedule s;
@@ -171,7 +373,8 @@ uint32_t drt_mpi_world_run(DrtWorld *w, uint32_t max_steps) {
               "every rank the same DIDEROT_SCHED_CHUNK, or none", mine[0]);
     return 0;
   }
-  mpi.dist = (DrtDistrib){NULL, mpi_owns, mpi_share, mpi_agree};
+  mpi.dist = (DrtDistrib){NULL, mpi_owns, mpi_share, mpi_share_var, mpi_agree, mpi_rebalance, mpi_move};
+  mpi.map_n = 0; /* a run starts from the placement */
   drt_world_set_distrib(w, &mpi.dist);
   mpi.running = true;
   uint32_t steps = drt_world_run(w, max_steps);
@@ -296,7 +499,7 @@ static void quiet_rank(void) {
 }
 
 int drt_mpi_main(int argc, char **argv, int (*body)(int argc, const char **argv),
-                 DrtMpiPlacement placement) {
+                 DrtMpiPlacement placement, double rebalance) {
   int provided = 0;
   /* OpenMP threads inside a rank never call MPI */
   if (MPI_Init_thread(&argc, &argv, MPI_THREAD_FUNNELED, &provided) != MPI_SUCCESS) {
@@ -307,6 +510,8 @@ int drt_mpi_main(int argc, char **argv, int (*body)(int argc, const char **argv)
   MPI_Comm_rank(mpi.comm, &mpi.rank);
   MPI_Comm_size(mpi.comm, &mpi.size);
   mpi.placement = placement;
+  mpi.rebalance = rebalance;
+  mpi.attached = true;
   int n = 0;
   const char **av = bcast_argv(argc, argv, &n);
   if (mpi.rank != 0) quiet_rank();
@@ -316,6 +521,9 @@ int drt_mpi_main(int argc, char **argv, int (*body)(int argc, const char **argv)
   fflush(NULL);
   int worst = status;
   MPI_Allreduce(&status, &worst, 1, MPI_INT, MPI_MAX, mpi.comm);
+  free(mpi.map);
+  free(mpi.load);
+  mpi.map = NULL, mpi.load = NULL, mpi.map_n = 0;
   MPI_Finalize();
   return worst;
 }

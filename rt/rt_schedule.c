@@ -19,8 +19,12 @@
 #include "rt_internal.h"
 
 static const char *const env_names[DRT_SCHED_NKEYS] = {
-    "DIDEROT_SCHED_CHUNK", "DIDEROT_SCHED_STEPS", "DIDEROT_SCHED_WRITER"};
-static const char *const key_names[DRT_SCHED_NKEYS] = {"chunk", "steps", "writer"};
+    "DIDEROT_SCHED_CHUNK", "DIDEROT_SCHED_STEPS", "DIDEROT_SCHED_WRITER", "DIDEROT_SCHED_OMP"};
+static const char *const key_names[DRT_SCHED_NKEYS] = {"chunk", "steps", "writer", "omp"};
+/* the schedule file's spellings (doc/user-guide.md "Schedules"), for -schedule */
+static const char *const file_keys[DRT_SCHED_NKEYS] = {"chunk", "steps-per-visit",
+                                                        "snapshot-writer", "omp-schedule"};
+static const char *const omp_names[] = {"default", "dynamic", "static", "guided"};
 
 const char *drt_sched_env_name(int key) {
   return key >= 0 && key < DRT_SCHED_NKEYS ? env_names[key] : "?";
@@ -77,6 +81,14 @@ bool drt_sched_value(int key, const char *text, DrtSchedule *s, char *why, size_
       return true;
     }
     return false;
+  case DRT_SCHED_OMP:
+    for (int k = 1; k <= DRT_OMP_GUIDED; k++)
+      if (!strcmp(text, omp_names[k])) {
+        s->omp = (DrtSchedOmp)k;
+        return false;
+      }
+    snprintf(why, n, "bad value '%s' (expected dynamic, static or guided)", text);
+    return true;
   default:
     snprintf(why, n, "unknown schedule value");
     return true;
@@ -88,10 +100,12 @@ bool drt_sched_env(DrtSchedule *s, DrtErrors *e) {
   for (int k = 0; k < DRT_SCHED_NKEYS; k++) {
     const char *t = getenv(env_names[k]);
     if (!t || !*t) continue;
-    DrtSchedule one = {0, 0, DRT_WRITER_AUTO};
+    DrtSchedule one = {0, 0, DRT_WRITER_AUTO, DRT_OMP_DEFAULT};
     char why[200];
     if (drt_sched_value(k, t, &one, why, sizeof why)) {
-      if (e) drt_error(e, "%s (-sched-%s): %s", env_names[k], key_names[k], why);
+      if (e)
+        drt_error(e, "%s (%s%s): %s", env_names[k], k == DRT_SCHED_OMP ? "-schedule " : "-sched-",
+                  k == DRT_SCHED_OMP ? "omp-schedule=" : key_names[k], why);
       bad = true;
       continue;
     }
@@ -105,23 +119,98 @@ void drt_sched_overlay(DrtSchedule *to, const DrtSchedule *from) {
   if (from->chunk) to->chunk = from->chunk;
   if (from->steps) to->steps = from->steps;
   if (from->writer != DRT_WRITER_AUTO) to->writer = from->writer;
+  if (from->omp != DRT_OMP_DEFAULT) to->omp = from->omp;
 }
 
 int drt_sched_env_writer(void) {
-  DrtSchedule s = {0, 0, DRT_WRITER_AUTO};
+  DrtSchedule s = {0, 0, DRT_WRITER_AUTO, DRT_OMP_DEFAULT};
   (void)drt_sched_env(&s, NULL); /* a bad value: auto here, an error as the run begins */
   return s.writer;
 }
 
 bool drt_sched_cli(const char *name, const char *text, char *why, size_t n) {
   int k = drt_sched_key(name);
-  DrtSchedule s = {0, 0, DRT_WRITER_AUTO};
+  DrtSchedule s = {0, 0, DRT_WRITER_AUTO, DRT_OMP_DEFAULT};
   if (k < 0 || drt_sched_value(k, text, &s, why, n)) return true;
   /* the command line is parsed before any thread starts: setenv is safe */
   if (setenv(env_names[k], text, 1) != 0) {
     snprintf(why, n, "cannot set %s", env_names[k]);
     return true;
   }
+  return false;
+}
+
+/* Keys the compiler's schedule knows but bakes into the code: -schedule
+ * says to recompile rather than "unknown key". */
+static const char *const compiled_keys[] = {"strand-layout", "image-layout", "simd", "simd-width",
+                                            "loop-lanes", "run", "omp-wait", "cuda-block",
+                                            "compaction", "mpi-placement"};
+
+bool drt_sched_text(const char *text, bool parallel, bool snapshot, char *why, size_t n) {
+  const char *vals[DRT_SCHED_NKEYS] = {0};
+  char buf[DRT_SCHED_NKEYS][64];
+  const char *p = text ? text : "";
+  for (;;) {
+    p += strspn(p, " \t\n,");
+    if (!*p) break;
+    size_t len = strcspn(p, " \t\n,");
+    const char *eq = memchr(p, '=', len);
+    if (!eq || eq == p || eq + 1 == p + len) {
+      snprintf(why, n, "'%.*s': expected KEY=VALUE (run-time keys: chunk, steps-per-visit, "
+               "omp-schedule, snapshot-writer)", (int)(len > 80 ? 80 : len), p);
+      return true;
+    }
+    size_t kl = (size_t)(eq - p), vl = len - kl - 1;
+    int key = -1;
+    for (int k = 0; k < DRT_SCHED_NKEYS; k++)
+      if (strlen(file_keys[k]) == kl && !strncmp(p, file_keys[k], kl)) key = k;
+    if (key < 0) {
+      for (size_t c = 0; c < sizeof compiled_keys / sizeof compiled_keys[0]; c++)
+        if (strlen(compiled_keys[c]) == kl && !strncmp(p, compiled_keys[c], kl)) {
+          snprintf(why, n, "key '%.*s' is compiled into the program: recompile with diderotc "
+                   "--schedule=FILE (run-time keys: chunk, steps-per-visit, omp-schedule, "
+                   "snapshot-writer)", (int)kl, p);
+          return true;
+        }
+      snprintf(why, n, "unknown key '%.*s' (run-time keys: chunk, steps-per-visit, "
+               "omp-schedule, snapshot-writer)", (int)(kl > 60 ? 60 : kl), p);
+      return true;
+    }
+    if (vals[key]) {
+      snprintf(why, n, "key '%s' given twice", file_keys[key]);
+      return true;
+    }
+    if (vl >= sizeof buf[key]) {
+      snprintf(why, n, "%s: value too long", file_keys[key]);
+      return true;
+    }
+    memcpy(buf[key], eq + 1, vl);
+    buf[key][vl] = '\0';
+    if (key == DRT_SCHED_OMP && !parallel) {
+      snprintf(why, n, "omp-schedule=%s: this program is not an OpenMP one (it applies to "
+               "diderotc --target=omp executables)", buf[key]);
+      return true;
+    }
+    if (key == DRT_SCHED_WRITER && !snapshot) {
+      snprintf(why, n, "snapshot-writer=%s: this program was built without --snapshot", buf[key]);
+      return true;
+    }
+    DrtSchedule one = {0, 0, DRT_WRITER_AUTO, DRT_OMP_DEFAULT};
+    char w2[200];
+    /* the file spells "all" for every update; 0 is the program's default */
+    if (drt_sched_value(key, buf[key], &one, w2, sizeof w2)) {
+      snprintf(why, n, "%s: %s", file_keys[key], w2);
+      return true;
+    }
+    vals[key] = buf[key];
+    p += len;
+  }
+  /* the command line is parsed before any thread starts: setenv is safe */
+  for (int k = 0; k < DRT_SCHED_NKEYS; k++)
+    if (vals[k] && setenv(env_names[k], vals[k], 1) != 0) {
+      snprintf(why, n, "cannot set %s", env_names[k]);
+      return true;
+    }
   return false;
 }
 
@@ -141,7 +230,7 @@ static uint32_t base_chunk(const DrtSchedState *st) {
 void drt_sched_init(DrtSchedState *st, uint32_t lay_chunk) {
   memset(st, 0, sizeof *st);
   st->lay_chunk = lay_chunk;
-  st->run = (DrtSchedule){base_chunk(st), UINT32_MAX, DRT_WRITER_AUTO};
+  st->run = (DrtSchedule){base_chunk(st), UINT32_MAX, DRT_WRITER_AUTO, DRT_OMP_DEFAULT};
 }
 
 void drt_sched_host_chunk(DrtSchedState *st, uint32_t chunk) {
@@ -154,8 +243,9 @@ void drt_sched_host_chunk(DrtSchedState *st, uint32_t chunk) {
 static const char *origin(const DrtSchedule *api, int key, bool from_env) {
   uint32_t a = key == DRT_SCHED_CHUNK ? api->chunk : api->steps;
   if (a) return "drt_world_set_schedule";
-  if (from_env) return key == DRT_SCHED_CHUNK ? "-sched-chunk or DIDEROT_SCHED_CHUNK"
-                                              : "-sched-steps or DIDEROT_SCHED_STEPS";
+  if (from_env) return key == DRT_SCHED_CHUNK ? "-schedule chunk=, -sched-chunk or DIDEROT_SCHED_CHUNK"
+                                              : "-schedule steps-per-visit=, -sched-steps or "
+                                                "DIDEROT_SCHED_STEPS";
   return "the program's schedule";
 }
 
@@ -164,7 +254,7 @@ static const char *origin(const DrtSchedule *api, int key, bool from_env) {
  * NULL). */
 static bool resolve(const DrtSchedState *st, const DrtSchedFacts *f, DrtSchedule *out,
                     DrtErrors *e) {
-  DrtSchedule s = st->prog, env = {0, 0, DRT_WRITER_AUTO};
+  DrtSchedule s = st->prog, env = {0, 0, DRT_WRITER_AUTO, DRT_OMP_DEFAULT};
   bool bad = drt_sched_env(&env, e);
   drt_sched_overlay(&s, &env);
   drt_sched_overlay(&s, &st->api);
@@ -192,6 +282,15 @@ static bool resolve(const DrtSchedState *st, const DrtSchedFacts *f, DrtSchedule
                 (unsigned)s.steps, origin(&st->api, DRT_SCHED_STEPS, env.steps != 0));
     bad = true;
   }
+  /* another OpenMP kind only where the program gave its loop in each */
+  if (s.omp != DRT_OMP_DEFAULT && !f->omp_kinds) {
+    if (e)
+      drt_error(e, "schedule: omp-schedule %s (%s): this program has one parallel loop "
+                "schedule compiled in (not an OpenMP executable of this diderotc)",
+                omp_names[s.omp], env.omp ? "-schedule omp-schedule= or DIDEROT_SCHED_OMP"
+                                          : "drt_world_set_schedule");
+    bad = true;
+  }
   *out = s;
   return bad;
 }
@@ -216,7 +315,8 @@ static bool set_level(DrtWorld *w, bool host, const DrtSchedule *s, const char *
     drt_error(e, "%s: the schedule is fixed once the world runs", fn);
     return true;
   }
-  if (s && (s->chunk > DRT_SCHED_MAX_CHUNK || (unsigned)s->writer > DRT_WRITER_OFF)) {
+  if (s && (s->chunk > DRT_SCHED_MAX_CHUNK || (unsigned)s->writer > DRT_WRITER_OFF ||
+            (unsigned)s->omp > DRT_OMP_GUIDED)) {
     drt_error(e, "%s: chunk %u or writer %d out of range (chunk at most %u)", fn,
               (unsigned)s->chunk, (int)s->writer, (unsigned)DRT_SCHED_MAX_CHUNK);
     return true;

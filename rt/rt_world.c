@@ -145,6 +145,7 @@ void drt_world_free(DrtWorld *w) {
   free(w->ids);
   free(w->tmp);
   free(w->own);
+  free(w->act);
   free(w->mapbuf);
   drt_seqheap_free(w->seqs);
   drt_errors_free(&w->err);
@@ -223,9 +224,25 @@ void drt_world_set_parallel(DrtWorld *w, DrtParallelFor pfor, uint32_t nworkers,
 }
 uint32_t drt_world_nworkers(const DrtWorld *w) { return w->nworkers; }
 
+void drt_world_set_parallel_kinds(DrtWorld *w, DrtParallelFor dynamic_kind,
+                                  DrtParallelFor static_kind, DrtParallelFor guided_kind) {
+  w->pfor_kinds[0] = dynamic_kind;
+  w->pfor_kinds[1] = static_kind;
+  w->pfor_kinds[2] = guided_kind;
+}
+
+/* The parallel loop of the run: the schedule's OpenMP kind where one was
+ * chosen at run time (fixed as the run began), else the program's own. */
+static DrtParallelFor drt_world_pfor(const DrtWorld *w) {
+  DrtSchedOmp k = w->sched.run.omp;
+  if (!w->pfor || k == DRT_OMP_DEFAULT || !w->pfor_kinds[k - 1]) return w->pfor;
+  return w->pfor_kinds[k - 1];
+}
+
 DrtSchedState *drt_world_sched(DrtWorld *w, DrtSchedFacts *f, DrtErrors **err) {
   f->strandwise = w->prog.strandwise && w->prog.update_chunk && w->lay;
   f->running = w->stage >= DRT_STAGE_RUNNING;
+  f->omp_kinds = w->pfor_kinds[0] && w->pfor_kinds[1] && w->pfor_kinds[2];
   f->pad = w->lay ? w->lay->pad : 1;
   f->lay_chunk = w->lay ? w->lay->chunk : 0;
   *err = &w->err;
@@ -623,11 +640,11 @@ static void drt_for_chunks(DrtWorld *w, uint32_t nchunks, void (*body)(void *arg
                            void *arg) {
   if (w->dist) {
     DrtOwnFor f = {w, body, arg};
-    if (w->pfor && w->nown > 1) w->pfor(w->nown, drt_own_body, &f, w->nworkers);
+    if (w->pfor && w->nown > 1) drt_world_pfor(w)(w->nown, drt_own_body, &f, w->nworkers);
     else
       for (uint32_t k = 0; k < w->nown; k++) body(arg, w->own[k]);
   } else if (w->pfor && nchunks > 1) {
-    w->pfor(nchunks, body, arg, w->nworkers);
+    drt_world_pfor(w)(nchunks, body, arg, w->nworkers);
   } else {
     for (uint32_t c = 0; c < nchunks; c++) body(arg, c);
   }
@@ -681,6 +698,12 @@ static uint32_t drt_step(DrtWorld *w, uint32_t limit) {
   if (w->dist && drt_distrib_step(w, nchunks, drt_world_failed(w))) drt_world_fail(w);
   /* a failed probe: the step is abandoned (the error says why) */
   if (drt_world_failed(w)) return 0;
+  /* strands that read others (and global blocks that collect them) see
+   * every strand's state of this step on every process */
+  if (w->dist && w->prog.exchange_states) {
+    drt_distrib_states(w, nchunks);
+    if (drt_world_failed(w)) return 0;
+  }
   drt_trace_changes(w, w->steps + 1, "update");
   /* finish: counts, then dying strands go and new ones arrive */
   bool any_dead = false;
@@ -696,6 +719,11 @@ static uint32_t drt_step(DrtWorld *w, uint32_t limit) {
   drt_append_new(w, nchunks);
   drt_trace_new(w, born, w->steps + 1, "update");
   w->steps += taken;
+  if (w->dist && w->nactive) {
+    /* work left: the transport may move chunks to even it out */
+    drt_distrib_rebalance(w, w->n ? (w->n - 1) / w->sched.run.chunk + 1 : 0);
+    if (drt_world_failed(w)) return 0;
+  }
   if (w->prog.global_update) {
     drt_global_block(w, w->prog.global_update);
     born = w->n;

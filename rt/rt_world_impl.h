@@ -32,6 +32,7 @@ struct DrtWorld {
   DrtStage stage;
   bool verbose;
   DrtParallelFor pfor;
+  DrtParallelFor pfor_kinds[3]; /* dynamic, static, guided (drt_world_set_parallel_kinds) */
   uint32_t nworkers;
   /* the run-time schedule (rt_schedule.c): sched.run.chunk strands per
    * chunk, sched.run.steps updates per strand-wise visit */
@@ -67,6 +68,11 @@ struct DrtWorld {
   const DrtDistrib *dist;  /* NULL: one process holds every chunk (rt_distrib.c) */
   uint32_t *own;           /* with dist: the chunks this process runs this step */
   uint32_t nown, capown;
+  /* with dist->rebalance: per chunk, its active strands, and the moves of
+   * the last rebalance (chunks and this process's role in each) */
+  uint32_t *act, *moved;
+  unsigned char *role;
+  uint32_t capact;
   unsigned char *mapbuf;   /* drt_world_map_values's scratch */
   size_t mapcap;
   bool interrupt_told;     /* drt_world_interrupted has said so */
@@ -99,6 +105,9 @@ bool drt_distrib_own(DrtWorld *w, uint32_t nchunks);
 bool drt_distrib_step(DrtWorld *w, uint32_t nchunks, bool failed);
 /* Before strands move (compaction): the owners' states of every chunk. */
 void drt_distrib_states(DrtWorld *w, uint32_t nchunks);
+/* A collective between super-steps: where the transport moves chunks to
+ * other processes (DrtDistrib.rebalance), their states go with them. */
+void drt_distrib_rebalance(DrtWorld *w, uint32_t nchunks);
 /* A reduction's per-chunk partials from their owners. */
 void drt_distrib_partials(DrtWorld *w, uint32_t nchunks, double *pr, int64_t *pi, uint32_t *cnt);
 /* The strands [lo, hi) of chunk c (rt_distrib.c). */

@@ -16,5 +16,7 @@ make -j2 >/dev/null
 # CFLAGS_DIDEROT_EXTRA survives the test modes that set CFLAGS_DIDEROT
 export CFLAGS_DIDEROT_EXTRA="-g -fsanitize=address,undefined -fno-sanitize-recover=undefined -fno-omit-frame-pointer"
 export ASAN_OPTIONS=detect_leaks=1:exitcode=99
+# Teem's own leaks on malformed inputs, each with its reason (tests/fuzz/lsan.supp)
+export LSAN_OPTIONS=suppressions=$src/tests/fuzz/lsan.supp
 export UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1:exitcode=99
 make -j2 check TEST_PROFILE=sanitize

@@ -1243,7 +1243,7 @@ class Runner:
         # mpi/...: --target=mpi under mpirun against --target=seq (tests/mpi/mpi.py)
         for rel in (("driver", "progress.py"), ("install", "install.py"),
                     ("viewer", "viewer.py"), ("layering", "layering.py"),
-                    ("schedule", "space.py"), ("bigruns", "bigruns.py"), ("mpi", "mpi.py")):
+                    ("schedule", "space.py"), ("schedule", "tune.py"), ("bigruns", "bigruns.py"), ("mpi", "mpi.py")):
             path = os.path.join(self.srcdir, "tests", *rel)
             scope = {"__name__": "tests_" + rel[0]}
             exec(compile(read_text(path), path, "exec"), scope)

@@ -510,6 +510,7 @@ bool cc_compile(Arena *a, const CcRequest *req, const char **why) {
     argv_add(&ld, "-o");
     argv_add(&ld, req->out_file);
     argv_add(&ld, tmp);
+    if (req->mpi) argv_add(&ld, arena_printf(a, "%s/libdiderot-rt-mpi.a", lib));
     argv_add(&ld, arena_printf(a, "%s/libdiderot-rt.a", lib));
     bool ok = cc_run(&ld, req, why) && cc_localize_runtime(a, req, why);
     remove(tmp);
@@ -517,7 +518,7 @@ bool cc_compile(Arena *a, const CcRequest *req, const char **why) {
   }
   if (req->kind == CC_SHARED) {
     argv_add(&av, "-shared");
-    argv_add(&av, "-Wl,--exclude-libs,libdiderot-rt.a"); /* see export_prefix */
+    argv_add(&av, "-Wl,--exclude-libs,libdiderot-rt.a:libdiderot-rt-mpi.a"); /* see export_prefix */
   }
   argv_add(&av, req->c_file);
   argv_add(&av, "-o");

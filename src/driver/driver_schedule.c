@@ -49,24 +49,31 @@ static void emit_from_schedule(const Schedule *s, EmitOptions *eo) {
   eo->image_brick = b.image_brick;
 }
 
-bool driver_schedule_finish(Arena *a, IrModule *low, const DriverOptions *o, Schedule *s,
-                            EmitOptions *eo, int *status) {
+/* The facts of `low` under the schedule s will have (eo: the compilation's
+ * options; its schedule fields are overwritten). */
+static void facts_of(Arena *a, IrModule *low, const Schedule *s, EmitOptions *eo, SchedFacts *f) {
   /* the facts are found under the layouts the schedule will have: those
    * defaults depend on the target alone, so a first pass over a copy with
    * no other facts gives them */
-  SchedFacts f = {.target = eo->mpi                          ? SCHED_TARGET_MPI
-                            : eo->target == EMIT_TARGET_OMP  ? SCHED_TARGET_OMP
-                            : eo->target == EMIT_TARGET_CUDA ? SCHED_TARGET_CUDA
-                                                             : SCHED_TARGET_SEQ,
-                  .exec = eo->exec,
-                  .snapshot = eo->snapshot,
-                  .double_real = eo->double_real,
-                  .long_int = eo->long_int,
-                  .vec_bytes = eo->vec_bytes};
+  *f = (SchedFacts){.target = eo->mpi                          ? SCHED_TARGET_MPI
+                              : eo->target == EMIT_TARGET_OMP  ? SCHED_TARGET_OMP
+                              : eo->target == EMIT_TARGET_CUDA ? SCHED_TARGET_CUDA
+                                                               : SCHED_TARGET_SEQ,
+                    .exec = eo->exec,
+                    .snapshot = eo->snapshot,
+                    .double_real = eo->double_real,
+                    .long_int = eo->long_int,
+                    .vec_bytes = eo->vec_bytes};
   Schedule first = *s;
-  schedule_defaults(a, &f, &first);
+  schedule_defaults(a, f, &first);
   emit_from_schedule(&first, eo);
-  target_schedule_facts(a, low, eo, &f);
+  target_schedule_facts(a, low, eo, f);
+}
+
+bool driver_schedule_finish(Arena *a, IrModule *low, const DriverOptions *o, Schedule *s,
+                            EmitOptions *eo, int *status) {
+  SchedFacts f;
+  facts_of(a, low, s, eo, &f);
   schedule_defaults(a, &f, s);
   SchedDiag d;
   schedule_diag_init(&d, a);
@@ -75,6 +82,29 @@ bool driver_schedule_finish(Arena *a, IrModule *low, const DriverOptions *o, Sch
     *status = 1;
     return false;
   }
+  emit_from_schedule(s, eo);
+  eo->schedule = s;
+  eo->schedule_runtime = schedule_runtime_c(a, s);
+  return true;
+}
+
+bool driver_schedule_overlay(Arena *a, IrModule *low, const DriverOptions *o, Schedule *s,
+                             EmitOptions *eo, const TuneChoice *c, SchedSource src,
+                             const char *reason, const char **why) {
+  Schedule *t = arena_alloc(a, sizeof *t);
+  *t = *s;
+  tune_apply(c, src, reason, t);
+  /* the run-time keys change no fact: the same facts as the finish's */
+  SchedFacts f;
+  EmitOptions e2 = *eo;
+  facts_of(a, low, t, &e2, &f);
+  SchedDiag d;
+  schedule_diag_init(&d, a);
+  if (!schedule_check(a, &f, t, o->deterministic, &d)) {
+    *why = d.head ? d.head->text : "refused by the schedule's rules";
+    return false;
+  }
+  *s = *t;
   emit_from_schedule(s, eo);
   eo->schedule = s;
   eo->schedule_runtime = schedule_runtime_c(a, s);

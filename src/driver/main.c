@@ -20,6 +20,7 @@
 #include "frontend/typecheck.h"
 #include "backend/backend.h"
 #include "driver/driver_schedule.h"
+#include "driver/driver_tune.h"
 #include "opt/mid_opt.h"
 #include "opt/high_opt.h"
 #include "translate/ast_to_high.h"
@@ -76,11 +77,10 @@ static int driver_check_options(Arena *a, const DriverOptions *o, Schedule *sche
   if (o->cuda_emulate && o->target != TARGET_CUDA)
     return driver_usage_error("inconsistent options: %s", "--cuda-emulate without --target=cuda");
   /* what --target=mpi does not do yet (doc/backend.md "--target=mpi") */
-  if (o->target == TARGET_MPI && !o->exec)
-    return driver_usage_error("%s", "--target=mpi builds executables only (--exec): a library "
-                                    "whose world takes an MPI communicator is not supported yet");
   if (o->target == TARGET_MPI && o->snapshot)
     return driver_usage_error("%s", "--snapshot with --target=mpi is not yet supported");
+  const char *tune_bad = driver_tune_check_options(o);
+  if (tune_bad) return driver_usage_error("%s", tune_bad);
   int status = 0;
   driver_schedule_begin(a, o, driver_internal(o, "force-bsp"), driver_internal(o, "no-loop-lanes"),
                         sched, &status);
@@ -361,6 +361,7 @@ typedef struct DriverEnv {
   bool check_ir;     /* DIDEROT_CHECK_IR=1: as --check-ir */
   bool no_color;     /* NO_COLOR set and not empty (no-color.org) */
   bool dumb_term;    /* TERM=dumb */
+  TuneEnv tune;      /* --tune and its cache: XDG_CACHE_HOME, HOME, TMPDIR, the runs' environment */
 } DriverEnv;
 
 static bool driver_env_is(const char *name, const char *value) {
@@ -368,7 +369,9 @@ static bool driver_env_is(const char *name, const char *value) {
   return v && !strcmp(v, value);
 }
 
-static DriverEnv driver_read_env(void) {
+extern char **environ;
+
+static DriverEnv driver_read_env(Arena *a) {
   const char *no = getenv("NO_COLOR");
   return (DriverEnv){
       .cc = {.rt_dir = getenv("DIDEROT_RT_DIR"), .path = getenv("PATH"), .cc = getenv("CC"),
@@ -379,6 +382,7 @@ static DriverEnv driver_read_env(void) {
       .check_ir = driver_env_is("DIDEROT_CHECK_IR", "1"),
       .no_color = no && no[0],
       .dumb_term = driver_env_is("TERM", "dumb"),
+      .tune = driver_tune_env(a, environ),
   };
 }
 
@@ -400,6 +404,10 @@ static int driver_dump_schedule(Arena *arena, IrModule *low, const DriverOptions
   EmitOptions eo = driver_emit_options(o, env);
   int status = 0;
   if (!driver_schedule_finish(arena, low, o, sched, &eo, &status)) return status;
+  /* a cache entry shows as source cache (no tuning here) */
+  TargetOptions to = {.emit = eo, .source = o->file};
+  if ((status = driver_tune_build(arena, low, o, &env->tune, env->cc.cflags, sched, &to, true)))
+    return status;
   fputs(schedule_print(arena, sched), stdout);
   return 0;
 }
@@ -446,7 +454,8 @@ static int driver_codegen(Arena *arena, DiagCtx *diag, Program *prog, const Driv
   };
   int status = 0;
   if (!driver_schedule_finish(arena, low, o, sched, &to.emit, &status)) return status;
-  return target_build(arena, low, &to);
+  /* the cache's entry, or --tune (driver_tune.c), then the build */
+  return driver_tune_build(arena, low, o, &env->tune, env->cc.cflags, sched, &to, false);
 }
 
 /* --color=auto: colour on a terminal unless NO_COLOR is set (no-color.org)
@@ -460,7 +469,7 @@ static bool driver_use_color(ColorMode m, const DriverEnv *env) {
 int main(int argc, char **argv) {
   double start = driver_now(CLOCK_MONOTONIC), start_cpu = driver_now(CLOCK_PROCESS_CPUTIME_ID);
   Arena *arena = arena_new();
-  DriverEnv env = driver_read_env();
+  DriverEnv env = driver_read_env(arena);
   DriverOptions opts;
   int status = 0;
 

@@ -8,13 +8,14 @@
 
 #include "util/suggest.h"
 
-typedef enum OptArg { ARG_NONE, ARG_REQUIRED } OptArg;
+/* ARG_OPTIONAL: only as --name=value (--tune, --tune=quick) */
+typedef enum OptArg { ARG_NONE, ARG_REQUIRED, ARG_OPTIONAL } OptArg;
 
 typedef enum OptId {
   O_HELP, O_HELP_ALL, O_VERSION, O_ABOUT, O_EXEC, O_STATIC, O_SHARED, O_JSON,
   O_OUTPUT, O_NAMESPACE, O_SNAPSHOT, O_DEBUG, O_DOUBLE, O_LONG_INT, O_SCALAR, O_STRICT,
   O_TARGET, O_LOG, O_STATS, O_VERBOSE, O_CHECK, O_DUMP, O_NO_WARN, O_WERROR, O_COLOR,
-  O_OPT_LEVEL, O_STRAND_LAYOUT, O_IMAGE_LAYOUT, O_CUDA_EMULATE, O_SIMD, O_SCHEDULE, O_DETERMINISTIC, O_INTERNAL,
+  O_OPT_LEVEL, O_STRAND_LAYOUT, O_IMAGE_LAYOUT, O_CUDA_EMULATE, O_SIMD, O_SCHEDULE, O_DETERMINISTIC, O_TUNE, O_TUNE_ARGS, O_INTERNAL,
 } OptId;
 
 typedef struct OptSpec {
@@ -66,6 +67,11 @@ static const OptSpec option_table[] = {
      "a schedule file (key = value lines) over the heuristics; flags override it"},
     {O_DETERMINISTIC, 0, "deterministic", ARG_NONE, false,
      "refuse schedule choices that can change results (a chunk size where new strands or real reductions over strands depend on it)"},
+    {O_TUNE, 0, "tune", ARG_OPTIONAL, false,
+     "--tune[=quick|full]: time the run-time schedule's candidates on the --tune-args run and "
+     "build (and cache) the fastest whose outputs equal the default's"},
+    {O_TUNE_ARGS, 0, "tune-args", ARG_REQUIRED, false,
+     "the program's own command line for --tune (its inputs), one string"},
     {O_CUDA_EMULATE, 0, "cuda-emulate", ARG_NONE, false,
      "with --target=cuda: run the kernels on the CPU (emulation, for testing)"},
     {O_INTERNAL, 0, "disable-inlining", ARG_NONE, true, "internal control"},
@@ -114,7 +120,8 @@ void options_print_usage(bool all) {
     else if (s->short_name)
       snprintf(names, sizeof names, "-%c", s->short_name);
     else
-      snprintf(names, sizeof names, "--%s%s", s->long_name, s->arg ? "=ARG" : "");
+      snprintf(names, sizeof names, "--%s%s", s->long_name,
+               s->arg == ARG_OPTIONAL ? "[=MODE]" : s->arg ? "=ARG" : "");
     printf("  %-28s %s\n", names, s->help);
   }
   printf("  %-28s %s\n", "--C<name>=<value>", "define or override 'const name'");
@@ -231,6 +238,12 @@ static bool opt_apply(Arena *a, DriverOptions *o, const OptSpec *s, const char *
       if (!*val) return opt_error("option '--schedule' needs a file name%s", "");
       o->schedule = val;
       break;
+    case O_TUNE:
+      if (!val || !strcmp(val, "quick")) o->tune = 1;
+      else if (!strcmp(val, "full")) o->tune = 2;
+      else return opt_error("unknown --tune mode '%s' (expected quick or full)", val);
+      break;
+    case O_TUNE_ARGS: o->tune_args = val; break;
     case O_SIMD:
       o->simd_strands = o->simd_within = false;
       if (!strcmp(val, "auto")) {
@@ -312,6 +325,8 @@ bool options_parse(Arena *a, int argc, char **argv, DriverOptions *o) {
         if (name[n] == '=') val = name + n + 1;
         else if (i + 1 < argc) val = argv[++i];
         else return opt_error("option '%s' needs an argument", arg);
+      } else if (s->arg == ARG_OPTIONAL) {
+        if (name[n] == '=') val = name + n + 1;
       } else if (name[n] == '=') {
         return opt_error("option '%s' takes no argument", arg);
       }

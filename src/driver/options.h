@@ -47,6 +47,8 @@ typedef struct DriverOptions {
   bool simd_strands;      /* --simd=strands (emit_c_simd.c) */
   bool deterministic;     /* --deterministic: no schedule choice that changes results */
   bool simd_within;       /* --simd=within: no across-strand groups (default: auto) */
+  int tune;               /* --tune: 0 none, 1 quick, 2 full (src/tune) */
+  const char *tune_args;  /* --tune-args: the program's command line for the tuning runs */
   ConstOverride *consts;  /* --Cname=value, in command-line order */
   const char **defines;   /* --Dname[=value] */
   int ndefines;

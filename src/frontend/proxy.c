@@ -19,6 +19,8 @@
 
 #include <teem/nrrd.h>
 
+#include "rt_nrrd_guard.h" /* rt/: what crashes Teem's reader, refused first */
+
 /* Short sample-type names, indexed by Teem's nrrdType values. */
 static const char *proxy_type_name(int type) {
   switch (type) {
@@ -128,6 +130,11 @@ bool proxy_read(const char *path, ProxyInfo *out, char *err, size_t errlen) {
     return false;
   }
 
+  char why[512];
+  if (drt_nrrd_guard(path, why, sizeof why)) {
+    proxy_errf(err, errlen, "%s", why);
+    return false;
+  }
   Nrrd *nrrd = nrrdNew();
   NrrdIoState *nio = nrrdIoStateNew();
   if (!nrrd || !nio) {

@@ -383,6 +383,12 @@ void schedule_defaults(Arena *a, const SchedFacts *f, Schedule *s) {
     schedule_set(s, SCHED_P_MPI_PLACEMENT, SCHED_DEFAULT,
                  "chunks dealt to the ranks in turn: ranks whose strands finish early share the rest");
   }
+  if (!is_set(s, SCHED_P_MPI_REBALANCE)) {
+    /* rt/rt_mpi.c mpi_rebalance; bench/mpi measures it */
+    s->mpi_rebalance = SCHED_MPI_REBALANCE_DEFAULT;
+    schedule_set(s, SCHED_P_MPI_REBALANCE, SCHED_DEFAULT,
+                 "chunks with active strands dealt again when a rank holds 1.25x the mean of them");
+  }
 }
 
 /* ---- applicability -------------------------------------------------------------- */
@@ -392,7 +398,8 @@ bool schedule_applies(SchedTarget t, bool exec, bool snapshot, SchedParam p) {
   case SCHED_P_OMP_SCHEDULE: return t == SCHED_TARGET_OMP || t == SCHED_TARGET_MPI;
   /* libraries never change the wait policy: their host process decides */
   case SCHED_P_OMP_WAIT: return (t == SCHED_TARGET_OMP || t == SCHED_TARGET_MPI) && exec;
-  case SCHED_P_MPI_PLACEMENT: return t == SCHED_TARGET_MPI;
+  case SCHED_P_MPI_PLACEMENT:
+  case SCHED_P_MPI_REBALANCE: return t == SCHED_TARGET_MPI;
   case SCHED_P_WRITER: return exec && snapshot;
   case SCHED_P_CUDA_BLOCK:
   case SCHED_P_COMPACTION: return t == SCHED_TARGET_CUDA;
@@ -431,7 +438,7 @@ bool schedule_check(Arena *a, const SchedFacts *f, const Schedule *s, bool deter
       const char *need = p == SCHED_P_OMP_SCHEDULE    ? "--target=omp"
                          : p == SCHED_P_OMP_WAIT      ? "an executable (--exec) of --target=omp"
                          : p == SCHED_P_WRITER        ? "an executable (--exec) with --snapshot"
-                         : p == SCHED_P_MPI_PLACEMENT ? "--target=mpi"
+                         : p == SCHED_P_MPI_PLACEMENT || p == SCHED_P_MPI_REBALANCE ? "--target=mpi"
                                                       : "--target=cuda";
       schedule_error(d, &w[p], "%s: applies only to %s (this is --target=%s, %s%s)", schedule_key(p), need,
                      target_name(f->target), f->exec ? "an executable" : "a library",

@@ -21,6 +21,9 @@
  *   schedule_defaults              the rest: today's defaults and heuristics
  *                                  over SchedFacts         (DEFAULT, HEURISTIC)
  *   schedule_check                 the constraints
+ *   (driver_tune.c)                a tuner cache entry or --tune's winner over
+ *                                  the run-time keys the user did not set
+ *                                  (CACHE, TUNER; src/tune), checked again
  *
  * Defaults come last because they depend on what was set: the default chunk
  * is a whole number of AoSoA blocks, loops run in lanes only with vector
@@ -107,6 +110,7 @@ typedef enum SchedParam {
   SCHED_P_CUDA_BLOCK,      /* cuda-block = N (threads per block; cuda) */
   SCHED_P_COMPACTION,      /* compaction = always (cuda) */
   SCHED_P_MPI_PLACEMENT,   /* mpi-placement = block | cyclic (chunks on ranks; mpi) */
+  SCHED_P_MPI_REBALANCE,   /* mpi-rebalance = off | R (the imbalance that moves chunks; mpi) */
   SCHED_NPARAMS
 } SchedParam;
 
@@ -115,7 +119,9 @@ typedef enum SchedSource {
   SCHED_DEFAULT,       /* a fixed default of today's compiler or runtime */
   SCHED_HEURISTIC,     /* decided from the program (SchedFacts) */
   SCHED_FLAG,          /* a command-line flag */
-  SCHED_FILE           /* a --schedule file */
+  SCHED_FILE,          /* a --schedule file */
+  SCHED_CACHE,         /* the tuner's cache (src/tune: an earlier diderotc --tune) */
+  SCHED_TUNER          /* this compilation's --tune */
 } SchedSource;
 
 /* Where one parameter's value came from. */
@@ -147,7 +153,8 @@ typedef enum SchedMpiPlacement { SCHED_MPI_BLOCK = 0, SCHED_MPI_CYCLIC = 1 } Sch
 enum {
   SCHED_STEPS_ALL = 0,          /* steps-per-visit = all */
   SCHED_CHUNK_MAX = 1 << 30,
-  SCHED_CUDA_BLOCK_DEFAULT = 128 /* CUDA_BLOCK of src/backend/cuda/emit_cuda.h */
+  SCHED_CUDA_BLOCK_DEFAULT = 128, /* CUDA_BLOCK of src/backend/cuda/emit_cuda.h */
+  SCHED_MPI_REBALANCE_DEFAULT = 125 /* mpi-rebalance = 1.25 */
 };
 
 typedef struct Schedule {
@@ -171,6 +178,7 @@ typedef struct Schedule {
   int cuda_block;
   SchedCompaction compaction;
   SchedMpiPlacement mpi_placement;
+  int mpi_rebalance; /* in hundredths: 125 is 1.25; 0: off */
   SchedWhy why[SCHED_NPARAMS];
 } Schedule;
 

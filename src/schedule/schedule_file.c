@@ -24,6 +24,7 @@ static const char *const key_names[SCHED_NPARAMS] = {
     [SCHED_P_OMP_SCHEDULE] = "omp-schedule",   [SCHED_P_OMP_WAIT] = "omp-wait",
     [SCHED_P_WRITER] = "snapshot-writer",      [SCHED_P_CUDA_BLOCK] = "cuda-block",
     [SCHED_P_COMPACTION] = "compaction",       [SCHED_P_MPI_PLACEMENT] = "mpi-placement",
+    [SCHED_P_MPI_REBALANCE] = "mpi-rebalance",
 };
 
 /* What each key accepts, as the bad-value message says it. */
@@ -42,6 +43,7 @@ static const char *const key_accepts[SCHED_NPARAMS] = {
     [SCHED_P_CUDA_BLOCK] = "a whole number",
     [SCHED_P_COMPACTION] = "always",
     [SCHED_P_MPI_PLACEMENT] = "block or cyclic",
+    [SCHED_P_MPI_REBALANCE] = "off or a ratio from 1 to 100 with at most two decimals (1.25)",
 };
 
 const char *schedule_key(SchedParam p) {
@@ -55,6 +57,8 @@ const char *schedule_source_name(SchedSource src) {
   case SCHED_HEURISTIC: return "heuristic";
   case SCHED_FLAG: return "flag";
   case SCHED_FILE: return "file";
+  case SCHED_CACHE: return "cache";
+  case SCHED_TUNER: return "tuner";
   }
   return "?";
 }
@@ -73,6 +77,24 @@ static bool parse_count(const char *t, uint32_t *out) {
   }
   *out = (uint32_t)v;
   return true;
+}
+
+/* A decimal with at most two places ("1", "1.5", "1.25") in hundredths;
+ * -1 for anything else or beyond 10^6. */
+static int parse_hundredths(const char *t) {
+  long v = 0;
+  const char *p = t;
+  if (*p < '0' || *p > '9') return -1;
+  for (; *p >= '0' && *p <= '9'; p++)
+    if ((v = v * 10 + (*p - '0')) > 10000) return -1;
+  v *= 100;
+  if (*p == '.') {
+    p++;
+    if (*p < '0' || *p > '9') return -1;
+    v += 10 * (*p++ - '0');
+    if (*p >= '0' && *p <= '9') v += *p++ - '0';
+  }
+  return *p ? -1 : (int)v;
 }
 
 static int word_index(const char *v, const char *const *words, int n) {
@@ -173,6 +195,14 @@ static ValueResult set_value(Schedule *s, SchedParam p, const char *v) {
     s->mpi_placement = (SchedMpiPlacement)k;
     return VALUE_OK;
   }
+  case SCHED_P_MPI_REBALANCE:
+    if (!strcmp(v, "off")) {
+      s->mpi_rebalance = 0;
+      return VALUE_OK;
+    }
+    if ((k = parse_hundredths(v)) < 100 || k > 10000) return looks_numeric(v) ? VALUE_BAD_NUMBER : VALUE_BAD;
+    s->mpi_rebalance = k;
+    return VALUE_OK;
   case SCHED_NPARAMS: break;
   }
   return VALUE_BAD;
@@ -204,6 +234,9 @@ const char *schedule_value_text(Arena *a, const Schedule *s, SchedParam p) {
   case SCHED_P_CUDA_BLOCK: return arena_printf(a, "%d", s->cuda_block);
   case SCHED_P_COMPACTION: return "always";
   case SCHED_P_MPI_PLACEMENT: return s->mpi_placement == SCHED_MPI_BLOCK ? "block" : "cyclic";
+  case SCHED_P_MPI_REBALANCE:
+    return s->mpi_rebalance ? arena_printf(a, "%d.%02d", s->mpi_rebalance / 100, s->mpi_rebalance % 100)
+                            : "off";
   case SCHED_NPARAMS: break;
   }
   return "?";

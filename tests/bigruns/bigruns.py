@@ -10,7 +10,8 @@ collect() returns (name, fn) pairs; fn() returns (status, details).
                      an address-space limit (RLIMIT_AS of `ulimit -v
                      4000000`: -n 20000), a collection that grows past it, a
                      population that `new` doubles past it, a dynamic
-                     sequence beyond the address space; a library's
+                     sequence beyond the address space, in a cgroup
+                     limited to 1 GB (skipped where none can be made); a library's
                      create_strands of 4e12 strands returns the error at
                      once (lib_refusal.c); and a grid that fits under the
                      same limit runs and writes its values;
@@ -314,6 +315,78 @@ def t_far_beyond(builddir, diderotc):
 def t_ulimit_v(builddir, diderotc):
     limit_case(builddir, diderotc, "grid", GRID, ["-n", "20000"], 20000 ** 2, ULIMIT_V,
                "RLIMIT_AS, ulimit -v")
+
+
+CGROUP_LIMIT = 1 << 30  # the memory limit of the cgroup t_cgroup makes
+
+
+def own_memory_cgroup():
+    """(directory, limit file, limit name) of the memory cgroup this process
+    is in, where the limit can be set in a child: v2's memory.max, v1's
+    memory.limit_in_bytes; None where neither is mounted here."""
+    try:
+        with open("/proc/self/cgroup") as f:
+            lines = f.read().splitlines()
+    except OSError:
+        return None
+    for line in lines:
+        num, controllers, path = line.split(":", 2)
+        if num == "0" and controllers == "":
+            for mnt in ("/sys/fs/cgroup", "/sys/fs/cgroup/unified"):
+                d = mnt + path
+                if os.path.exists(os.path.join(d, "memory.max")) or \
+                        os.path.exists(os.path.join(d, "cgroup.subtree_control")):
+                    return d, "memory.max", "cgroup memory.max"
+        elif "memory" in controllers.split(","):
+            d = "/sys/fs/cgroup/memory" + path
+            if os.path.exists(os.path.join(d, "memory.limit_in_bytes")):
+                return d, "memory.limit_in_bytes", "cgroup memory.limit_in_bytes"
+    return None
+
+
+def t_cgroup(builddir, diderotc):
+    """-n 20000 (4e8 strands) in a child cgroup limited to 1 GB, as batch
+    systems and containers run jobs: the refusal names the cgroup's limit
+    and what it leaves, and nothing is written. Skipped where this process
+    may not make a cgroup (not root, cgroups not mounted or read-only)."""
+    own = own_memory_cgroup()
+    if own is None:
+        raise Skip("no memory cgroup (v1 or v2) is mounted for this process")
+    parent, limit_file, limit_name = own
+    cg = os.path.join(parent, "diderot-bigruns-%d" % os.getpid())
+    try:
+        os.mkdir(cg)
+    except OSError as e:
+        raise Skip("cannot make a cgroup under %s: %s" % (parent, e.strerror))
+    try:
+        try:
+            with open(os.path.join(cg, limit_file), "w") as f:
+                f.write("%d\n" % CGROUP_LIMIT)
+        except OSError as e:
+            raise Skip("cannot set %s of %s: %s" % (limit_file, cg, e.strerror))
+        exe = build(builddir, diderotc, "grid", GRID)
+        d = workdir(builddir, "memory-cgroup")
+        with open(os.path.join(d, "out.nrrd"), "wb") as f:
+            f.write(OLD)
+        # the shell joins the cgroup, then becomes the program
+        rc, _, err = run(["sh", "-c", 'echo $$ > "$0/cgroup.procs" && exec "$@"', cg,
+                          exe, "-n", "20000", "-o", "out.nrrd"], d)
+        problems = check_refusal(rc, err, "grid", 20000 ** 2, limit_name, CGROUP_LIMIT)
+        if files(d) != ["out.nrrd"]:
+            problems.append("files written: %s" % files(d))
+        with open(os.path.join(d, "out.nrrd"), "rb") as f:
+            if f.read() != OLD:
+                problems.append("out.nrrd was changed")
+        if problems:
+            raise Failure("; ".join(problems))
+        shutil.rmtree(d)
+    finally:
+        for _ in range(50):  # the program has exited; its cgroup empties at once
+            try:
+                os.rmdir(cg)
+                break
+            except OSError:
+                time.sleep(0.05)
 
 
 def growth_case(builddir, diderotc, name, source, args, most):
@@ -743,6 +816,7 @@ def collect(srcdir, builddir, diderotc):
         ("bigruns/memory/far-beyond", t_far_beyond),
         ("bigruns/memory/ulimit-v", t_ulimit_v),
         ("bigruns/memory/ulimit-v-fits", t_fits),
+        ("bigruns/memory/cgroup", t_cgroup),
         ("bigruns/memory/collection", t_collection),
         ("bigruns/memory/new", t_new),
         ("bigruns/memory/library", t_library),

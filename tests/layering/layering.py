@@ -29,6 +29,7 @@ RULES = {
     "opt": BASE | {"ir"},
     "layout": {"util"},
     "schedule": {"util", "layout"},
+    "tune": {"util", "schedule"},
     "translate": BASE | {"frontend", "ir", "opt", "layout"},
     "backend/core": BASE | {"ir", "layout", "schedule"},
     "backend/lanes": BASE | {"ir", "layout", "schedule", "backend/core"},
@@ -41,12 +42,13 @@ RULES = {
                            "backend/cpu"},
     "backend": BASE | {"ir", "layout", "schedule", "frontend", "backend/core", "backend/lanes",
                        "backend/program", "backend/cpu", "backend/cuda", "backend/mpi"},
-    "driver": BASE | {"frontend", "ir", "opt", "translate", "layout", "schedule", "backend"},
+    "driver": BASE | {"frontend", "ir", "opt", "translate", "layout", "schedule", "tune",
+               "backend"},
 }
 # the one back-end header the driver includes
 DRIVER_BACKEND = {"backend/backend.h"}
 SIZE_LIMIT = 1000
-SIZE_DIRS = ("layout", "schedule", "backend")
+SIZE_DIRS = ("layout", "schedule", "tune", "backend")
 MAX_CIRCLE = 3
 
 INCLUDE_RE = re.compile(r'^\s*#\s*include\s+"([^"]+)"', re.M)

@@ -18,13 +18,26 @@ collect() returns (name, fn) pairs; fn() returns (status, details).
                    stdout byte-identical to --target=seq for every R and both
                    placements (block, cyclic), -print FILE written once, and
                    the oracle below (closed form of the probes, the sums simulated);
+  mpi/rebalance    tests/mpi/rebalance.diderot: work growing with the strand's
+                   index under the block placement, so chunks must move
+                   (mpi-rebalance 1.1, chunk 16): outputs byte-identical to
+                   --target=seq's and to the closed form, with and without
+                   rebalancing, and -v says chunks moved only when it is on;
   mpi/fault/...    a probe outside the image on one rank (the message names
-                   that rank), a missing input file, a bad option value: one
+                   that rank, found by restating the rebalancing rule:
+                   owners_after), a missing input file, a bad option value: one
                    message from the job, the OpenMP build's (plus "rank
                    R: " for the run-time error), exit status != 0, no output
                    written and an old output left as it was, within TIMEOUT;
                    SIGINT or SIGTERM to mpirun during a run that never ends:
                    the job ends with one "stopped by" message, no output;
+  mpi/examples/NAME  the nine examples (scripts/run-examples.sh's recipes)
+                   against --target=seq, byte for byte; only with
+                   DIDEROT_MPI_FULL=1 (make check-mpi), skipped otherwise;
+  mpi/library      a --target=mpi library and a host program of ours
+                   (lib_host.c, mpicc): every rank holds every strand's
+                   result, the closed form of rebalance.diderot; a second
+                   world over another communicator is refused;
   mpi/refuse/...   what the target does not distribute yet is refused by
                    diderotc with FILE:LINE:COL: error: ... and no file.
 
@@ -38,6 +51,7 @@ import re
 import shutil
 import signal
 import subprocess
+import threading
 import sys
 
 nrrd = None    # tests/oracle/nrrd.py, imported by collect()
@@ -69,9 +83,12 @@ def mpi_env(builddir):
     # (<unknown module>); the runtime's own code is leak-checked in the
     # other groups' runs
     asan = re.sub(r"detect_leaks=1", "detect_leaks=0", os.environ.get("ASAN_OPTIONS", ""))
+    # odls_base_sigkill_timeout: mpirun, given SIGINT or SIGTERM, passes
+    # it on and kills the ranks 1 s later (its default); on a loaded
+    # machine the step in progress may need longer to end and say so
     return dict(os.environ, DIDEROT_RT_DIR=builddir, CFLAGS_DIDEROT="-O1", OMPI_ALLOW_RUN_AS_ROOT="1",
                 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM="1", OMPI_MCA_rmaps_base_oversubscribe="1",
-                ASAN_OPTIONS=asan)
+                OMPI_MCA_odls_base_sigkill_timeout="20", ASAN_OPTIONS=asan)
 
 
 def run(argv, cwd, env, timeout=TIMEOUT, stdin=None):
@@ -332,10 +349,39 @@ def fault_case(builddir, diderotc, name, args, rank_of=None, one_line=True):
     shutil.rmtree(work, ignore_errors=True)
 
 
+def owners_after(np, active_after, nsteps, ratio=1.25):
+    """The owner of each chunk after nsteps super-steps under the cyclic
+    placement and the rebalancing rule of rt_mpi.c (doc/user-guide.md,
+    mpi-rebalance), restated: after a step, when the busiest rank holds
+    more than ratio x the mean of the active strands, each chunk with
+    active strands goes to the rank where its middle strand falls in a
+    deal of total/R each, in chunk order; chunks without stay.
+    active_after(s) is the list of active strands per chunk after step s."""
+    owner = None
+    for s in range(1, nsteps + 1):
+        act = active_after(s)
+        if owner is None:
+            owner = [c % np for c in range(len(act))]
+        total = sum(act)
+        load = [sum(a for a, o in zip(act, owner) if o == r) for r in range(np)]
+        if not total or max(load) * np <= ratio * total:
+            continue
+        before = 0
+        for c, a in enumerate(act):
+            if a:
+                owner[c] = min(((2 * before + a) * np) // (2 * total), np - 1)
+                before += a
+    return owner
+
+
 def t_fault_probe(builddir, diderotc):
-    # strand 999 is in chunk 3 (256 strands per chunk); cyclic placement:
-    # rank 3 mod R runs it
-    fault_case(builddir, diderotc, "fault-probe", ["-bad", "999"], rank_of=lambda np: 3 % np)
+    # strand 999 is in chunk 3 (256 strands per chunk), and probes outside
+    # in step 6 (999 % 7 + 1); the rank that runs chunk 3 then reports it
+    def active_after(s):
+        return [sum(1 for i in range(lo, min(lo + 256, PROBE_N)) if i % 7 + 1 > s)
+                for lo in range(0, PROBE_N, 256)]
+    fault_case(builddir, diderotc, "fault-probe", ["-bad", "999"],
+               rank_of=lambda np: owners_after(np, active_after, 5)[3])
 
 
 def t_fault_file(builddir, diderotc):
@@ -354,7 +400,7 @@ strand S (int i) {
   output real x = 0.0;
   update { x += 1.0; }
 }
-update { t = t + 1.0; }
+update { t = t + 1.0; if (t == 1.0) { print("running\\n"); } }
 create_array { S(i) | i in 0..N-1 };
 """
 
@@ -375,11 +421,15 @@ def t_fault_signal(builddir, diderotc, sig):
     p = subprocess.Popen([shutil.which("mpirun"), "--oversubscribe", "-np", "2", exe, "-n", "1"],
                          cwd=work, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
                          stderr=subprocess.PIPE, env=env, start_new_session=True)
-    try:
-        out, err = p.communicate(timeout=3)
-        raise Failure("the run ended before the signal: status %d, %r" % (p.returncode, err[-300:]))
-    except subprocess.TimeoutExpired:
-        pass
+    # the signal once the ranks run (rank 0 prints after the first step):
+    # a signal during MPI's start-up is mpirun's business, not the runtime's
+    watchdog = threading.Timer(COMPILE_TIMEOUT, lambda: os.killpg(p.pid, signal.SIGKILL))
+    watchdog.start()
+    first = p.stdout.readline()
+    watchdog.cancel()
+    if first != b"running\n":
+        p.communicate()
+        raise Failure("the run ended before the signal: status %s, first line %r" % (p.returncode, first))
     p.send_signal(sig)
     try:
         out, err = p.communicate(timeout=TIMEOUT)
@@ -394,14 +444,130 @@ def t_fault_signal(builddir, diderotc, sig):
     shutil.rmtree(work, ignore_errors=True)
 
 
+# ---- mpi/rebalance -------------------------------------------------------------
+
+REB_N, REB_STEPS = 2000, 40
+
+
+def rebalance_oracle(N, STEPS):
+    """v and seen of rebalance.diderot, simulated step by step."""
+    v, seen = [0.0] * N, [-1.0] * N
+    last = [1 + i * STEPS // N for i in range(N)]
+    total = 0.0
+    for s in range(1, STEPS + 2):
+        for i in range(N):
+            if s <= last[i]:
+                v[i] = s * (s + 1) / 2.0
+                seen[i] = total
+        total = sum(v)
+    return v, seen
+
+
+def t_rebalance(builddir, diderotc):
+    """Chunks move between ranks when one holds too much of the remaining
+    work (mpi-rebalance): block placement, work growing with the strand's
+    index; outputs byte-identical to --target=seq and to the closed form
+    with rebalancing and without, and `-v` says chunks moved (only when
+    rebalancing is on and there are ranks to move to)."""
+    work = fresh(builddir, "rebalance")
+    require_mpi(diderotc, builddir, work)
+    shutil.copy(os.path.join(SRCDIR, "tests", "mpi", "rebalance.diderot"), work)
+    env = mpi_env(builddir)
+    exes = {}
+    for label, key in (("seq", None), ("on", "1.1"), ("off", "off")):
+        exe = exes[label] = os.path.join(work, "reb-" + label)
+        flags = []
+        if key:
+            with open(os.path.join(work, label + ".sched"), "w") as f:
+                f.write("mpi-placement = block\nmpi-rebalance = %s\nchunk = 16\n" % key)
+            flags = ["--target=mpi", "--schedule=%s.sched" % label]
+        why = build(diderotc, "rebalance.diderot", exe, flags, env, work)
+        if why:
+            raise Failure("%s build failed: %s" % (label, why.strip()))
+    rc, _, err = run([exes["seq"]], work, env)
+    if rc != 0:
+        raise Failure("the sequential run failed: " + err.decode("utf-8", "replace"))
+    want = outputs(work)
+    problems = []
+    v_want, seen_want = rebalance_oracle(REB_N, REB_STEPS)
+    for fname, vals in (("v.nrrd", v_want), ("seen.nrrd", seen_want)):
+        got = nrrd.parse(want[fname], fname)
+        if list(got.data) != vals:
+            problems.append("--target=seq's %s is not the closed form" % fname)
+    for np in ranks():
+        for label in ("on", "off"):
+            clear_outputs(work)
+            rc, _, err = mpirun(np, exes[label], [], work, env)
+            if rc != 0 or outputs(work) != want:
+                problems.append("-np %d, rebalance %s: exit status %d, outputs %s" % (
+                    np, label, rc, "identical" if outputs(work) == want else "differ"))
+            clear_outputs(work)
+            rc, _, err = mpirun(np, exes[label], ["-v"], work, env)
+            moves = [line for line in own_lines(err, exes[label]) if "chunks moved" in line]
+            expect_moves = label == "on" and np > 1
+            if rc != 0 or outputs(work) != want or bool(moves) != expect_moves:
+                problems.append("-np %d -v, rebalance %s: exit status %d, outputs %s, %d steps "
+                                "moved chunks (expected %s)" % (
+                                    np, label, rc, "identical" if outputs(work) == want else "differ",
+                                    len(moves), "some" if expect_moves else "none"))
+    if problems:
+        raise Failure("; ".join(problems) + " (work directory %s)" % work)
+    shutil.rmtree(work, ignore_errors=True)
+
+
+# ---- mpi/examples/NAME (make check-mpi) ------------------------------------
+
+# the recipes of scripts/run-examples.sh: (name, source, arguments; DATA is
+# examples/data)
+EXAMPLES = [
+    ("mip", "examples/mip/mip.diderot", ["-vol", "DATA/blobs.nrrd", "-o", "mip.nrrd"]),
+    ("isocontour", "examples/isocontour/isocontour.diderot", ["-img", "DATA/ddro-100.nrrd", "-o", "pos.nrrd"]),
+    ("lic", "examples/lic/lic.diderot",
+     ["-flow", "DATA/sqflow2D-1608.nrrd", "-noise", "DATA/noise.nrrd", "-o", "lic.nrrd"]),
+    ("canny", "examples/canny/canny.diderot", ["-img", "DATA/ddro-100.nrrd", "-o", "canny.nrrd"]),
+    ("vorticity", "examples/vorticity/vorticity.diderot", ["-flow", "DATA/sqflow2D-1608.nrrd", "-o", "vort.nrrd"]),
+    ("ridges", "examples/ridges/ridges.diderot", ["-elev", "DATA/sscand-crop.nrrd", "-o", "lam.nrrd"]),
+    ("viewer", "examples/viewer/viewer.diderot", ["-vol", "DATA/blobs.nrrd", "-o", "rgb.nrrd"]),
+    ("dvr", "examples/paraview/dvr.diderot", ["-vol", "DATA/blobs.nrrd", "-o", "gray.nrrd"]),
+    ("isoparticles", "examples/paraview/isoparticles.diderot",
+     ["-vol", "DATA/blobs.nrrd", "-o-pos", "pos.nrrd", "-o-normal", "normal.nrrd"]),
+]
+
+
+def t_example(builddir, diderotc, name, src, args):
+    if os.environ.get("DIDEROT_MPI_FULL") != "1":
+        raise Skip("the examples run in make check-mpi (DIDEROT_MPI_FULL=1)")
+    work = fresh(builddir, "example_" + name)
+    require_mpi(diderotc, builddir, work)
+    env = mpi_env(builddir)
+    args = [a.replace("DATA", os.path.join(SRCDIR, "examples", "data")) for a in args]
+    seq, par = os.path.join(work, "seq"), os.path.join(work, "mpi")
+    for exe, flags in ((seq, []), (par, ["--target=mpi"])):
+        why = build(diderotc, os.path.join(SRCDIR, src), exe, flags, env, SRCDIR)
+        if why:
+            raise Failure("%s build failed: %s" % (" ".join(flags) or "seq", why.strip()))
+    rc, out, err = run([seq] + args, work, env)
+    want = (rc, out, own_lines(err, seq), outputs(work))
+    if rc != 0:
+        raise Failure("the sequential run failed: %r" % want[2])
+    problems = []
+    for np in ranks():
+        clear_outputs(work)
+        rc, out, err = mpirun(np, par, args, work, env)
+        got = (rc, out, own_lines(err, par), outputs(work))
+        if got != want:
+            problems.append("-np %d: %s differ" % (np, ", ".join(
+                k for k, a, b in zip(("exit status", "stdout", "stderr", "outputs"), got, want) if a != b)))
+    if problems:
+        raise Failure("; ".join(problems) + " (work directory %s)" % work)
+    shutil.rmtree(work, ignore_errors=True)
+
+
 # ---- mpi/refuse -------------------------------------------------------------
 
 REFUSALS = [
-    ("new", "population", "'new' with --target=mpi is not yet supported"),
-    ("sphere", "sphere_count1", "sphere() with --target=mpi is not yet supported"),
     ("print", "print_strands", "print in strand code with --target=mpi is not yet supported"),
-    ("collect", "global_stabilize_reads",
-     "collecting strands in a global block with --target=mpi is not yet supported"),
+    ("print-in-map", "reduce_prints", "print in strand code with --target=mpi is not yet supported"),
 ]
 
 
@@ -419,13 +585,105 @@ def t_refuse(builddir, diderotc, stem, text):
     shutil.rmtree(work, ignore_errors=True)
 
 
-def t_refuse_library(builddir, diderotc):
-    work = fresh(builddir, "refuse_library")
-    src = os.path.join(SRCDIR, "tests", "mpi", "probe.diderot")
-    rc, _, err = run([diderotc, "--target=mpi", "-o", os.path.join(work, "lib"), src], SRCDIR,
-                     mpi_env(builddir))
-    if rc == 0 or b"--target=mpi builds executables only" not in err or os.listdir(work):
-        raise Failure("exit status %d, stderr %r, files %s" % (rc, err[:300], os.listdir(work)))
+SPAWN_N = 600
+
+
+def spawn_oracle(N):
+    """v of spawn.diderot in output order: the initial strands, then each
+    generation in the order of its creators."""
+    gen0 = list(range(N))
+    gen1 = [i + 1 for i in gen0 if i % 3 == 0]
+    gen2 = [i + 1 for i in gen1 if i % 3 == 1]
+    return [i * 0.5 for i in gen0] + [i * 0.5 + 10 for i in gen1] + [i * 0.5 + 20 for i in gen2]
+
+
+def t_new(builddir, diderotc):
+    """`new` in strands of every rank (chunks of 16 over 600 strands; cyclic,
+    and block with rebalancing, so that chunks keep their owners as the
+    world grows): outputs byte-identical to --target=seq's, which are the
+    closed form."""
+    work = fresh(builddir, "new")
+    require_mpi(diderotc, builddir, work)
+    shutil.copy(os.path.join(SRCDIR, "tests", "mpi", "spawn.diderot"), work)
+    with open(os.path.join(work, "small.sched"), "w") as f:
+        f.write("chunk = 16\n")
+    with open(os.path.join(work, "block.sched"), "w") as f:
+        f.write("chunk = 16\nmpi-placement = block\nmpi-rebalance = 1.1\n")
+    env = mpi_env(builddir)
+    exes = {k: os.path.join(work, "spawn-" + k) for k in ("seq", "mpi", "block")}
+    for label, flags in (("seq", []), ("mpi", ["--target=mpi", "--schedule=small.sched"]),
+                         ("block", ["--target=mpi", "--schedule=block.sched"])):
+        why = build(diderotc, "spawn.diderot", exes[label], flags, env, work)
+        if why:
+            raise Failure("%s build failed: %s" % (label, why.strip()))
+    rc, _, err = run([exes["seq"]], work, env)
+    want = outputs(work)
+    problems = []
+    got = nrrd.parse(want.get("v.nrrd", b""), "v.nrrd") if rc == 0 and "v.nrrd" in want else None
+    if got is None or list(got.data) != spawn_oracle(SPAWN_N):
+        problems.append("--target=seq's v.nrrd is not the closed form")
+    for np in ranks():
+        for label in ("mpi", "block"):
+            clear_outputs(work)
+            rc, _, err = mpirun(np, exes[label], [], work, env)
+            if rc != 0 or outputs(work) != want:
+                problems.append("-np %d (%s): exit status %d, outputs %s: %s" % (
+                    np, label, rc, "identical" if outputs(work) == want else "differ",
+                    " ".join(own_lines(err, exes[label]))[:200]))
+    if problems:
+        raise Failure("; ".join(problems) + " (work directory %s)" % work)
+    shutil.rmtree(work, ignore_errors=True)
+
+
+def t_library(builddir, diderotc):
+    """A --target=mpi library (no --exec) used by a host program of ours
+    (tests/mpi/lib_host.c, built with mpicc) that makes the same calls on
+    every rank: every rank holds every strand's result, equal to the closed
+    form of rebalance.diderot (block placement, chunks that move); a second
+    world over another communicator is refused with a message."""
+    work = fresh(builddir, "library")
+    require_mpi(diderotc, builddir, work)
+    mpicc = shutil.which("mpicc")
+    if not mpicc:
+        raise Skip("mpicc not found (Debian package: libopenmpi-dev)")
+    for f in ("rebalance.diderot", "lib_host.c"):
+        shutil.copy(os.path.join(SRCDIR, "tests", "mpi", f), work)
+    with open(os.path.join(work, "lib.sched"), "w") as f:
+        f.write("mpi-placement = block\nmpi-rebalance = 1.1\nchunk = 16\n")
+    env = mpi_env(builddir)
+    rc, _, err = run([diderotc, "--target=mpi", "--schedule=lib.sched", "--namespace=R", "-o", "reb",
+                      "rebalance.diderot"], work, env, timeout=COMPILE_TIMEOUT)
+    if rc != 0:
+        raise Failure("the library build failed: " + err.decode("utf-8", "replace"))
+    rc, _, err = run([mpicc, "-O1", "-I.", "-I" + os.path.join(SRCDIR, "rt"), "lib_host.c", "reb.o",
+                      "-o", "host", "-lteem", "-lm", "-fopenmp"], work, env, timeout=COMPILE_TIMEOUT)
+    if rc != 0:
+        raise Failure("the host program did not build: " + err.decode("utf-8", "replace"))
+    v, seen = rebalance_oracle(REB_N, REB_STEPS)
+    want = "".join("v %d %.9g\n" % (i, x) for i, x in enumerate(v)) + \
+        "".join("seen %d %.9g\n" % (i, x) for i, x in enumerate(seen))
+    problems = []
+    for np in ranks():
+        for f in os.listdir(work):
+            if f.startswith("out."):
+                os.remove(os.path.join(work, f))
+        rc, _, err = mpirun(np, os.path.join(work, "host"), ["out", str(REB_N)], work, env)
+        if rc != 0:
+            problems.append("-np %d: exit status %d: %s" % (np, rc, " ".join(own_lines(err, "host"))[:300]))
+            continue
+        for r in range(np):
+            path = os.path.join(work, "out.%d" % r)
+            got = open(path).read() if os.path.exists(path) else None
+            if got != want:
+                problems.append("-np %d: rank %d's outputs %s" % (
+                    np, r, "missing" if got is None else "differ from the closed form"))
+    if 2 in ranks():
+        rc, _, err = mpirun(2, os.path.join(work, "host"), ["out", str(REB_N), "self"], work, env)
+        text = err.decode("utf-8", "replace")
+        if rc == 0 or "must use one MPI communicator" not in text:
+            problems.append("a second world over MPI_COMM_SELF: exit status %d, stderr %r" % (rc, text[-300:]))
+    if problems:
+        raise Failure("; ".join(problems) + " (work directory %s)" % work)
     shutil.rmtree(work, ignore_errors=True)
 
 
@@ -441,9 +699,14 @@ def collect(srcdir, builddir, diderotc):
              ("mpi/fault/missing-file", t_fault_file), ("mpi/fault/bad-option", t_fault_option),
              ("mpi/fault/SIGINT", lambda b, d: t_fault_signal(b, d, signal.SIGINT)),
              ("mpi/fault/SIGTERM", lambda b, d: t_fault_signal(b, d, signal.SIGTERM)),
-             ("mpi/refuse/library", t_refuse_library)]
+             ("mpi/library", t_library),
+             ("mpi/new", t_new),
+             ("mpi/rebalance", t_rebalance)]
     for what, stem, text in REFUSALS:
         cases.append(("mpi/refuse/" + what, lambda b, d, s=stem, t=text: t_refuse(b, d, s, t)))
+    for name, src, args in EXAMPLES:
+        cases.append(("mpi/examples/" + name,
+                      lambda b, d, n=name, s=src, a=args: t_example(b, d, n, s, a)))
     progs = os.path.join(SRCDIR, "tests", "programs", "run")
     for f in sorted(os.listdir(progs)):
         if f.endswith(".diderot"):

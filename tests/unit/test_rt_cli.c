@@ -434,7 +434,7 @@ static void test_usage(void) {
   CHECK(r.nerr == 0);
   static const char usage[] = "\nUsage: prog [-h,--help] [-l,--limit <int>] [-print <str>] "
                               "[-v,--verbose] \\\n       [-t,--timing] [-q,--quiet] [-sched-chunk "
-                              "<int>] [-sched-steps <str>] \\\n       -img <str> [-cent <x y>]";
+                              "<int>] [-sched-steps <str>] \\\n       [-schedule <str>] -img <str> [-cent <x y>]";
   CHECK_MSG(r.out && strncmp(r.out, usage, sizeof usage - 1) == 0 &&
                 !strstr(r.out, " = "),
             "%s", r.out);
@@ -609,7 +609,7 @@ static void test_schedule(void) {
   run_free(&r);
   /* the writer is an option only with snapshots */
   n = make_table(&v, 0);
-  CHECK(n == 9 + 8 - 2); /* no -s, -n, -sched-writer */
+  CHECK(n == 10 + 8 - 2); /* no -s, -n, -sched-writer */
   r = PARSE(n, "-img", "z", "-sched-writer", "on");
   CHECK(r.r == DRT_CLI_ERROR);
   run_free(&r);

@@ -15,9 +15,11 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "diderot_rt.h"
+#include "rt_nrrd_guard.h"
 #include "unit.h"
 
 static char tmpdir[64];
@@ -644,6 +646,76 @@ static void test_any_image(void) {
   if (load_ok(&ip, path, &img)) drt_image_free(&img);
 }
 
+/* What would overrun Teem 1.12's 1 KB message buffers is refused before
+ * Teem reads the file (rt_nrrd_guard.c; the e2e test bad_input has the
+ * header lines and ascii samples): a file name, and the path of a
+ * detached data file, beyond 512 bytes. */
+static void test_guard(void) {
+  DrtImageSpec ok = {"input 'img'", 2, 1, nrrdTypeFloat, nrrdTypeFloat};
+  char name[700], dir1[512], dir2[1024], path[1100], msg[512];
+  memset(name, 'n', 600);
+  snprintf(name + 600, sizeof name - 600, ".nrrd");
+  expect_fail(&ok, name, "the file name is 605 bytes long", NULL);
+  /* a header in tmpdir/D1/D2 (200 bytes each) naming a 150-byte data file */
+  char d[201];
+  memset(d, 'd', 200);
+  d[200] = '\0';
+  snprintf(dir1, sizeof dir1, "%s/%s", tmpdir, d);
+  snprintf(dir2, sizeof dir2, "%s/%s", dir1, d);
+  CHECK(mkdir(dir1, 0700) == 0 && mkdir(dir2, 0700) == 0);
+  snprintf(path, sizeof path, "%s/h.nhdr", dir2);
+  char raw[151];
+  memset(raw, 'r', 150);
+  raw[150] = '\0';
+  FILE *f = fopen(path, "wb");
+  CHECK(f != NULL);
+  if (f) {
+    fprintf(f, "NRRD0004\ntype: float\ndimension: 2\nsizes: 2 2\nencoding: raw\ndata file: %s\n\n", raw);
+    fclose(f);
+  }
+  size_t want = strlen(dir2) + 1 + 150;
+  char text[96];
+  snprintf(text, sizeof text, "the path of its data file is %zu bytes long", want);
+  CHECK(want > 512 && strlen(path) < 512);
+  CHECK_MSG(drt_nrrd_guard(path, msg, sizeof msg) == 1 && strstr(msg, text), "%s", msg);
+  expect_fail(&ok, path, text, NULL);
+  /* a short name beside it passes the guard (and fails in Teem: no data) */
+  f = fopen(path, "wb");
+  if (f) {
+    fprintf(f, "NRRD0004\ntype: float\ndimension: 2\nsizes: 2 2\nencoding: raw\ndata file: r.raw\n\n");
+    fclose(f);
+  }
+  CHECK(drt_nrrd_guard(path, msg, sizeof msg) == 0);
+  unlink(path);
+  CHECK(rmdir(dir2) == 0 && rmdir(dir1) == 0);
+  /* lines Teem keeps unparsed may be long; others may not */
+  char line[1200];
+  memset(line, 'c', 1100);
+  line[1100] = '\0';
+  char body[1400];
+  snprintf(body, sizeof body, "NRRD0004\n# %s\ntype: float\ndimension: 2\nsizes: 2 2\nencoding: ascii\n\n1 2 3 4\n", line);
+  write_tmp(path, sizeof path, "c1.nrrd", body);
+  CHECK(drt_nrrd_guard(path, msg, sizeof msg) == 0);
+  snprintf(body, sizeof body, "NRRD0004\nk:=%s\ntype: float\ndimension: 2\nsizes: 2 2\nencoding: ascii\n\n1 2 3 4\n", line);
+  write_tmp(path, sizeof path, "c2.nrrd", body);
+  CHECK(drt_nrrd_guard(path, msg, sizeof msg) == 0);
+  snprintf(body, sizeof body, "NRRD0004\nunits: \"%s\"\ntype: float\ndimension: 2\nsizes: 2 2\nencoding: ascii\n\n1 2 3 4\n", line);
+  write_tmp(path, sizeof path, "c3.nrrd", body);
+  CHECK_MSG(drt_nrrd_guard(path, msg, sizeof msg) == 1 && strstr(msg, "header line 2 is 1109 bytes long"), "%s", msg);
+  /* standard input ("-") goes through the same guard (its copy), and a
+   * good image still loads from it */
+  CHECK(freopen(path, "rb", stdin) != NULL);
+  expect_fail(&ok, "-", "input 'img' (file '-'): header line 2 is 1109 bytes long", NULL);
+  write_tmp(path, sizeof path, "c3.nrrd",
+            "NRRD0004\ntype: float\ndimension: 2\nsizes: 2 2\nencoding: ascii\n\n1 2 3 4\n");
+  CHECK(freopen(path, "rb", stdin) != NULL);
+  DrtImage img;
+  if (load_ok(&ok, "-", &img)) {
+    CHECK(img.size[0] == 2 && img.size[1] == 2 && ((const float *)img.data)[3] == 4.0f);
+    drt_image_free(&img);
+  }
+}
+
 int main(void) {
   snprintf(tmpdir, sizeof tmpdir, "/tmp/test_rt_image-XXXXXX");
   if (!mkdtemp(tmpdir)) {
@@ -658,6 +730,7 @@ int main(void) {
   test_sequences();
   test_convert();
   test_any_image();
+  test_guard();
   /* remove the temporary files */
   static const char *const files[] = {
       "a1.nrrd", "a2.nrrd", "a3.nrrd", "rgb.nrrd", "b1.nrrd", "b2.nrrd", "c1.nrrd",

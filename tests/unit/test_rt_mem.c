@@ -101,6 +101,12 @@ static void test_text(void) {
   drt_mem_describe(m, sizeof m, 3, "values", 10, &room, true); /* 10/3 rounds up */
   CHECK_STR(m, "out of memory: 3 values of 4 bytes need 10 bytes; the allocation failed "
                "(this process may use 23 GB: cgroup memory.max)");
+  /* a need beyond 2^64 (saturated): "more than", and no size per thing,
+   * which the saturated product no longer tells (fuzz_nrrd: 2.67e18
+   * doubles read as "of 7 bytes") */
+  drt_mem_describe(m, sizeof m, 2666666666666666664u, "samples", UINT64_MAX, &room, false);
+  CHECK_STR(m, "2.67e18 samples need more than 18.4 EB; this process may use 23 GB "
+               "(cgroup memory.max)");
 }
 
 /* A world's slot in the plans: 16 bytes of state and 6 of bookkeeping. */

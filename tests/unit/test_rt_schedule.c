@@ -1,6 +1,7 @@
 /* test_rt_schedule.c -- the run-time schedule (diderot_world.h, rt_schedule.c):
  * its levels (runtime defaults < the program's < DIDEROT_SCHED_* and
- * -sched-* < drt_world_set_schedule), the chunk and the updates per visit
+ * -sched-* < drt_world_set_schedule), the OpenMP loop kind picked at run
+ * time (test_omp_kind), the chunk and the updates per visit
  * as the scheduler uses them, the checks against the program, and the
  * snapshot writer's choice. A strand-wise program of N strands, strand i
  * stabilizing after 1 + i % 7 updates, run by hand-written update_chunk:
@@ -122,7 +123,7 @@ static void test_levels(void) {
   drt_world_free(w);
   /* the program's level */
   w = world(&p, &g);
-  CHECK(!drt_world_set_program_schedule(w, &(DrtSchedule){64, 3, DRT_WRITER_OFF}));
+  CHECK(!drt_world_set_program_schedule(w, &(DrtSchedule){64, 3, DRT_WRITER_OFF, DRT_OMP_DEFAULT}));
   CHECK(drt_world_chunk(w) == 64);
   CHECK(!drt_world_schedule(w, &s) && s.chunk == 64 && s.steps == 3 && s.writer == DRT_WRITER_OFF);
   run_all(w, "program 64/3");
@@ -133,13 +134,13 @@ static void test_levels(void) {
   setenv("DIDEROT_SCHED_CHUNK", "128", 1);
   setenv("DIDEROT_SCHED_STEPS", "all", 1);
   w = world(&p, &g);
-  CHECK(!drt_world_set_program_schedule(w, &(DrtSchedule){64, 3, DRT_WRITER_AUTO}));
+  CHECK(!drt_world_set_program_schedule(w, &(DrtSchedule){64, 3, DRT_WRITER_AUTO, DRT_OMP_DEFAULT}));
   run_all(w, "environment 128/all");
   CHECK(g.max_limit == UINT32_MAX && g.max_span == 128 && drt_world_chunk(w) == 128);
   drt_world_free(w);
   /* the host's over the environment; 0 keeps the level below */
   w = world(&p, &g);
-  CHECK(!drt_world_set_schedule(w, &(DrtSchedule){32, 0, DRT_WRITER_AUTO}));
+  CHECK(!drt_world_set_schedule(w, &(DrtSchedule){32, 0, DRT_WRITER_AUTO, DRT_OMP_DEFAULT}));
   run_all(w, "host 32");
   CHECK(g.max_span == 32 && g.max_limit == UINT32_MAX);
   drt_world_free(w);
@@ -181,7 +182,7 @@ static void test_errors(void) {
   setenv("DIDEROT_SCHED_CHUNK", "100", 1);
   DrtWorld *w = world(&p, &g);
   CHECK(drt_world_run(w, 0) == 0 && g.calls == 0);
-  CHECK_MSG(strstr(errors_of(w), "schedule: chunk 100 (-sched-chunk or DIDEROT_SCHED_CHUNK) must "
+  CHECK_MSG(strstr(errors_of(w), "schedule: chunk 100 (-schedule chunk=, -sched-chunk or DIDEROT_SCHED_CHUNK) must "
                                  "be a multiple of 8"), "%s", errors_of(w));
   CHECK(drt_world_stage(w) == DRT_STAGE_POST_CREATE);
   drt_world_free(w);
@@ -206,11 +207,11 @@ static void test_errors(void) {
   clear_env();
   /* the program's chunk is checked too, naming it */
   w = world(&p, &g);
-  CHECK(!drt_world_set_program_schedule(w, &(DrtSchedule){12, 0, DRT_WRITER_AUTO}));
+  CHECK(!drt_world_set_program_schedule(w, &(DrtSchedule){12, 0, DRT_WRITER_AUTO, DRT_OMP_DEFAULT}));
   CHECK(drt_world_run(w, 0) == 0 && strstr(errors_of(w), "chunk 12 (the program's schedule)"));
   drt_world_free(w);
   w = world(&p, &g);
-  CHECK(!drt_world_set_schedule(w, &(DrtSchedule){4, 0, DRT_WRITER_AUTO}));
+  CHECK(!drt_world_set_schedule(w, &(DrtSchedule){4, 0, DRT_WRITER_AUTO, DRT_OMP_DEFAULT}));
   CHECK(drt_world_run(w, 0) == 0 && strstr(errors_of(w), "chunk 4 (drt_world_set_schedule)"));
   drt_world_free(w);
   /* steps above 1 in a program that runs super-steps only */
@@ -218,7 +219,7 @@ static void test_errors(void) {
   setenv("DIDEROT_SCHED_STEPS", "4", 1);
   w = world(&bsp, &g);
   CHECK(drt_world_run(w, 0) == 0);
-  CHECK_MSG(strstr(errors_of(w), "schedule: steps 4 (-sched-steps or DIDEROT_SCHED_STEPS): this "
+  CHECK_MSG(strstr(errors_of(w), "schedule: steps 4 (-schedule steps-per-visit=, -sched-steps or DIDEROT_SCHED_STEPS): this "
                                  "program runs in super-steps only"), "%s", errors_of(w));
   drt_world_free(w);
   setenv("DIDEROT_SCHED_STEPS", "1", 1);
@@ -231,15 +232,15 @@ static void test_errors(void) {
   run_all(w, "bsp");
   CHECK(g.max_limit == 1);
   /* fixed once the world runs */
-  CHECK(drt_world_set_schedule(w, &(DrtSchedule){64, 0, DRT_WRITER_AUTO}));
+  CHECK(drt_world_set_schedule(w, &(DrtSchedule){64, 0, DRT_WRITER_AUTO, DRT_OMP_DEFAULT}));
   CHECK(strstr(errors_of(w), "drt_world_set_schedule: the schedule is fixed once the world runs"));
   DrtSchedule s;
   CHECK(!drt_world_schedule(w, &s) && s.chunk == 256 && s.steps == 1);
   drt_world_free(w);
   /* out of range at set time */
   w = world(&p, &g);
-  CHECK(drt_world_set_schedule(w, &(DrtSchedule){DRT_SCHED_MAX_CHUNK + 8u, 0, DRT_WRITER_AUTO}));
-  CHECK(drt_world_set_program_schedule(w, &(DrtSchedule){0, 0, (DrtSchedWriter)7}));
+  CHECK(drt_world_set_schedule(w, &(DrtSchedule){DRT_SCHED_MAX_CHUNK + 8u, 0, DRT_WRITER_AUTO, DRT_OMP_DEFAULT}));
+  CHECK(drt_world_set_program_schedule(w, &(DrtSchedule){0, 0, (DrtSchedWriter)7, DRT_OMP_DEFAULT}));
   CHECK(!drt_world_set_schedule(w, NULL));
   drt_world_free(w);
 }
@@ -258,7 +259,7 @@ static void test_writer(void) {
   CHECK(!drt_writer_finish(wr, &e));
   clear_env();
   DrtWorld *w = world(&p, &g);
-  CHECK(!drt_world_set_program_schedule(w, &(DrtSchedule){0, 0, DRT_WRITER_OFF}));
+  CHECK(!drt_world_set_program_schedule(w, &(DrtSchedule){0, 0, DRT_WRITER_OFF, DRT_OMP_DEFAULT}));
   CHECK(drt_world_writer_new(w) == NULL);
   setenv("DIDEROT_SCHED_WRITER", "on", 1); /* the environment over the program's */
   wr = drt_world_writer_new(w);
@@ -269,8 +270,67 @@ static void test_writer(void) {
   clear_env();
 }
 
+/* omp-schedule at run time: the program gives its loop in each kind
+ * (drt_world_set_parallel_kinds) and the run's kind picks one; counted
+ * here by which of four loops ran the chunks (all run them in order). */
+static int kind_calls[4];
+#define KIND_FOR(k)                                                                            \
+  static void for_##k(uint32_t n, void (*body)(void *, uint32_t), void *arg, uint32_t nw) {     \
+    (void)nw;                                                                                  \
+    kind_calls[k]++;                                                                           \
+    for (uint32_t c = 0; c < n; c++) body(arg, c);                                             \
+  }
+KIND_FOR(0)
+KIND_FOR(1)
+KIND_FOR(2)
+KIND_FOR(3)
+
+static void test_omp_kind(void) {
+  clear_env();
+  DrtProgram p = prog(true);
+  G g;
+  /* no kinds given: only the program's own loop, another kind refused */
+  DrtWorld *w = world(&p, &g);
+  drt_world_set_parallel(w, for_0, 2, 0);
+  CHECK(!drt_world_set_schedule(w, &(DrtSchedule){0, 0, DRT_WRITER_AUTO, DRT_OMP_STATIC}));
+  CHECK(drt_world_run(w, 0) == 0);
+  CHECK_MSG(strstr(errors_of(w), "schedule: omp-schedule static (drt_world_set_schedule): this "
+                                 "program has one parallel loop schedule compiled in"),
+            "%s", errors_of(w));
+  drt_world_free(w);
+  /* out of range */
+  w = world(&p, &g);
+  CHECK(drt_world_set_schedule(w, &(DrtSchedule){0, 0, DRT_WRITER_AUTO, (DrtSchedOmp)9}));
+  drt_world_free(w);
+  /* each kind from the environment, and the default: the program's loop */
+  static const char *const names[] = {NULL, "dynamic", "static", "guided"};
+  for (int k = 0; k < 4; k++) {
+    memset(kind_calls, 0, sizeof kind_calls);
+    if (names[k]) setenv("DIDEROT_SCHED_OMP", names[k], 1);
+    else unsetenv("DIDEROT_SCHED_OMP");
+    w = world(&p, &g);
+    drt_world_set_parallel(w, for_0, 2, 0);
+    drt_world_set_parallel_kinds(w, for_1, for_2, for_3);
+    run_all(w, names[k] ? names[k] : "default kind");
+    for (int j = 0; j < 4; j++)
+      CHECK_MSG((kind_calls[j] > 0) == (j == k), "kind %d: loop %d ran %d times", k, j,
+                kind_calls[j]);
+    drt_world_free(w);
+  }
+  setenv("DIDEROT_SCHED_OMP", "fast", 1);
+  w = world(&p, &g);
+  drt_world_set_parallel(w, for_0, 2, 0);
+  drt_world_set_parallel_kinds(w, for_1, for_2, for_3);
+  CHECK(drt_world_run(w, 0) == 0);
+  CHECK_MSG(strstr(errors_of(w), "DIDEROT_SCHED_OMP (-schedule omp-schedule=): bad value 'fast' (expected "
+                                 "dynamic, static or guided)"), "%s", errors_of(w));
+  drt_world_free(w);
+  unsetenv("DIDEROT_SCHED_OMP");
+}
+
 int main(void) {
   test_levels();
+  test_omp_kind();
   test_errors();
   test_writer();
   return unit_finish("rt_schedule");

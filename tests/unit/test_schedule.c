@@ -418,6 +418,32 @@ static void test_constraints(Arena *a) {
   ACCEPTED(&mp, NULL, "mpi-placement = block\nomp-schedule = static\n");
   ACCEPTED(&mp, NULL, "mpi-placement = cyclic\n");
   REFUSED(&mp, NULL, "mpi-placement = diagonal\n", "bad value 'diagonal' for 'mpi-placement' (expected block or cyclic)");
+  /* mpi-rebalance: off or a ratio in hundredths, 1 to 100 */
+  {
+    bool ok;
+    Schedule s = build(a, &mp, NULL, NULL, &ok, NULL);
+    CHECK(ok && s.mpi_rebalance == SCHED_MPI_REBALANCE_DEFAULT &&
+          s.why[SCHED_P_MPI_REBALANCE].source == SCHED_DEFAULT);
+    static const struct { const char *text; int want; } good[] = {
+        {"mpi-rebalance = off\n", 0},     {"mpi-rebalance = 1\n", 100},
+        {"mpi-rebalance = 1.5\n", 150},   {"mpi-rebalance = 1.25\n", 125},
+        {"mpi-rebalance = 100\n", 10000}, {"mpi-rebalance = 2.05\n", 205}};
+    for (size_t i = 0; i < sizeof good / sizeof good[0]; i++) {
+      s = build(a, &mp, NULL, good[i].text, &ok, NULL);
+      CHECK_MSG(ok && s.mpi_rebalance == good[i].want && s.why[SCHED_P_MPI_REBALANCE].source == SCHED_FILE,
+                "%s: %d", good[i].text, s.mpi_rebalance);
+    }
+    s = build(a, &mp, NULL, "mpi-rebalance = 1.05\n", &ok, NULL);
+    CHECK(strcmp(schedule_value_text(a, &s, SCHED_P_MPI_REBALANCE), "1.05") == 0);
+    s = build(a, &mp, NULL, "mpi-rebalance = off\n", &ok, NULL);
+    CHECK(strcmp(schedule_value_text(a, &s, SCHED_P_MPI_REBALANCE), "off") == 0);
+  }
+  REFUSED(&mp, NULL, "mpi-rebalance = 0.5\n", "bad number '0.5' for 'mpi-rebalance' (expected off or a ratio");
+  REFUSED(&mp, NULL, "mpi-rebalance = 1.255\n", "bad number '1.255' for 'mpi-rebalance'");
+  REFUSED(&mp, NULL, "mpi-rebalance = 101\n", "bad number '101'");
+  REFUSED(&mp, NULL, "mpi-rebalance = 1.\n", "bad number '1.'");
+  REFUSED(&mp, NULL, "mpi-rebalance = often\n", "bad value 'often' for 'mpi-rebalance'");
+  REFUSED(&f, NULL, "mpi-rebalance = 2\n", "mpi-rebalance: applies only to --target=mpi");
   REFUSED(&f, NULL, "snapshot-writer = off\n", "snapshot-writer: applies only to an executable (--exec) with --snapshot");
   SchedFacts sn = probing();
   sn.snapshot = true;

@@ -23,6 +23,7 @@ static void mpi_decls(EmitCtx *e, EmitBuf *out) {
   (void)e;
   OUT("/* --target=mpi (rt/diderot_mpi.h): rank 0 loads inputs and writes outputs;\n"
       " * the world's chunks are spread over the ranks */\n"
+      "#include <mpi.h> /* first: diderot_mpi.h declares drt_mpi_attach after it */\n"
       "#include \"diderot_mpi.h\"\n"
       "#define drt_image_load_file drt_mpi_image_load_file\n"
       "#define drt_sequence_load_file drt_mpi_sequence_load_file\n"
@@ -36,19 +37,20 @@ static const char *mpi_run_call(EmitCtx *e, const char *wrld, const char *limit)
 }
 
 static void mpi_main(EmitCtx *e, EmitBuf *out) {
-  const Schedule *s = e->opt->schedule;
-  bool block = s && s->mpi_placement == SCHED_MPI_BLOCK;
   OUT("\n/* one process per rank: rank 0's command line, the job's exit status */\n"
       "int main(int argc, char **argv) {\n"
       "  return drt_mpi_main(argc, argv, d_main, %s);\n}\n",
-      block ? "DRT_MPI_BLOCK" : "DRT_MPI_CYCLIC");
+      emit_mpi_schedule_args(e));
 }
+
+static bool mpi_exchange_states(EmitCtx *e) { return mpi_exchanges_states(e->a, e->m); }
 
 static const EmitGlueHooks mpi_glue = {
     .after_structs = mpi_decls,
     .run_call = mpi_run_call,
     .main_name = "d_main",
     .after_main = mpi_main,
+    .exchange_states = mpi_exchange_states,
 };
 
 bool emit_mpi_program(Arena *a, IrModule *m, const EmitOptions *opt, const char **out,

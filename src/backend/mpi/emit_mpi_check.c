@@ -1,17 +1,12 @@
 /* emit_mpi_check.c -- what --target=mpi does not distribute yet, refused
  * before any code is generated (never a wrong result). Every rank holds
  * the whole world and runs its own chunks; between steps the ranks
- * exchange the chunks' counts and status, and the states only where
- * strands move or the run ends (rt/rt_distrib.c). So anything that reads
- * or creates strands outside a rank's own chunks during a step is not
- * done yet:
+ * exchange the chunks' counts, status and new strands (`new`), and the
+ * states where strands move, where the run ends, and after every step of
+ * a program whose strands read each other (another strand's state,
+ * sphere() queries) or whose global blocks collect strands
+ * (mpi_exchanges_states: DrtProgram.exchange_states). Not done yet:
  *
- *   - `new` (new strands are kept per chunk on the rank that made them);
- *   - reads of another strand's state, and sphere() queries (the other
- *     strand's state is the start-of-run one on a rank that does not own
- *     its chunk);
- *   - collecting strands in a global block ({ c | c in S.all }: the block
- *     reads their state);
  *   - print in strand code (each rank's prints would be in its own order;
  *     prints in global blocks are made by rank 0 alone);
  *   - strand state holding strings or dynamic sequences (pointers into one
@@ -25,14 +20,10 @@
 #include "backend/core/core.h"
 #include "backend/mpi/mpi.h"
 
-typedef enum Pred { P_NEW, P_PRINT, P_SPHERE, P_SHARED, P_COLLECT, P_STATE, P_N } Pred;
+typedef enum Pred { P_PRINT, P_STATE, P_N } Pred;
 
 static const char *const pred_what[P_N] = {
-    "'new' with --target=mpi",
     "print in strand code with --target=mpi",
-    "sphere() with --target=mpi",
-    "reading another strand's state with --target=mpi",
-    "collecting strands in a global block with --target=mpi",
     "strand state holding strings or dynamic sequences with --target=mpi",
 };
 
@@ -50,20 +41,24 @@ static bool ty_pointer(const IrType *t) {
 /* The refused construct instruction `in` of a CFG of kind k is, or -1;
  * map: the CFG is the map of a reduction over strands (it reads the
  * strand it is given, on the rank that owns it). */
-static int refused(IrCfgKind k, bool map, const IrInstr *in) {
-  bool strand = is_strand_code(k) && !map;
-  bool global = k == IR_CFG_GLOBAL_START || k == IR_CFG_GLOBAL_UPDATE;
-  if (in->kind == IR_I_STATE_GET && in->nargs > 0 && strand) return P_SHARED;
+static int refused(IrCfgKind k, const IrInstr *in) {
   if (in->kind == IR_I_STATE_SET && k == IR_CFG_STRAND_INIT && in->state &&
       ty_pointer(in->state->ty))
     return P_STATE;
-  if (in->kind != IR_I_OP) return -1;
-  if (in->op == IR_OP_NEW && strand) return P_NEW; /* (the CREATE block's are the initial strands) */
-  if (in->op == IR_OP_PRINT && strand) return P_PRINT;
-  if (in->op == IR_OP_SPHERE || in->op == IR_OP_SPHERE_AT) return P_SPHERE;
-  if (in->op == IR_OP_STRAND_REDUCE && global && in->nimm > 0 && in->imm[0] == IR_REDUCE_COLLECT)
-    return P_COLLECT;
+  /* a reduction's map too: it runs on the rank that owns the strand */
+  if (in->kind == IR_I_OP && in->op == IR_OP_PRINT && is_strand_code(k)) return P_PRINT;
   return -1;
+}
+
+/* Whether `in` (in a CFG of kind k; map: a reduction's map) reads strands
+ * that another rank may own: another strand's state, sphere(), strands
+ * collected in a global block. */
+static bool reads_others(IrCfgKind k, bool map, const IrInstr *in) {
+  bool global = k == IR_CFG_GLOBAL_START || k == IR_CFG_GLOBAL_UPDATE;
+  if (in->kind == IR_I_STATE_GET && in->nargs > 0 && is_strand_code(k) && !map) return true;
+  if (in->kind != IR_I_OP) return false;
+  if (in->op == IR_OP_SPHERE || in->op == IR_OP_SPHERE_AT) return true;
+  return in->op == IR_OP_STRAND_REDUCE && global && in->nimm > 0 && in->imm[0] == IR_REDUCE_COLLECT;
 }
 
 /* The line of the source, from its first non-blank character to its end
@@ -82,18 +77,31 @@ static Span line_span(DiagCtx *diag, int line) {
   return s;
 }
 
-/* Whether cfg is the map of a reduction over strands (a collection's is
- * refused at the collection itself). */
-static bool is_map(const IrModule *m, const IrCFG *cfg) {
-  if (cfg->kind != IR_CFG_FUNC) return false;
+/* maps[c]: CFG c is the map of a reduction over strands in a global
+ * block (one walk of the global blocks, not one per CFG). */
+static bool *reduction_maps(Arena *a, const IrModule *m) {
+  bool *maps = ARENA_NEW_ARRAY(a, bool, m->ncfgs > 0 ? m->ncfgs : 1);
   for (int c = 0; c < m->ncfgs; c++) {
     const IrCFG *g = m->cfgs[c];
     if (g->kind != IR_CFG_GLOBAL_START && g->kind != IR_CFG_GLOBAL_UPDATE) continue;
     for (int b = 0; b < g->nblocks; b++)
       for (int i = 0; i < g->blocks[b]->ninstrs; i++) {
         const IrInstr *in = g->blocks[b]->instrs[i];
-        if (in->kind == IR_I_OP && in->op == IR_OP_STRAND_REDUCE && in->fn == cfg) return true;
+        if (in->kind != IR_I_OP || in->op != IR_OP_STRAND_REDUCE || !in->fn) continue;
+        for (int k = 0; k < m->ncfgs; k++)
+          if (m->cfgs[k] == in->fn && m->cfgs[k]->kind == IR_CFG_FUNC) maps[k] = true;
       }
+  }
+  return maps;
+}
+
+bool mpi_exchanges_states(Arena *a, const IrModule *m) {
+  bool *maps = reduction_maps(a, m);
+  for (int c = 0; c < m->ncfgs; c++) {
+    const IrCFG *cfg = m->cfgs[c];
+    for (int b = 0; b < cfg->nblocks; b++)
+      for (int i = 0; i < cfg->blocks[b]->ninstrs; i++)
+        if (reads_others(cfg->kind, maps[c], cfg->blocks[b]->instrs[i])) return true;
   }
   return false;
 }
@@ -103,12 +111,11 @@ bool mpi_check_module(IrModule *m, DiagCtx *diag) {
   int errors = 0;
   for (int c = 0; c < m->ncfgs; c++) {
     const IrCFG *cfg = m->cfgs[c];
-    bool map = is_map(m, cfg);
     for (int b = 0; b < cfg->nblocks; b++) {
       const IrBlock *blk = cfg->blocks[b];
       for (int i = 0; i < blk->ninstrs; i++) {
         const IrInstr *in = blk->instrs[i];
-        int p = refused(cfg->kind, map, in);
+        int p = refused(cfg->kind, in);
         if (p < 0 || seen[p]) continue; /* one message per construct */
         seen[p] = true;
         diag_report(diag, ERR_NOT_YET, line_span(diag, in->line), pred_what[p]);

@@ -19,5 +19,9 @@ bool emit_mpi_program(Arena *a, IrModule *m, const EmitOptions *opt, const char 
  * keeps lines, not columns: the caret is under the line's first
  * character). True when there is none. */
 bool mpi_check_module(IrModule *m, DiagCtx *diag);
+/* Whether strands read strands another rank may own (another strand's
+ * state, sphere(), strands collected in a global block): then every
+ * state goes to every rank after each step (DrtProgram.exchange_states). */
+bool mpi_exchanges_states(Arena *a, const IrModule *m);
 
 #endif

@@ -207,6 +207,15 @@ static void emit_helpers(EmitCtx *e, EmitBuf *out) {
         "#pragma omp parallel for schedule(%s, 1) num_threads(nw)\n"
         "  for (uint32_t c = 0; c < n; c++) body(arg, c);\n}\n\n",
         omp_schedule_name(e));
+  /* the same loop in every kind, for the run-time schedule's omp-schedule
+   * (-schedule omp-schedule=KIND: no recompiling) */
+  if (e->opt->target == EMIT_TARGET_OMP)
+    for (int k = 0; k < 3; k++) {
+      static const char *const kinds[] = {"dynamic", "static", "guided"};
+      OUT("static void d_pfor_%s(uint32_t n, void (*body)(void *, uint32_t), void *arg, uint32_t nw) {\n"
+          "#pragma omp parallel for schedule(%s, 1) num_threads(nw)\n"
+          "  for (uint32_t c = 0; c < n; c++) body(arg, c);\n}\n\n", kinds[k], kinds[k]);
+    }
 }
 
 /* ---- input defaults ------------------------------------------------------------------- */
@@ -456,8 +465,9 @@ static void emit_world_fns(EmitCtx *e, EmitBuf *out) {
   for (int i = 0; i < m->nstate; i++) shared |= m->state[i]->shared;
   bool sphere = emit_sphere_used(e);
   bool roots = emit_seq_roots(e, out);
+  bool exchange = e->glue && e->glue->exchange_states && e->glue->exchange_states(e);
   OUT("static const DrtProgram d_program = {\n  D_STATE_WORDS * sizeof(dreal), sizeof(dreal), %s,\n"
-      "  %s, %s, %s, %s, %s, %s, NULL, &d_layout, %s, %s, %s\n};\n\n",
+      "  %s, %s, %s, %s, %s, %s, NULL, &d_layout, %s, %s, %s%s\n};\n\n",
       shared ? "true" : "false", has ? "d_strand_start" : "NULL",
       ir_module_find_cfg(m, IR_CFG_UPDATE) && !emit_step_chunked(e) ? "d_strand_update" : "NULL",
       ir_module_find_cfg(m, IR_CFG_STABILIZE) ? "d_strand_stabilize" : "NULL",
@@ -465,13 +475,14 @@ static void emit_world_fns(EmitCtx *e, EmitBuf *out) {
       ir_module_find_cfg(m, IR_CFG_GLOBAL_UPDATE) ? "d_global_update" : "NULL",
       sphere ? "d_sphere_begin_step" : "NULL", roots ? "d_seq_roots" : "NULL",
       emit_step_chunked(e) ? "d_update_chunk" : "NULL",
-      emit_step_strandwise(e) ? "true" : "false");
+      emit_step_strandwise(e) ? "true" : "false", exchange ? ", true /* exchange_states */" : "");
   OUT("static d_world *d_world_new(void) {\n  d_world *wrld = calloc(1, sizeof *wrld);\n"
       "  if (!wrld) return NULL;\n  wrld->rt = drt_world_new(&d_program, wrld);\n"
       "  if (!wrld->rt) { free(wrld); return NULL; }\n  wrld->print = stdout;\n");
   if (sphere) OUT("  if (d_sphere_init(wrld)) { drt_world_free(wrld->rt); free(wrld); return NULL; }\n");
   if (e->opt->target == EMIT_TARGET_OMP)
-    OUT("  drt_world_set_parallel(wrld->rt, d_pfor, (uint32_t)omp_get_num_procs(), 0);\n");
+    OUT("  drt_world_set_parallel(wrld->rt, d_pfor, (uint32_t)omp_get_num_procs(), 0);\n"
+        "  drt_world_set_parallel_kinds(wrld->rt, d_pfor_dynamic, d_pfor_static, d_pfor_guided);\n");
   if (e->opt->schedule_runtime) /* the schedule's run-time part, where it is not the default */
     OUT("  static const DrtSchedule d_sched = %s;\n"
         "  if (drt_world_set_program_schedule(wrld->rt, &d_sched)) {\n"

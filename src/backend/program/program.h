@@ -25,6 +25,8 @@ struct EmitGlueHooks {
    * target's own main, printed by after_main, calls it); NULL: main */
   const char *main_name;
   void (*after_main)(EmitCtx *e, EmitBuf *out);
+  /* the world's DrtProgram.exchange_states (NULL: false, and not printed) */
+  bool (*exchange_states)(EmitCtx *e);
 };
 
 /* ---- emit_c_program.c ---- */
@@ -34,6 +36,9 @@ bool emit_program_glue(EmitCtx *e, EmitBuf *out);
 /* ---- emit_c_api.c: what a library's users see ---- */
 /* The NS_ functions into out (header: their declarations only). */
 void emit_api_glue(EmitCtx *e, EmitBuf *out, bool header);
+/* --target=mpi: the schedule's placement and rebalancing as the arguments
+ * drt_mpi_main and drt_mpi_attach take ("DRT_MPI_CYCLIC, 1.25"). */
+const char *emit_mpi_schedule_args(EmitCtx *e);
 /* The C expression running up to `limit` steps of world `wrld` (a
  * d_world *): the target's run_call, else drt_world_run. */
 const char *emit_run_call(EmitCtx *e, const char *wrld, const char *limit);

@@ -65,6 +65,20 @@ def bad_files(t):
     # (plain text of numbers is a valid NRRD to Teem, words are not)
     add("seq-not-nrrd", "seq", b"one two\nthree\n")
     add("seq-truncated", "seq", nrrd.dumps(nrrd.Nrrd("float", [2, 40], list(range(80))))[:-60])
+    # what would overrun Teem 1.12's 1 KB message and sample buffers (a
+    # crash, "stack smashing detected", in a bare nrrdLoad): a long line of
+    # no field, a long bad field value, a long ascii sample, a long word
+    # among ascii samples, a detached data file of a long name
+    head = b"NRRD0004\ntype: float\ndimension: 2\nsizes: 2 2\n"
+    add("long-line", "img", b"NRRD0004\n" + b"F" * 3000 + b"\n\n")
+    add("long-field", "img", head + b"encoding: raw\nspace directions: (" + b"1," * 1000 + b")\n\n")
+    add("long-sample", "img", head + b"encoding: ascii\n\n1 2 3 " + b"4" * 3000 + b"\n")
+    add("long-word", "img", head + b"encoding: ascii\n\n1 2 " + b"y" * 1000 + b" 4\n")
+    add("long-data-file", "img", head + b"encoding: raw\ndata file: " + b"q" * 600 + b".raw\n\n")
+    # sizes beyond memory in a header that Teem's checks refuse (a 3-vector
+    # axis of 3.3e17): Teem allocates them before it checks (fuzz_nrrd)
+    add("huge-bad-kinds", "img", b"NRRD0004\ntype: float\ndimension: 3\nsizes: 333333333333333333 2 2\n"
+        b"kinds: 3-vector space space\nendian: little\nencoding: raw\n\n" + b"\0" * 64)
     return cases
 
 
@@ -88,6 +102,12 @@ USER_TERMS = {
                       "only 68 bytes follow the header"],
     "seq-truncated": ["the file is truncated", "80 float samples (320 bytes of data)",
                       "only 260 bytes follow the header"],
+    "long-line": ["header line 2 is 3000 bytes long", "more than 512 bytes"],
+    "long-field": ["header line 6 is 2020 bytes long"],
+    "long-sample": ["the data: ascii value 4 is more than 512 characters long"],
+    "long-word": ["the data: ascii value 3 is more than 512 characters long"],
+    "long-data-file": ["header line 6 is 615 bytes long"],
+    "huge-bad-kinds": ["1.33e18 samples of 4 bytes need 5.33 EB; this process may use"],
 }
 
 

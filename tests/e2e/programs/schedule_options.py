@@ -86,14 +86,15 @@ def run(t):
     # a chunk that splits the blocks of an AoSoA layout
     aosoa = t.compile(extra=["--strand-layout=aosoa:8"], stem="prog-aosoa")
     refused(t, ["-sched-chunk", 12], 1,
-            "schedule: chunk 12 (-sched-chunk or DIDEROT_SCHED_CHUNK) must be a multiple of 8",
+            "schedule: chunk 12 (-schedule chunk=, -sched-chunk or DIDEROT_SCHED_CHUNK) must be a "
+            "multiple of 8",
             "aosoa:8 -sched-chunk 12", exe=aosoa)
     same(t, ["-sched-chunk", 16], base, "aosoa:8 -sched-chunk 16", exe=aosoa)
     if not cuda:
         bsp = t.compile(extra=["--force-bsp"], stem="prog-bsp")
         refused(t, ["-sched-steps", 3], 1,
-                "schedule: steps 3 (-sched-steps or DIDEROT_SCHED_STEPS): this program runs in "
-                "super-steps only", "--force-bsp -sched-steps 3", exe=bsp)
+                "schedule: steps 3 (-schedule steps-per-visit=, -sched-steps or DIDEROT_SCHED_STEPS): "
+                "this program runs in super-steps only", "--force-bsp -sched-steps 3", exe=bsp)
         same(t, ["-sched-steps", 1, "-sched-chunk", 128], base, "--force-bsp -sched-steps 1",
              exe=bsp)
         omp = t.compile(extra=["--target=omp"], stem="prog-omp")

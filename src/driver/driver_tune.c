@@ -1,0 +1,231 @@
+/* driver_tune.c -- --tune and the tuned-schedule cache in a compilation
+ * (driver_tune.h; doc/user-guide.md "Tuning").
+ *
+ * A plain compile looks the program up in the cache and, on a hit, takes
+ * its run-time values (source CACHE). --tune builds the program once with
+ * the default schedule in a work directory of its own, lets src/tune run
+ * the candidates on the --tune-args command line, writes the winner to the
+ * cache and builds the output with it compiled in (source TUNER); with an
+ * exact cache hit it tunes nothing and says so.
+ */
+#include "driver/driver_tune.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "config.h"
+#include "driver/driver_schedule.h"
+
+/* ---- the environment, once ---------------------------------------------------------- */
+
+static const char *cpu_model(Arena *a) {
+  FILE *f = fopen("/proc/cpuinfo", "r");
+  if (!f) return "unknown";
+  char line[512];
+  const char *m = "unknown";
+  while (fgets(line, sizeof line, f)) {
+    if (strncmp(line, "model name", 10)) continue;
+    const char *c = strchr(line, ':');
+    if (!c) continue;
+    c++;
+    c += strspn(c, " \t");
+    m = arena_strndup(a, c, strcspn(c, "\r\n"));
+    break;
+  }
+  fclose(f);
+  return m;
+}
+
+TuneEnv driver_tune_env(Arena *a, char **environ_) {
+  TuneEnv e = {0};
+  const char *xdg = getenv("XDG_CACHE_HOME"), *home = getenv("HOME"), *tmp = getenv("TMPDIR");
+  /* the XDG base directory rules: a relative XDG_CACHE_HOME is ignored; a
+   * folder of its own, since the Python package keeps its builds in
+   * diderot/ too */
+  if (xdg && xdg[0] == '/') e.cache_dir = arena_printf(a, "%s/diderot/tune", xdg);
+  else if (home && home[0]) e.cache_dir = arena_printf(a, "%s/.cache/diderot/tune", home);
+  e.tmp_dir = tmp && tmp[0] ? arena_strdup(a, tmp) : "/tmp";
+  int n = 0;
+  while (environ_ && environ_[n]) n++;
+  char **env = arena_alloc(a, ((size_t)n + 1) * sizeof *env);
+  int k = 0;
+  /* the program's own schedule variables would override the candidates' */
+  for (int i = 0; i < n; i++)
+    if (strncmp(environ_[i], "DIDEROT_SCHED_", 14)) env[k++] = arena_strdup(a, environ_[i]);
+  env[k] = NULL;
+  e.child_env = env;
+  e.cpu_model = cpu_model(a);
+  long c = sysconf(_SC_NPROCESSORS_ONLN);
+  e.ncpus = c > 0 ? (int)c : 1;
+  return e;
+}
+
+const char *driver_tune_check_options(const DriverOptions *o) {
+  if (!o->tune) return NULL; /* --tune-args alone selects a cache entry */
+  if (!o->exec) return "--tune builds an executable: add --exec";
+  if (o->target != TARGET_SEQ && o->target != TARGET_OMP)
+    return "--tune supports --target=seq and --target=omp only in this version";
+  if (!o->tune_args) return "--tune needs --tune-args \"ARGS...\" (the program's command line, inputs included)";
+  return NULL;
+}
+
+/* ---- the key ------------------------------------------------------------------------ */
+
+static uint64_t program_hash(Arena *a, const DriverOptions *o, const char *cflags) {
+  uint64_t h = tune_hash_str(TUNE_HASH_INIT, PACKAGE_VERSION);
+  FILE *f = fopen(o->file, "rb");
+  if (f) {
+    char buf[65536];
+    size_t n;
+    while ((n = fread(buf, 1, sizeof buf, f)) > 0) h = tune_hash(h, buf, n);
+    fclose(f);
+  }
+  /* the options that change the code (the others, -o and the like, do not) */
+  const char *opts = arena_printf(
+      a, "t%d s%d d%d l%d sc%d ss%d sw%d det%d O%d sf%d sl=%s il=%s", (int)o->target, o->snapshot,
+      o->double_real, o->long_int, o->scalar, o->simd_strands, o->simd_within, o->deterministic,
+      o->opt_level, o->schedule != NULL, o->strand_layout ? o->strand_layout : "", o->image_layout ? o->image_layout : "");
+  h = tune_hash_str(h, opts);
+  for (int i = 0; i < o->ndefines; i++) h = tune_hash_str(h, o->defines[i]);
+  for (const ConstOverride *c = o->consts; c; c = c->next) {
+    h = tune_hash_str(h, c->name);
+    h = tune_hash_str(h, c->value);
+  }
+  for (int i = 0; i < o->ninternal; i++) h = tune_hash_str(h, o->internal[i]);
+  h = tune_hash_str(h, cflags);
+  if (o->schedule) { /* the --schedule file's text, not its name */
+    FILE *g = fopen(o->schedule, "rb");
+    if (g) {
+      char buf[4096];
+      size_t n;
+      while ((n = fread(buf, 1, sizeof buf, g)) > 0) h = tune_hash(h, buf, n);
+      fclose(g);
+    }
+  }
+  return h;
+}
+
+/* The tune arguments as run (outputs removed, paths absolute); false with
+ * the message printed. */
+static bool tune_words(Arena *a, const DriverOptions *o, char ***args, int *nargs) {
+  char **w;
+  int nw;
+  char why[512];
+  if (!tune_split_args(a, o->tune_args, &w, &nw, why, sizeof why) ||
+      !tune_prepare_args(a, w, nw, args, nargs, why, sizeof why)) {
+    fprintf(stderr, "diderotc: error: %s\n", why);
+    return false;
+  }
+  return true;
+}
+
+static const char *base_of(const char *p) {
+  const char *s = strrchr(p, '/');
+  return s ? s + 1 : p;
+}
+
+/* The executable's name as the final build gives it (its messages name it). */
+static const char *exe_name(Arena *a, const DriverOptions *o) {
+  if (o->output) return base_of(o->output);
+  const char *b = base_of(o->file);
+  const char *dot = strrchr(b, '.');
+  return dot ? arena_strndup(a, b, (size_t)(dot - b)) : b;
+}
+
+/* ---- the build ---------------------------------------------------------------------- */
+
+static bool apply_entry(Arena *a, IrModule *low, const DriverOptions *o, Schedule *s,
+                        TargetOptions *to, const TuneEntry *e) {
+  TuneChoice c;
+  tune_choice_of_entry(e, &c);
+  const char *why = NULL;
+  const char *reason = arena_printf(a, "%s (tuned %s on inputs: %s)", e->path, e->when, e->inputs);
+  if (!driver_schedule_overlay(a, low, o, s, &to->emit, &c, SCHED_CACHE, reason, &why)) {
+    fprintf(stderr, "diderotc: warning: schedule cache '%s': %s: ignored\n", e->path, why);
+    return false;
+  }
+  if (o->verbose) fprintf(stderr, "diderotc: schedule from the cache '%s'\n", e->path);
+  return true;
+}
+
+int driver_tune_build(Arena *a, IrModule *low, const DriverOptions *o, const TuneEnv *env,
+                      const char *cflags, Schedule *s, TargetOptions *to, bool dump_only) {
+  TuneKey k = {.program = program_hash(a, o, cflags),
+               .target = o->target == TARGET_OMP ? "omp" : "seq",
+               .cpu = env->cpu_model,
+               .ncpus = env->ncpus,
+               .precision = arena_printf(a, "%s%s", o->double_real ? "double" : "float",
+                                         o->long_int ? ",long-int" : "")};
+  /* the C targets' executables only: a library's host decides its runs */
+  bool tunable = o->exec && (o->target == TARGET_SEQ || o->target == TARGET_OMP);
+  char **args = NULL;
+  int nargs = 0;
+  if (o->tune_args && tunable) {
+    if (!tune_words(a, o, &args, &nargs)) return 2;
+    k.inputs = tune_inputs_signature(a, args, nargs);
+  }
+  TuneEntry e;
+  bool hit = tunable && tune_cache_lookup(a, env, &k, &e, stderr) && apply_entry(a, low, o, s, to, &e);
+  if (dump_only) return 0;
+  if (!o->tune) return target_build(a, low, to);
+  if (hit) {
+    fprintf(stderr, "diderotc: tune: cache hit '%s' (tuned %s): no tuning\n", e.path, e.when);
+    return target_build(a, low, to);
+  }
+  /* the work directory: the default build and every run's outputs */
+  char *work = arena_printf(a, "%s/diderotc-tune-XXXXXX", env->tmp_dir);
+  if (!mkdtemp(work)) {
+    fprintf(stderr, "diderotc: error: --tune: cannot create a directory in '%s': %s\n",
+            env->tmp_dir, strerror(errno));
+    return 1;
+  }
+  TargetOptions t2 = *to;
+  t2.output = arena_printf(a, "%s/%s", work, exe_name(a, o));
+  t2.keep_c = false;
+  t2.phase_done = NULL;
+  TuneRunner r = {.arena = a, .env = env, .exe = t2.output, .args = args, .nargs = nargs, .work = work};
+  int status = target_build(a, low, &t2);
+  if (status) {
+    tune_run_cleanup(&r);
+    return status;
+  }
+  TuneSpace sp;
+  tune_space_of(s, &sp);
+  TuneOutcome out;
+  char why[1024];
+  TuneMode mode = o->tune == 2 ? TUNE_FULL : TUNE_QUICK;
+  bool ok = tune_search(&r, &sp, mode, mode == TUNE_FULL ? 60.0 : 10.0, o->verbose ? stderr : NULL,
+                        &out, why, sizeof why);
+  tune_run_cleanup(&r);
+  if (!ok) {
+    fprintf(stderr, "diderotc: error: --tune: the run with --tune-args and the default schedule "
+            "failed: %s\n", why);
+    return 1;
+  }
+  const char *choice = tune_choice_option_text(a, &out.best);
+  double ratio = out.t_best > 0 ? out.t_default / out.t_best : 1;
+  const char *measured = arena_printf(
+      a, "default %.6f s, tuned %.6f s (%.2fx; the least of each one's runs), %d runs of %d "
+         "candidates, %d refused, %.1f s of tuning%s",
+      out.t_default, out.t_best, ratio, out.runs, out.candidates, out.refused, out.seconds,
+      out.budget_hit ? " (budget reached)" : "");
+  const char *path = NULL;
+  char werr[512];
+  bool cached = tune_cache_write(a, env, &k, &out.best, measured, &path, werr, sizeof werr);
+  if (!cached) fprintf(stderr, "diderotc: warning: --tune: not cached: %s\n", werr);
+  const char *reason =
+      arena_printf(a, "diderotc --tune=%s: %.2fx the default's run on the --tune-args inputs",
+                   mode == TUNE_FULL ? "full" : "quick", ratio);
+  const char *bad = NULL;
+  if (!driver_schedule_overlay(a, low, o, s, &to->emit, &out.best, SCHED_TUNER, reason, &bad)) {
+    fprintf(stderr, "diderotc: internal error: the tuned schedule is refused: %s\n", bad);
+    return 70;
+  }
+  fprintf(stderr, "diderotc: tuned in %.1f s (%s): %s%s%s\n", out.seconds, measured, choice,
+          cached ? "; cached in " : "", cached ? path : "");
+  if (out.refusal && o->verbose)
+    fprintf(stderr, "diderotc: tune: first refused: %s\n", out.refusal);
+  return target_build(a, low, to);
+}

@@ -1,0 +1,393 @@
+"""schedule/runtime/... and schedule/tune/...: the run-time schedule of a
+generated executable (its -schedule "KEY=VALUE ..." option, doc/user-guide.md
+"Schedules") and the tuner with its cache (diderotc --tune, "Tuning").
+
+  schedule/runtime/option       -schedule accepted, and refused with a message
+                                naming the bad key or value (exit 2), on a
+                                sequential and an OpenMP build
+  schedule/runtime/NAME         every value of the run-time space gives a
+                                map-only program (examples and run/ programs)
+                                the same output bytes as its default schedule,
+                                on the OpenMP build (no recompiling); values
+                                the program cannot take (steps-per-visit > 1
+                                where it runs in super-steps) are refused with
+                                the runtime's message
+  schedule/tune/cache           --tune on a small real program writes one cache
+                                file; --dump=schedule then shows source cache;
+                                a second --tune and a plain compile tune
+                                nothing (no candidate lines under --verbose,
+                                "cache hit" / "schedule from the cache"); the
+                                tuned executable's outputs equal the default's
+  schedule/tune/bad-cache       a corrupted, truncated or foreign cache file
+                                (the last with a good checksum, computed here
+                                independently) is ignored with a warning and
+                                the defaults stand
+  schedule/tune/refuses         --tune on tests/schedule/new_order.diderot, whose
+                                output order depends on the chunk (strands
+                                created by `new` in start and update): every
+                                other chunk is refused for its differing
+                                output, and the default chunk is kept
+  schedule/tune/usage           --tune without --exec, with --target=cuda,
+                                without --tune-args, or with -schedule in
+                                them: refused with a message
+
+No timing is asserted anywhere: which candidate wins depends on the load.
+"""
+import os
+import re
+import shutil
+import subprocess
+import tempfile
+
+COMPILE_TIMEOUT = 600
+RUN_TIMEOUT = 300
+# no FMA contraction, as tests/schedule/space.py (the compiler's choice, not
+# the schedule's, would otherwise differ between builds)
+CFLAGS = "-O3 -march=native -ffp-contract=off"
+
+# name -> (source, arguments with {data}); outputs have their default names
+PROGRAMS = {
+    "mip": ("examples/mip/mip.diderot",
+            ["-vol", "{data}/blobs.nrrd", "-imgResU", "48", "-imgResV", "40"]),
+    "lic": ("examples/lic/lic.diderot",
+            ["-flow", "{data}/sqflow2D-1608.nrrd", "-noise", "{data}/noise.nrrd"]),
+    "vorticity": ("examples/vorticity/vorticity.diderot", ["-flow", "{data}/sqflow2D-1608.nrrd"]),
+    "collatz": ("tests/programs/run/collatz.diderot", ["-N", "5000"]),
+    "branchy_inlined": ("tests/programs/run/branchy_inlined.diderot", []),
+}
+
+# the run-time values tried (None: the default); steps-per-visit only where
+# the program runs strand by strand
+VALUES = ["chunk=1", "chunk=64", "chunk=100000", "omp-schedule=static", "omp-schedule=guided",
+          "chunk=16 omp-schedule=static", "steps-per-visit=1", "steps-per-visit=3",
+          "steps-per-visit=all", "chunk=64,omp-schedule=guided,steps-per-visit=2"]
+
+
+def _env(cache=None):
+    env = dict(os.environ, CFLAGS_DIDEROT=CFLAGS)
+    for k in list(env):
+        if k.startswith("DIDEROT_SCHED_"):
+            del env[k]
+    if cache:
+        env["XDG_CACHE_HOME"] = cache
+    return env
+
+
+def _run(argv, cwd, env=None, timeout=RUN_TIMEOUT):
+    try:
+        return subprocess.run(argv, cwd=cwd, capture_output=True, text=True, timeout=timeout,
+                              env=env or _env()), None
+    except subprocess.TimeoutExpired:
+        return None, "timed out after %d s: %s" % (timeout, " ".join(argv))
+
+
+def _outputs(d):
+    """Every file the run wrote into d, as bytes."""
+    got = {}
+    for f in sorted(os.listdir(d)):
+        with open(os.path.join(d, f), "rb") as fh:
+            got[f] = fh.read()
+    return got
+
+
+def _build(diderotc, src, exe, target, cwd, env=None, extra=()):
+    argv = [diderotc, "--exec", "--target=" + target, "-o", exe] + list(extra) + [src]
+    return _run(argv, cwd, env, COMPILE_TIMEOUT)
+
+
+def _run_in(exe, args, d, sched):
+    os.makedirs(d)
+    argv = [exe] + args + (["-schedule", sched] if sched is not None else [])
+    p, err = _run(argv, d)
+    if err:
+        return None, None, err
+    return p, _outputs(d) if p.returncode == 0 else None, None
+
+
+def _args(srcdir, args):
+    data = os.path.join(srcdir, "examples", "data")
+    return [a.format(data=data) for a in args]
+
+
+def _option_case(srcdir, diderotc):
+    work = tempfile.mkdtemp(prefix="diderot-sched-opt-")
+    src = os.path.join(srcdir, "tests", "programs", "run", "collatz.diderot")
+    problems = []
+    for target in ("seq", "omp"):
+        exe = os.path.join(work, "collatz-" + target)
+        p, err = _build(diderotc, src, exe, target, work)
+        if err or p.returncode:
+            return "fail", [err or "build: " + p.stderr[-800:]]
+        # (text given, expected exit, what stderr must say)
+        checks = [
+            ("chunk=64", 0, None),
+            ("", 0, None),
+            ("chunk=0", 0, None),  # 0: the program's default, as -sched-chunk 0
+            ("chunk=abc", 2, "option '-schedule': chunk: bad value 'abc'"),
+            ("chunkk=4", 2, "option '-schedule': unknown key 'chunkk' (run-time keys: chunk, "
+                            "steps-per-visit, omp-schedule, snapshot-writer)"),
+            ("simd=off", 2, "key 'simd' is compiled into the program: recompile with diderotc "
+                            "--schedule=FILE"),
+            ("chunk", 2, "'chunk': expected KEY=VALUE"),
+            ("chunk=8 chunk=16", 2, "key 'chunk' given twice"),
+            ("steps-per-visit=x", 2, "steps-per-visit: bad value 'x'"),
+            ("snapshot-writer=on", 2, "snapshot-writer=on: this program was built without "
+                                      "--snapshot"),
+            ("omp-schedule=fast", 2, "omp-schedule: bad value 'fast' (expected dynamic, "
+                                     "static or guided)" if target == "omp" else
+             "omp-schedule=fast: this program is not an OpenMP one"),
+            ("omp-schedule=static", 0 if target == "omp" else 2,
+             None if target == "omp" else "omp-schedule=static: this program is not an OpenMP one"),
+        ]
+        for n, (text, rc, msg) in enumerate(checks):
+            d = os.path.join(work, "%s-%d" % (target, n))
+            os.makedirs(d)
+            p, err = _run([exe, "-N", "50", "-schedule", text], d)
+            if err:
+                problems.append(err)
+                continue
+            if p.returncode != rc:
+                problems.append("%s: -schedule '%s': exit %d, expected %d: %s"
+                                % (target, text, p.returncode, rc, p.stderr[-400:]))
+            elif msg and msg not in p.stderr:
+                problems.append("%s: -schedule '%s': stderr lacks %r: %s"
+                                % (target, text, msg, p.stderr[-400:]))
+    if problems:
+        return "fail", problems + ["(work directory %s)" % work]
+    shutil.rmtree(work, ignore_errors=True)
+    return "pass", []
+
+
+def _identity_case(srcdir, diderotc, name):
+    src, args = PROGRAMS[name]
+    src = os.path.join(srcdir, src)
+    args = _args(srcdir, args)
+    work = tempfile.mkdtemp(prefix="diderot-sched-id-")
+    exe = os.path.join(work, name)
+    p, err = _build(diderotc, src, exe, "omp", os.path.dirname(src))
+    if err or p.returncode:
+        return "fail", [err or "build: " + p.stderr[-800:]]
+    p, want, err = _run_in(exe, args, os.path.join(work, "default"), None)
+    if err or want is None:
+        return "fail", [err or "default run: exit %d: %s" % (p.returncode, p.stderr[-800:])]
+    problems, ran, refused = [], 0, 0
+    for n, v in enumerate(VALUES):
+        p, got, err = _run_in(exe, args, os.path.join(work, "v%d" % n), v)
+        if err:
+            problems.append(err)
+            continue
+        if p.returncode != 0:
+            # only the runtime's rule for programs in super-steps may refuse
+            if "steps-per-visit" in v and "this program runs in super-steps only" in p.stderr \
+                    and not v.endswith("=1") and "=all" not in v:
+                refused += 1
+                continue
+            problems.append("-schedule '%s': exit %d: %s" % (v, p.returncode, p.stderr[-600:]))
+            continue
+        ran += 1
+        if got != want:
+            diff = sorted(f for f in set(got) | set(want) if got.get(f) != want.get(f))
+            problems.append("-schedule '%s': outputs differ from the default's: %s" % (v, diff))
+    if problems:
+        return "fail", problems + ["(work directory %s)" % work]
+    shutil.rmtree(work, ignore_errors=True)
+    return "pass", ["%d values run, %d refused (super-steps only)" % (ran, refused)]
+
+
+def _tune(diderotc, src, out, cache, tune_args, cwd, extra=("--verbose",)):
+    argv = [diderotc, "--exec", "--target=omp", "--tune=quick", "--tune-args", tune_args,
+            "-o", out] + list(extra) + [src]
+    return _run(argv, cwd, _env(cache), COMPILE_TIMEOUT)
+
+
+def _dump(diderotc, src, cache, cwd, extra=()):
+    argv = [diderotc, "--exec", "--target=omp", "--dump=schedule"] + list(extra) + [src]
+    return _run(argv, cwd, _env(cache), COMPILE_TIMEOUT)
+
+
+CANDIDATE_LINE = re.compile(r"^diderotc: tune: chunk=", re.M)
+
+
+def _cache_case(srcdir, diderotc):
+    work = tempfile.mkdtemp(prefix="diderot-tune-")
+    cache = os.path.join(work, "cache")
+    src = os.path.join(srcdir, "examples", "mip", "mip.diderot")
+    args = " ".join(_args(srcdir, PROGRAMS["mip"][1])) + " -o mip-out.nrrd"
+    problems = []
+    p, err = _tune(diderotc, src, os.path.join(work, "mip"), cache, args, work)
+    if err or p.returncode:
+        return "fail", [err or "--tune: exit %d: %s" % (p.returncode, p.stderr[-1500:])]
+    if not CANDIDATE_LINE.search(p.stderr) or "diderotc: tuned in " not in p.stderr:
+        problems.append("--tune printed no candidate or summary line: " + p.stderr[-800:])
+    cdir = os.path.join(cache, "diderot", "tune")
+    files = sorted(os.listdir(cdir)) if os.path.isdir(cdir) else []
+    if len(files) != 1 or not files[0].endswith(".sched"):
+        return "fail", problems + ["expected one cache file in %s, found %s" % (cdir, files)]
+    with open(os.path.join(cdir, files[0])) as f:
+        text = f.read()
+    for want in ("format = diderotc-tune-cache 1\n", "target = omp\n", "precision = float\n",
+                 "inputs = -vol nrrd(float;", "\nchunk = ", "\nomp-schedule = ", "\nchecksum = "):
+        if want not in text:
+            problems.append("the cache file lacks %r" % want)
+    # the tune arguments' -o was the tuner's to drop: no file of the user's written
+    if os.path.exists(os.path.join(work, "mip-out.nrrd")):
+        problems.append("--tune wrote the run's output into the user's directory")
+    # a later --dump=schedule: the run-time keys from the cache
+    p, err = _dump(diderotc, src, cache, work)
+    if err or p.returncode:
+        problems.append(err or "--dump=schedule: " + p.stderr[-500:])
+    elif not re.search(r"^chunk = \d+ +# cache: .*\.sched \(tuned ", p.stdout, re.M) or \
+            not re.search(r"^omp-schedule = \w+ +# cache: ", p.stdout, re.M):
+        problems.append("--dump=schedule does not show the cache as the source: " + p.stdout)
+    # a second --tune: a cache hit, no candidate run
+    p, err = _tune(diderotc, src, os.path.join(work, "mip2"), cache, args, work)
+    if err or p.returncode:
+        problems.append(err or "second --tune: exit %d: %s" % (p.returncode, p.stderr[-800:]))
+    elif "diderotc: tune: cache hit '" not in p.stderr or CANDIDATE_LINE.search(p.stderr) or \
+            "tuned in" in p.stderr:
+        problems.append("the second --tune tuned again: " + p.stderr[-800:])
+    # a plain compile: the cache, no tuning
+    argv = [diderotc, "--exec", "--target=omp", "--verbose", "-o", os.path.join(work, "mip3"), src]
+    p, err = _run(argv, work, _env(cache), COMPILE_TIMEOUT)
+    if err or p.returncode:
+        problems.append(err or "plain compile: " + p.stderr[-800:])
+    elif "diderotc: schedule from the cache '" not in p.stderr or CANDIDATE_LINE.search(p.stderr):
+        problems.append("the plain compile did not take the cache: " + p.stderr[-800:])
+    # the tuned executable computes what the default one does
+    p, err = _build(diderotc, src, os.path.join(work, "mip-default"), "omp", work,
+                    _env(os.path.join(work, "no-cache")))
+    if err or p.returncode:
+        problems.append(err or "default build: " + p.stderr[-800:])
+    else:
+        a = _args(srcdir, PROGRAMS["mip"][1])
+        _, want, e1 = _run_in(os.path.join(work, "mip-default"), a, os.path.join(work, "r0"), None)
+        _, got, e2 = _run_in(os.path.join(work, "mip"), a, os.path.join(work, "r1"), None)
+        if e1 or e2 or want is None or got != want:
+            problems.append("the tuned executable's output differs from the default's (%s)"
+                            % (e1 or e2 or "bytes"))
+    if problems:
+        return "fail", problems + ["(work directory %s)" % work]
+    shutil.rmtree(work, ignore_errors=True)
+    return "pass", []
+
+
+def _fnv(data):
+    h = 0xcbf29ce484222325
+    for b in data:
+        h = ((h ^ b) * 0x100000001b3) & 0xFFFFFFFFFFFFFFFF
+    return h
+
+
+def _bad_cache_case(srcdir, diderotc):
+    work = tempfile.mkdtemp(prefix="diderot-tune-bad-")
+    cache = os.path.join(work, "cache")
+    src = os.path.join(srcdir, "examples", "mip", "mip.diderot")
+    args = " ".join(_args(srcdir, PROGRAMS["mip"][1]))
+    p, err = _tune(diderotc, src, os.path.join(work, "mip"), cache, args, work, ())
+    if err or p.returncode:
+        return "fail", [err or "--tune: exit %d: %s" % (p.returncode, p.stderr[-1500:])]
+    cdir = os.path.join(cache, "diderot", "tune")
+    name = os.path.join(cdir, os.listdir(cdir)[0])
+    with open(name, "rb") as f:
+        good = f.read()
+    body = good[:good.index(b"checksum = ")]
+    if b"%016x" % _fnv(body) not in good:
+        return "fail", ["the cache file's checksum is not FNV-1a of the text above it"]
+    foreign = body.replace(b"\ntarget = omp\n", b"\ntarget = seq\n")
+    foreign += b"checksum = %016x\n" % _fnv(foreign)
+    high = body.replace(b"\nchunk = ", b"\nchunk = 9")  # a changed value, old checksum
+    bad_value = body.replace(b"\nchunk = ", b"\nchunk = x")
+    bad_value += b"checksum = %016x\n" % _fnv(bad_value)
+    variants = [
+        ("corrupted", high + good[len(body):], "the checksum does not match"),
+        ("truncated", good[:len(good) // 2], "no checksum line"),
+        ("foreign", foreign, "(foreign)"),
+        ("bad value", bad_value, "bad schedule values"),
+        ("binary", b"\x00\x01garbage\n", "not a text file"),
+    ]
+    problems = []
+    for tag, data, why in variants:
+        with open(name, "wb") as f:
+            f.write(data)
+        p, err = _dump(diderotc, src, cache, work)
+        if err or p.returncode:
+            problems.append("%s: %s" % (tag, err or p.stderr[-500:]))
+            continue
+        warn = "diderotc: warning: schedule cache '%s': " % name
+        if warn not in p.stderr or why not in p.stderr or ": ignored" not in p.stderr:
+            problems.append("%s: no warning %r ... %r: %s" % (tag, warn, why, p.stderr[-500:]))
+        if "# cache:" in p.stdout or not re.search(r"^chunk = 256 +# default", p.stdout, re.M):
+            problems.append("%s: the bad cache file was used: %s" % (tag, p.stdout))
+    if problems:
+        return "fail", problems + ["(work directory %s)" % work]
+    shutil.rmtree(work, ignore_errors=True)
+    return "pass", ["%d bad files ignored" % len(variants)]
+
+
+def _refuses_case(srcdir, diderotc):
+    work = tempfile.mkdtemp(prefix="diderot-tune-ref-")
+    cache = os.path.join(work, "cache")
+    src = os.path.join(srcdir, "tests", "schedule", "new_order.diderot")
+    p, err = _tune(diderotc, src, os.path.join(work, "no"), cache, "-N 3000", work)
+    if err or p.returncode:
+        return "fail", [err or "--tune: exit %d: %s" % (p.returncode, p.stderr[-1500:])]
+    problems = []
+    refused = re.findall(r"^diderotc: tune: chunk=(\d+)\S* .*refused: output 'id.nrrd' differs "
+                         r"from the default schedule's$", p.stderr, re.M)
+    if not refused or "256" in refused:
+        problems.append("expected every chunk but 256 refused, got %s: %s"
+                        % (refused, p.stderr[-1500:]))
+    m = re.search(r"^diderotc: tuned in .*, (\d+) refused, .*: chunk=(\d+)", p.stderr, re.M)
+    if not m or int(m.group(1)) < 1 or m.group(2) != "256":
+        problems.append("the summary does not keep the default chunk with refusals: "
+                        + p.stderr[-600:])
+    if problems:
+        return "fail", problems + ["(work directory %s)" % work]
+    shutil.rmtree(work, ignore_errors=True)
+    return "pass", ["%d chunks refused" % len(refused)]
+
+
+def _usage_case(srcdir, diderotc):
+    work = tempfile.mkdtemp(prefix="diderot-tune-use-")
+    src = os.path.join(srcdir, "tests", "programs", "run", "collatz.diderot")
+    cache = os.path.join(work, "cache")
+    checks = [
+        (["--tune", "--tune-args", "-N 5", src], 2, "--tune builds an executable: add --exec"),
+        (["--exec", "--target=cuda", "--tune", "--tune-args", "-N 5", src], 2,
+         "--tune supports --target=seq and --target=omp only"),
+        (["--exec", "--tune", src], 2, "--tune needs --tune-args"),
+        (["--exec", "--tune=slow", "--tune-args", "-N 5", src], 2,
+         "unknown --tune mode 'slow' (expected quick or full)"),
+        (["--exec", "--tune", "--tune-args", "-N 5 -schedule chunk=4", src], 2,
+         "'-schedule' sets the schedule, which is what the tuner searches"),
+        (["--exec", "--tune", "--tune-args", "-N '5", src], 2, "unterminated ' quote"),
+        (["--exec", "--tune", "--tune-args", "-N notanumber", "-o", os.path.join(work, "c"), src],
+         1, "--tune: the run with --tune-args and the default schedule failed"),
+    ]
+    problems = []
+    for argv, rc, msg in checks:
+        p, err = _run([diderotc] + argv, work, _env(cache), COMPILE_TIMEOUT)
+        if err:
+            problems.append(err)
+        elif p.returncode != rc or msg not in p.stderr:
+            problems.append("%s: exit %d (expected %d), stderr %r lacks %r"
+                            % (" ".join(argv[:-1]), p.returncode, rc, p.stderr[-400:], msg))
+    cdir = os.path.join(cache, "diderot", "tune")
+    if os.path.isdir(cdir) and os.listdir(cdir):
+        problems.append("a refused --tune wrote a cache file")
+    if problems:
+        return "fail", problems + ["(work directory %s)" % work]
+    shutil.rmtree(work, ignore_errors=True)
+    return "pass", []
+
+
+def collect(srcdir, builddir, diderotc):
+    del builddir
+    tests = [("schedule/runtime/option", lambda: _option_case(srcdir, diderotc))]
+    tests += [("schedule/runtime/" + n, (lambda n=n: _identity_case(srcdir, diderotc, n)))
+              for n in PROGRAMS]
+    tests += [("schedule/tune/cache", lambda: _cache_case(srcdir, diderotc)),
+              ("schedule/tune/bad-cache", lambda: _bad_cache_case(srcdir, diderotc)),
+              ("schedule/tune/refuses", lambda: _refuses_case(srcdir, diderotc)),
+              ("schedule/tune/usage", lambda: _usage_case(srcdir, diderotc))]
+    return tests
