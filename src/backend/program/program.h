@@ -25,7 +25,7 @@ struct EmitGlueHooks {
    * target's own main, printed by after_main, calls it); NULL: main */
   const char *main_name;
   void (*after_main)(EmitCtx *e, EmitBuf *out);
-  /* the world's DrtProgram.exchange_states (NULL: false, and not printed) */
+  /* the world's DrtProgram.exchange_states (NULL: false) */
   bool (*exchange_states)(EmitCtx *e);
 };
 
