@@ -336,7 +336,12 @@ def fault_case(builddir, diderotc, name, args, rank_of=None, one_line=True):
             expect = [want[0].replace("PROG: error: ", "PROG: error: rank %d: " % rank_of(np), 1)]
         if rc == 0:
             problems.append("-np %d: exit status 0" % np)
-        if got != expect:
+        # without one_line, the message and its usage lines: the usage of
+        # the MPI build lacks what the target does not have (-trace), so
+        # the message must match and a usage must follow it
+        same = got == expect if one_line else (
+            got[:1] == expect[:1] and any(l.startswith("Usage: PROG") for l in got))
+        if not same:
             problems.append("-np %d: stderr %r, expected %r" % (np, got, expect))
         left = outputs(work)
         if left.get("v.nrrd") != old or set(left) != {"ramp.nrrd", "v.nrrd"}:
