@@ -186,13 +186,32 @@ bool drt_type_exact_in(int from, int to) {
 
 /* ------------------------------------------------------------- loading */
 
-/* The size check of a header read with skipData (h): true (and the
- * error) when its samples are beyond what the process may use. */
-static bool drt_header_refused(DrtErrors *e, const char *what, const Nrrd *h) {
-  if (h->type <= nrrdTypeUnknown || h->type >= nrrdTypeBlock) return false;
-  uint64_t count = 1;
-  for (unsigned a = 0; a < h->dim && a < NRRD_DIM_MAX; a++) count = drt_mem_mul(count, h->axis[a].size);
-  return drt_mem_refuse(e, what, count, "samples", drt_mem_mul(count, nrrdTypeSize[h->type]));
+/* The header first: Teem allocates what the sizes announce before it
+ * reads a sample, so a header of 10^19 samples (fuzz_nrrd found one) must
+ * be refused here, in the user's terms, not by a failed or overcommitted
+ * malloc inside Teem. The header is read with skipData from `f` (rewound
+ * afterwards), or from `file` when f is NULL. True (and the error) when
+ * its samples are beyond what the process may use. */
+static bool drt_header_refused(DrtErrors *e, const char *what, const char *file, FILE *f) {
+  NrrdIoState *nio = nrrdIoStateNew();
+  Nrrd *h = nio ? nrrdNew() : NULL;
+  bool refused = false;
+  if (h) {
+    nio->skipData = AIR_TRUE;
+    /* a header Teem's checks refuse still has its sizes, and the full
+     * load allocates them before it checks (fuzz_nrrd: 3.3e17 3-vectors) */
+    if (f ? nrrdRead(h, f, nio) : nrrdLoad(h, file, nio))
+      free(biffGetDone(NRRD)); /* the full load says why */
+    if (h->type > nrrdTypeUnknown && h->type < nrrdTypeBlock) {
+      uint64_t count = 1;
+      for (unsigned a = 0; a < h->dim && a < NRRD_DIM_MAX; a++) count = drt_mem_mul(count, h->axis[a].size);
+      refused = drt_mem_refuse(e, what, count, "samples", drt_mem_mul(count, nrrdTypeSize[h->type]));
+    }
+    nrrdNuke(h);
+  }
+  if (nio) nrrdIoStateNix(nio);
+  if (f) rewind(f);
+  return refused;
 }
 
 /* Standard input ("-"): copied to an unnamed temporary file (tmpfile:
@@ -221,17 +240,7 @@ static Nrrd *drt_load_stdin(DrtErrors *e, const char *what) {
     fclose(t);
     return NULL;
   }
-  NrrdIoState *nio = nrrdIoStateNew();
-  Nrrd *h = nio ? nrrdNew() : NULL;
-  bool refused = false;
-  if (h) {
-    nio->skipData = AIR_TRUE;
-    if (nrrdRead(h, t, nio)) free(biffGetDone(NRRD)); /* the full read below says why */
-    refused = drt_header_refused(e, what, h);
-    nrrdNuke(h);
-  }
-  if (nio) nrrdIoStateNix(nio);
-  rewind(t);
+  bool refused = drt_header_refused(e, what, "-", t);
   if (!refused && !(n = nrrdNew())) drt_error_at(e, what, "-", "out of memory");
   if (n && nrrdRead(n, t, NULL)) {
     char *chain = biffGetDone(NRRD); /* Teem's internal chain: not for users */
@@ -250,30 +259,12 @@ Nrrd *drt_load_nrrd(DrtErrors *e, const char *what, const char *file) {
     return NULL;
   }
   if (strcmp(file, "-") == 0) return drt_load_stdin(e, what);
-  /* The header first: Teem allocates what the sizes announce before it
-   * reads a sample, so a header of 10^19 samples (fuzz_nrrd found one) must
-   * be refused here, in the user's terms, not by a failed or overcommitted
-   * malloc inside Teem. */
-  {
-    char why[512];
-    if (drt_nrrd_guard(file, why, sizeof why)) {
-      drt_error_at(e, what, file, "%s", why);
-      return NULL;
-    }
-    NrrdIoState *nio = nrrdIoStateNew();
-    Nrrd *h = nio ? nrrdNew() : NULL;
-    bool refused = false;
-    if (h) {
-      nio->skipData = AIR_TRUE;
-      /* a header Teem's checks refuse still has its sizes, and the full
-       * load allocates them before it checks (fuzz_nrrd: 3.3e17 3-vectors) */
-      if (nrrdLoad(h, file, nio)) free(biffGetDone(NRRD)); /* the full load says why */
-      refused = drt_header_refused(e, what, h);
-      nrrdNuke(h);
-    }
-    if (nio) nrrdIoStateNix(nio);
-    if (refused) return NULL;
+  char guard[512];
+  if (drt_nrrd_guard(file, guard, sizeof guard)) {
+    drt_error_at(e, what, file, "%s", guard);
+    return NULL;
   }
+  if (drt_header_refused(e, what, file, NULL)) return NULL;
   Nrrd *n = nrrdNew();
   if (!n) {
     drt_error_at(e, what, file, "out of memory");

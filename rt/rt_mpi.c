@@ -236,7 +236,7 @@ static void map_room(uint32_t nchunks) {
 static uint32_t mpi_rebalance(void *ctx, const uint32_t *active, uint32_t nchunks,
                               uint32_t *chunks, unsigned char *role) {
   (void)ctx;
-  if (mpi.size == 1 || mpi.rebalance <= 0 || !nchunks) return 0;
+  if (!nchunks) return 0;
   if (mpi.map_n != nchunks) map_room(nchunks);
   uint64_t total = 0, most = 0, R = (uint64_t)mpi.size;
   for (int r = 0; r < mpi.size; r++) mpi.load[r] = 0;
@@ -373,7 +373,11 @@ uint32_t drt_mpi_world_run(DrtWorld *w, uint32_t max_steps) {
               "every rank the same DIDEROT_SCHED_CHUNK, or none", mine[0]);
     return 0;
   }
-  mpi.dist = (DrtDistrib){NULL, mpi_owns, mpi_share, mpi_share_var, mpi_agree, mpi_rebalance, mpi_move};
+  /* no rebalance hook where nothing can move: the runtime then does not
+   * count each chunk's active strands after every step */
+  bool moves = mpi.size > 1 && mpi.rebalance > 0;
+  mpi.dist = (DrtDistrib){NULL, mpi_owns, mpi_share, mpi_share_var, mpi_agree,
+                          moves ? mpi_rebalance : NULL, moves ? mpi_move : NULL};
   mpi.map_n = 0; /* a run starts from the placement */
   drt_world_set_distrib(w, &mpi.dist);
   mpi.running = true;

@@ -73,15 +73,19 @@ const char *driver_tune_check_options(const DriverOptions *o) {
 
 /* ---- the key ------------------------------------------------------------------------ */
 
+/* h extended by the bytes of `path` (unchanged when it cannot be read). */
+static uint64_t hash_file(uint64_t h, const char *path) {
+  FILE *f = fopen(path, "rb");
+  if (!f) return h;
+  char buf[65536];
+  size_t n;
+  while ((n = fread(buf, 1, sizeof buf, f)) > 0) h = tune_hash(h, buf, n);
+  fclose(f);
+  return h;
+}
+
 static uint64_t program_hash(Arena *a, const DriverOptions *o, const char *cflags) {
-  uint64_t h = tune_hash_str(TUNE_HASH_INIT, PACKAGE_VERSION);
-  FILE *f = fopen(o->file, "rb");
-  if (f) {
-    char buf[65536];
-    size_t n;
-    while ((n = fread(buf, 1, sizeof buf, f)) > 0) h = tune_hash(h, buf, n);
-    fclose(f);
-  }
+  uint64_t h = hash_file(tune_hash_str(TUNE_HASH_INIT, PACKAGE_VERSION), o->file);
   /* the options that change the code (the others, -o and the like, do not) */
   const char *opts = arena_printf(
       a, "t%d s%d d%d l%d sc%d ss%d sw%d det%d O%d sf%d sl=%s il=%s", (int)o->target, o->snapshot,
@@ -95,15 +99,7 @@ static uint64_t program_hash(Arena *a, const DriverOptions *o, const char *cflag
   }
   for (int i = 0; i < o->ninternal; i++) h = tune_hash_str(h, o->internal[i]);
   h = tune_hash_str(h, cflags);
-  if (o->schedule) { /* the --schedule file's text, not its name */
-    FILE *g = fopen(o->schedule, "rb");
-    if (g) {
-      char buf[4096];
-      size_t n;
-      while ((n = fread(buf, 1, sizeof buf, g)) > 0) h = tune_hash(h, buf, n);
-      fclose(g);
-    }
-  }
+  if (o->schedule) h = hash_file(h, o->schedule); /* the --schedule file's text, not its name */
   return h;
 }
 

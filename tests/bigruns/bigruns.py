@@ -284,15 +284,18 @@ OLD = b"an earlier run's output\n"
 
 
 def limit_case(builddir, diderotc, name, source, args, count, address_space=None,
-               limit=None, flags=()):
+               limit=None, flags=(), prefix=(), room_at_most=None, tag=None):
+    """The refusal of `exe ARGS -o out.nrrd` (run under `prefix`, a command
+    that ends by exec'ing its arguments, and RLIMIT_AS = address_space):
+    the memory error, and an old out.nrrd left as it was."""
     if address_space and asan():
         raise Skip("an address-space limit cannot hold an AddressSanitizer build")
     exe = build(builddir, diderotc, name, source, flags)
-    d = workdir(builddir, "memory-" + name + "-" + args[1])
+    d = workdir(builddir, "memory-" + name + "-" + (tag or args[1]))
     with open(os.path.join(d, "out.nrrd"), "wb") as f:
         f.write(OLD)
-    rc, _, err = run([exe] + args + ["-o", "out.nrrd"], d, address_space)
-    problems = check_refusal(rc, err, name, count, limit, address_space)
+    rc, _, err = run(list(prefix) + [exe] + args + ["-o", "out.nrrd"], d, address_space)
+    problems = check_refusal(rc, err, name, count, limit, room_at_most or address_space)
     if files(d) != ["out.nrrd"]:
         problems.append("files written: %s" % files(d))
     with open(os.path.join(d, "out.nrrd"), "rb") as f:
@@ -364,22 +367,10 @@ def t_cgroup(builddir, diderotc):
                 f.write("%d\n" % CGROUP_LIMIT)
         except OSError as e:
             raise Skip("cannot set %s of %s: %s" % (limit_file, cg, e.strerror))
-        exe = build(builddir, diderotc, "grid", GRID)
-        d = workdir(builddir, "memory-cgroup")
-        with open(os.path.join(d, "out.nrrd"), "wb") as f:
-            f.write(OLD)
         # the shell joins the cgroup, then becomes the program
-        rc, _, err = run(["sh", "-c", 'echo $$ > "$0/cgroup.procs" && exec "$@"', cg,
-                          exe, "-n", "20000", "-o", "out.nrrd"], d)
-        problems = check_refusal(rc, err, "grid", 20000 ** 2, limit_name, CGROUP_LIMIT)
-        if files(d) != ["out.nrrd"]:
-            problems.append("files written: %s" % files(d))
-        with open(os.path.join(d, "out.nrrd"), "rb") as f:
-            if f.read() != OLD:
-                problems.append("out.nrrd was changed")
-        if problems:
-            raise Failure("; ".join(problems))
-        shutil.rmtree(d)
+        limit_case(builddir, diderotc, "grid", GRID, ["-n", "20000"], 20000 ** 2,
+                   limit=limit_name, room_at_most=CGROUP_LIMIT, tag="cgroup",
+                   prefix=["sh", "-c", 'echo $$ > "$0/cgroup.procs" && exec "$@"', cg])
     finally:
         for _ in range(50):  # the program has exited; its cgroup empties at once
             try:
