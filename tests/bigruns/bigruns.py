@@ -573,17 +573,21 @@ def signal_case(builddir, diderotc, sig, snapshots):
         if f.read() != OLD:
             problems.append("out.nrrd was changed")
     snaps = []
+    unexpected = []
     for f in files(d):
         m = re.match(r"^v-(\d{4})\.nrrd$", f)
         if f == "out.nrrd":
             continue
         if not m or not snapshots:
-            problems.append("unexpected file %s" % f)
+            unexpected.append(f)
             continue
         k = int(m.group(1))
         snaps.append(k)
         problems += grid_values(os.path.join(d, f), n,
                                 lambda i, j, k=k: scale * (k + i + j) if k else 0.0)
+    if unexpected:
+        problems.append("%d unexpected files: %s%s" % (len(unexpected), ", ".join(unexpected[:5]),
+                                                        ", ..." if len(unexpected) > 5 else ""))
     if snapshots:
         if snaps != list(range(len(snaps))) or len(snaps) < 4:
             problems.append("snapshots %s: not the steps 0..N (N >= 3) without a gap" % snaps[:20])

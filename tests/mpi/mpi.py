@@ -83,12 +83,9 @@ def mpi_env(builddir):
     # (<unknown module>); the runtime's own code is leak-checked in the
     # other groups' runs
     asan = re.sub(r"detect_leaks=1", "detect_leaks=0", os.environ.get("ASAN_OPTIONS", ""))
-    # odls_base_sigkill_timeout: mpirun, given SIGINT or SIGTERM, passes
-    # it on and kills the ranks 1 s later (its default); on a loaded
-    # machine the step in progress may need longer to end and say so
     return dict(os.environ, DIDEROT_RT_DIR=builddir, CFLAGS_DIDEROT="-O1", OMPI_ALLOW_RUN_AS_ROOT="1",
                 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM="1", OMPI_MCA_rmaps_base_oversubscribe="1",
-                OMPI_MCA_odls_base_sigkill_timeout="20", ASAN_OPTIONS=asan)
+                ASAN_OPTIONS=asan)
 
 
 def run(argv, cwd, env, timeout=TIMEOUT, stdin=None):
@@ -418,7 +415,15 @@ def t_fault_signal(builddir, diderotc, sig):
     require_mpi(diderotc, builddir, work)
     with open(os.path.join(work, "forever.diderot"), "w") as f:
         f.write(FOREVER)
-    env = mpi_env(builddir)
+    # odls_base_sigkill_timeout: mpirun, given SIGINT or SIGTERM, sends
+    # SIGTERM to the ranks after this many seconds (SIGCONT first) and
+    # SIGKILL as many seconds later, whether or not they have ended (Open
+    # MPI 4.1, measured: 20 s cost 39 s a run). Its default of 1 s may kill
+    # a rank on a loaded machine before the step in progress ends and says
+    # so; 5 s leaves room. Only here: where a rank fails (mpi/fault/*), the
+    # others wait in a collective that never completes, and mpirun would
+    # wait too.
+    env = dict(mpi_env(builddir), OMPI_MCA_odls_base_sigkill_timeout="5")
     exe = os.path.join(work, "forever")
     why = build(diderotc, "forever.diderot", exe, ["--target=mpi"], env, work)
     if why:
@@ -661,7 +666,9 @@ def t_library(builddir, diderotc):
     if rc != 0:
         raise Failure("the library build failed: " + err.decode("utf-8", "replace"))
     rc, _, err = run([mpicc, "-O1", "-I.", "-I" + os.path.join(SRCDIR, "rt"), "lib_host.c", "reb.o",
-                      "-o", "host", "-lteem", "-lm", "-fopenmp"], work, env, timeout=COMPILE_TIMEOUT)
+                      "-o", "host", "-lteem", "-lm", "-fopenmp"]
+                     # the sanitizers of an ASan build's runtime (scripts/check-asan.sh)
+                     + os.environ.get("CFLAGS_DIDEROT_EXTRA", "").split(), work, env, timeout=COMPILE_TIMEOUT)
     if rc != 0:
         raise Failure("the host program did not build: " + err.decode("utf-8", "replace"))
     v, seen = rebalance_oracle(REB_N, REB_STEPS)
