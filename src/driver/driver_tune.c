@@ -132,8 +132,10 @@ static const char *exe_name(Arena *a, const DriverOptions *o) {
 
 /* ---- the build ---------------------------------------------------------------------- */
 
+/* e's values into the schedule; inputs: those of the compile (NULL: any),
+ * to say when e was tuned on others (the nearest). */
 static bool apply_entry(Arena *a, IrModule *low, const DriverOptions *o, Schedule *s,
-                        TargetOptions *to, const TuneEntry *e) {
+                        TargetOptions *to, const TuneEntry *e, const char *inputs) {
   TuneChoice c;
   tune_choice_of_entry(e, &c);
   const char *why = NULL;
@@ -142,7 +144,13 @@ static bool apply_entry(Arena *a, IrModule *low, const DriverOptions *o, Schedul
     fprintf(stderr, "diderotc: warning: schedule cache '%s': %s: ignored\n", e->path, why);
     return false;
   }
-  if (o->verbose) fprintf(stderr, "diderotc: schedule from the cache '%s'\n", e->path);
+  if (o->verbose) {
+    if (inputs && strcmp(inputs, e->inputs))
+      fprintf(stderr, "diderotc: schedule from the cache '%s' (the nearest inputs: %s)\n", e->path,
+              e->inputs);
+    else
+      fprintf(stderr, "diderotc: schedule from the cache '%s'\n", e->path);
+  }
   return true;
 }
 
@@ -163,7 +171,10 @@ int driver_tune_build(Arena *a, IrModule *low, const DriverOptions *o, const Tun
     k.inputs = tune_inputs_signature(a, args, nargs);
   }
   TuneEntry e;
-  bool hit = tunable && tune_cache_lookup(a, env, &k, &e, stderr) && apply_entry(a, low, o, s, to, &e);
+  /* --tune tunes on inputs it has no entry for; a plain compile takes the
+   * entry of the nearest inputs */
+  bool hit = tunable && tune_cache_lookup(a, env, &k, !o->tune, &e, stderr) &&
+             apply_entry(a, low, o, s, to, &e, k.inputs);
   if (dump_only) return 0;
   if (!o->tune) return target_build(a, low, to);
   if (hit) {

@@ -6,6 +6,8 @@
  * are searched, so one build runs every candidate through its -schedule
  * option: no recompiling. Three files, each one concern:
  *
+ *   tune_inputs.c  the inputs' signature (files by their shape) and the
+ *                  distance of two signatures (the nearest entry);
  *   tune_cache.c   the key (program, target, CPU and cores, precision,
  *                  inputs), the cache file: written atomically, read
  *                  back only when its checksum, format and key all match;
@@ -58,6 +60,11 @@ uint64_t tune_hash_str(uint64_t h, const char *s);
  * type and sizes, another file's byte count), the others are verbatim.
  * Two runs with inputs of the same types and sizes share a cache entry. */
 const char *tune_inputs_signature(Arena *a, char *const *args, int nargs);
+/* How far apart two signatures are: the sum of |ln(x/y)| over the sizes in
+ * which they differ (NRRD sizes of the same type and axis count, other
+ * files' byte counts, positive numbers); 0 when equal; -1 when they differ
+ * in anything else (another word, type, axis count or number of words). */
+double tune_inputs_distance(const char *a, const char *b);
 
 /* A tuned schedule: the run-time keys' values (chunk 0: not tuned). */
 typedef struct TuneChoice {
@@ -84,13 +91,15 @@ typedef struct TuneEntry {
 
 /* The cache file of key k (NULL without a cache directory or inputs). */
 const char *tune_cache_path(Arena *a, const TuneEnv *env, const TuneKey *k);
-/* The entry for k: with k->inputs the exact one, else the newest entry of
- * the program, target, CPU and precision. A file that is not one of ours,
+/* The entry for k: with k->inputs the exact one, or when there is none and
+ * nearest is true, the entry whose inputs are nearest (tune_inputs_distance;
+ * comparable ones only, the newest of equals); without k->inputs the newest
+ * entry of the program, target, CPU and precision. A file that is not one of ours,
  * truncated, changed, for another key or with values the schedule parser
  * refuses is ignored with a warning on warn ("diderotc: warning: schedule
  * cache 'PATH': WHY: ignored"). False when none is usable. */
-bool tune_cache_lookup(Arena *a, const TuneEnv *env, const TuneKey *k, TuneEntry *out,
-                       FILE *warn);
+bool tune_cache_lookup(Arena *a, const TuneEnv *env, const TuneKey *k, bool nearest,
+                       TuneEntry *out, FILE *warn);
 /* Write the entry of k atomically (a temporary file in the directory, then
  * rename): the cache directory is created if missing. False, with why,
  * on failure (nothing half-written is left). */

@@ -50,48 +50,6 @@ uint64_t tune_hash_str(uint64_t h, const char *s) {
   return tune_hash(h, s ? s : "", (s ? strlen(s) : 0) + 1);
 }
 
-/* ---- the inputs' signature ----------------------------------------------------------- */
-
-/* A NRRD header's "type: ..." and "sizes: ..." fields, or NULL. */
-static const char *nrrd_shape(Arena *a, const char *path) {
-  FILE *f = fopen(path, "rb");
-  if (!f) return NULL;
-  char line[512], type[64] = "", sizes[256] = "";
-  bool magic = false;
-  for (int n = 0; n < 200 && fgets(line, sizeof line, f); n++) {
-    line[strcspn(line, "\r\n")] = '\0';
-    if (n == 0) {
-      magic = !strncmp(line, "NRRD000", 7);
-      if (!magic) break;
-      continue;
-    }
-    if (!line[0]) break; /* the end of the header */
-    if (!strncmp(line, "type:", 5)) snprintf(type, sizeof type, "%s", line + 5 + strspn(line + 5, " "));
-    if (!strncmp(line, "sizes:", 6)) snprintf(sizes, sizeof sizes, "%s", line + 6 + strspn(line + 6, " "));
-  }
-  fclose(f);
-  if (!magic) return NULL;
-  return arena_printf(a, "nrrd(%s;%s)", type, sizes);
-}
-
-const char *tune_inputs_signature(Arena *a, char *const *args, int nargs) {
-  const char *sig = "";
-  for (int i = 0; i < nargs; i++) {
-    struct stat st;
-    const char *w = args[i];
-    if (stat(args[i], &st) == 0 && S_ISREG(st.st_mode)) {
-      const char *shape = nrrd_shape(a, args[i]);
-      w = shape ? shape : arena_printf(a, "file(%lld bytes)", (long long)st.st_size);
-    }
-    sig = arena_printf(a, "%s%s%s", sig, i ? " " : "", w);
-  }
-  /* one line in the file: no newline may end the field early */
-  char *s = arena_strdup(a, sig);
-  for (char *p = s; *p; p++)
-    if (*p == '\n' || *p == '\r') *p = ' ';
-  return s;
-}
-
 /* ---- texts of a choice --------------------------------------------------------------- */
 
 static const char *omp_name(SchedOmpSchedule k) {
@@ -283,23 +241,20 @@ static void warn_ignored(FILE *warn, const char *path, const char *why) {
   if (warn) fprintf(warn, "diderotc: warning: schedule cache '%s': %s: ignored\n", path, why);
 }
 
-bool tune_cache_lookup(Arena *a, const TuneEnv *env, const TuneKey *k, TuneEntry *out,
-                       FILE *warn) {
-  if (!env->cache_dir) return false;
-  if (k->inputs) {
-    const char *path = tune_cache_path(a, env, k);
-    if (access(path, F_OK) != 0) return false;
-    const char *why = check_file(a, path, k, out);
-    if (why) warn_ignored(warn, path, why);
-    return why == NULL;
-  }
-  /* any inputs: the newest good entry of this program and machine */
+/* The entries of k's program, target, machine and precision, whatever their
+ * inputs: with near, the one whose inputs are nearest to near's (comparable
+ * ones only; the newest of equals), else the newest. */
+static bool scan_entries(Arena *a, const TuneEnv *env, const TuneKey *k, const char *near,
+                         TuneEntry *out, FILE *warn) {
   DIR *dir = opendir(env->cache_dir);
   if (!dir) return false;
+  TuneKey any = *k;
+  any.inputs = NULL;
   char prefix[24];
   snprintf(prefix, sizeof prefix, "%016llx-", (unsigned long long)base_hash(k));
   bool found = false;
   time_t newest = 0;
+  double best = 0;
   struct dirent *de;
   while ((de = readdir(dir))) {
     size_t nl = strlen(de->d_name);
@@ -308,19 +263,35 @@ bool tune_cache_lookup(Arena *a, const TuneEnv *env, const TuneKey *k, TuneEntry
     struct stat st;
     if (stat(path, &st) != 0 || !S_ISREG(st.st_mode)) continue;
     TuneEntry e;
-    const char *why = check_file(a, path, k, &e);
+    const char *why = check_file(a, path, &any, &e);
     if (why) {
       warn_ignored(warn, path, why);
       continue;
     }
-    if (!found || st.st_mtime > newest) {
+    double d = near ? tune_inputs_distance(near, e.inputs) : 0;
+    if (d < 0) continue;
+    if (!found || d < best || (d == best && st.st_mtime > newest)) {
       *out = e;
       newest = st.st_mtime;
+      best = d;
       found = true;
     }
   }
   closedir(dir);
   return found;
+}
+
+bool tune_cache_lookup(Arena *a, const TuneEnv *env, const TuneKey *k, bool nearest,
+                       TuneEntry *out, FILE *warn) {
+  if (!env->cache_dir) return false;
+  if (!k->inputs) return scan_entries(a, env, k, NULL, out, warn);
+  const char *path = tune_cache_path(a, env, k);
+  if (access(path, F_OK) == 0) {
+    const char *why = check_file(a, path, k, out);
+    if (!why) return true;
+    warn_ignored(warn, path, why);
+  }
+  return nearest && scan_entries(a, env, k, k->inputs, out, warn);
 }
 
 /* ---- choices and the record ---------------------------------------------------------- */

@@ -17,7 +17,10 @@ generated executable (its -schedule "KEY=VALUE ..." option, doc/user-guide.md
                                 a second --tune and a plain compile tune
                                 nothing (no candidate lines under --verbose,
                                 "cache hit" / "schedule from the cache"); the
-                                tuned executable's outputs equal the default's
+                                tuned executable's outputs equal the default's;
+                                compiles with --tune-args on other sizes take
+                                the entry of the nearest ones (a second entry
+                                written by the test), other words none
   schedule/tune/bad-cache       a corrupted, truncated or foreign cache file
                                 (the last with a good checksum, computed here
                                 independently) is ignored with a warning and
@@ -253,6 +256,7 @@ def _cache_case(srcdir, diderotc):
         problems.append(err or "plain compile: " + p.stderr[-800:])
     elif "diderotc: schedule from the cache '" not in p.stderr or CANDIDATE_LINE.search(p.stderr):
         problems.append("the plain compile did not take the cache: " + p.stderr[-800:])
+    problems += _nearest_checks(srcdir, diderotc, src, cache, os.path.join(cdir, files[0]), text, work)
     # the tuned executable computes what the default one does
     p, err = _build(diderotc, src, os.path.join(work, "mip-default"), "omp", work,
                     _env(os.path.join(work, "no-cache")))
@@ -269,6 +273,48 @@ def _cache_case(srcdir, diderotc):
         return "fail", problems + ["(work directory %s)" % work]
     shutil.rmtree(work, ignore_errors=True)
     return "pass", []
+
+
+def _nearest_checks(srcdir, diderotc, src, cache, path, text, work):
+    """Compiles with --tune-args on inputs no entry was tuned on take the
+    entry whose inputs are nearest (doc/user-guide.md "Tuning": the sum of
+    |ln(x/y)| over the sizes that differ). A second entry is written here
+    from the tuner's (path, text): the image 10x larger on both axes and
+    another chunk, its checksum FNV-1a computed here."""
+    problems = []
+    inputs = re.search(r"^inputs = (.*)$", text, re.M).group(1)
+    chunk = int(re.search(r"^chunk = (\d+)$", text, re.M).group(1))
+    other = 2048 if chunk != 2048 else 1024
+    far_inputs = inputs.replace("-imgResU 48 -imgResV 40", "-imgResU 480 -imgResV 400")
+    if far_inputs == inputs:
+        return ["the cache file's inputs %r lack -imgResU 48 -imgResV 40" % inputs]
+    body = text[:text.index("checksum = ")].replace("inputs = %s\n" % inputs, "inputs = %s\n" % far_inputs)
+    body = re.sub(r"^chunk = \d+$", "chunk = %d" % other, body, flags=re.M)
+    name = os.path.basename(path)
+    far = os.path.join(os.path.dirname(path), name[:17] + "00000000000000ff.sched")
+    with open(far, "w") as f:
+        f.write(body + "checksum = %016x\n" % _fnv(body.encode()))
+    vol = _args(srcdir, PROGRAMS["mip"][1])[:2]
+    # (60, 50): ln(60/48) + ln(50/40) = 0.45 from the tuned entry, 4.2 from
+    # the other; (300, 250): 3.7 and 0.94
+    for u, v, want_chunk, want_file in ((60, 50, chunk, name), (300, 250, other, os.path.basename(far))):
+        args = " ".join(vol + ["-imgResU", str(u), "-imgResV", str(v)])
+        p, err = _dump(diderotc, src, cache, work, ["--verbose", "--tune-args", args])
+        if err or p.returncode:
+            problems.append(err or "--dump=schedule --tune-args %r: %s" % (args, p.stderr[-500:]))
+        elif not re.search(r"^chunk = %d +# cache: .*%s \(tuned " % (want_chunk, re.escape(want_file)),
+                           p.stdout, re.M) or "(the nearest inputs: " not in p.stderr:
+            problems.append("inputs %dx%d: not the nearest entry (%s, chunk %d): %s %s"
+                            % (u, v, want_file, want_chunk, p.stdout, p.stderr[-300:]))
+    # inputs that differ in another word are not comparable: the defaults
+    args = " ".join(_args(srcdir, PROGRAMS["mip"][1]) + ["-camFOV", "20"])
+    p, err = _dump(diderotc, src, cache, work, ["--tune-args", args])
+    if err or p.returncode:
+        problems.append(err or "--dump=schedule --tune-args %r: %s" % (args, p.stderr[-500:]))
+    elif "# cache:" in p.stdout or not re.search(r"^chunk = \d+ +# default", p.stdout, re.M):
+        problems.append("inputs with another word took a cache entry: " + p.stdout)
+    os.remove(far)
+    return problems
 
 
 def _fnv(data):
