@@ -63,7 +63,8 @@ TuneEnv driver_tune_env(Arena *a, char **environ_) {
 }
 
 const char *driver_tune_check_options(const DriverOptions *o) {
-  if (!o->tune) return NULL; /* --tune-args alone selects a cache entry */
+  if (!o->tune) /* --tune-args alone selects a cache entry */
+    return o->tune_steps ? "--tune-steps is for --tune (the tuning runs)" : NULL;
   if (!o->exec) return "--tune builds an executable: add --exec";
   if (o->target != TARGET_SEQ && o->target != TARGET_OMP)
     return "--tune supports --target=seq and --target=omp only in this version";
@@ -168,6 +169,12 @@ int driver_tune_build(Arena *a, IrModule *low, const DriverOptions *o, const Tun
   int nargs = 0;
   if (o->tune_args && tunable) {
     if (!tune_words(a, o, &args, &nargs)) return 2;
+    for (int i = 0; o->tune_steps && i < nargs; i++)
+      if (!strcmp(args[i], "-l") || !strcmp(args[i], "--limit")) {
+        fprintf(stderr, "diderotc: error: --tune-steps and '%s' in --tune-args both limit the "
+                        "super-steps: give one\n", args[i]);
+        return 2;
+      }
     k.inputs = tune_inputs_signature(a, args, nargs);
   }
   TuneEntry e;
@@ -192,7 +199,8 @@ int driver_tune_build(Arena *a, IrModule *low, const DriverOptions *o, const Tun
   t2.output = arena_printf(a, "%s/%s", work, exe_name(a, o));
   t2.keep_c = false;
   t2.phase_done = NULL;
-  TuneRunner r = {.arena = a, .env = env, .exe = t2.output, .args = args, .nargs = nargs, .work = work};
+  TuneRunner r = {.arena = a, .env = env, .exe = t2.output, .args = args, .nargs = nargs, .work = work,
+                  .steps = o->tune_steps};
   int status = target_build(a, low, &t2);
   if (status) {
     tune_run_cleanup(&r);
@@ -215,9 +223,10 @@ int driver_tune_build(Arena *a, IrModule *low, const DriverOptions *o, const Tun
   double ratio = out.t_best > 0 ? out.t_default / out.t_best : 1;
   const char *measured = arena_printf(
       a, "default %.6f s, tuned %.6f s (%.2fx; the least of each one's runs), %d runs of %d "
-         "candidates, %d refused, %.1f s of tuning%s",
+         "candidates, %d refused, %.1f s of tuning%s%s",
       out.t_default, out.t_best, ratio, out.runs, out.candidates, out.refused, out.seconds,
-      out.budget_hit ? " (budget reached)" : "");
+      out.budget_hit ? " (budget reached)" : "",
+      o->tune_steps ? arena_printf(a, ", runs of the first %u super-steps", o->tune_steps) : "");
   const char *path = NULL;
   char werr[512];
   bool cached = tune_cache_write(a, env, &k, &out.best, measured, &path, werr, sizeof werr);

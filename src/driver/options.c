@@ -2,6 +2,7 @@
 #include "driver/options.h"
 
 #include <ctype.h>
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -15,7 +16,7 @@ typedef enum OptId {
   O_HELP, O_HELP_ALL, O_VERSION, O_ABOUT, O_EXEC, O_STATIC, O_SHARED, O_JSON,
   O_OUTPUT, O_NAMESPACE, O_SNAPSHOT, O_DEBUG, O_DOUBLE, O_LONG_INT, O_SCALAR, O_STRICT,
   O_TARGET, O_LOG, O_STATS, O_VERBOSE, O_CHECK, O_DUMP, O_NO_WARN, O_WERROR, O_COLOR,
-  O_OPT_LEVEL, O_STRAND_LAYOUT, O_IMAGE_LAYOUT, O_CUDA_EMULATE, O_SIMD, O_SCHEDULE, O_DETERMINISTIC, O_TUNE, O_TUNE_ARGS, O_INTERNAL,
+  O_OPT_LEVEL, O_STRAND_LAYOUT, O_IMAGE_LAYOUT, O_CUDA_EMULATE, O_SIMD, O_SCHEDULE, O_DETERMINISTIC, O_TUNE, O_TUNE_ARGS, O_TUNE_STEPS, O_INTERNAL,
 } OptId;
 
 typedef struct OptSpec {
@@ -72,6 +73,8 @@ static const OptSpec option_table[] = {
      "build (and cache) the fastest whose outputs equal the default's"},
     {O_TUNE_ARGS, 0, "tune-args", ARG_REQUIRED, false,
      "the program's own command line for --tune (its inputs), one string"},
+    {O_TUNE_STEPS, 0, "tune-steps", ARG_REQUIRED, false,
+     "with --tune: time each candidate on the first N super-steps (the program's -l N) instead of whole runs"},
     {O_CUDA_EMULATE, 0, "cuda-emulate", ARG_NONE, false,
      "with --target=cuda: run the kernels on the CPU (emulation, for testing)"},
     {O_INTERNAL, 0, "disable-inlining", ARG_NONE, true, "internal control"},
@@ -244,6 +247,15 @@ static bool opt_apply(Arena *a, DriverOptions *o, const OptSpec *s, const char *
       else return opt_error("unknown --tune mode '%s' (expected quick or full)", val);
       break;
     case O_TUNE_ARGS: o->tune_args = val; break;
+    case O_TUNE_STEPS: {
+      char *end;
+      errno = 0;
+      unsigned long n = strtoul(val, &end, 10);
+      if (!*val || *end || errno || n == 0 || n > 1000000000ul || val[0] == '-' || val[0] == '+')
+        return opt_error("--tune-steps needs a number of super-steps from 1 to 1000000000, not '%s'", val);
+      o->tune_steps = (unsigned)n;
+      break;
+    }
     case O_SIMD:
       o->simd_strands = o->simd_within = false;
       if (!strcmp(val, "auto")) {

@@ -49,6 +49,7 @@ typedef struct DriverOptions {
   bool simd_within;       /* --simd=within: no across-strand groups (default: auto) */
   int tune;               /* --tune: 0 none, 1 quick, 2 full (src/tune) */
   const char *tune_args;  /* --tune-args: the program's command line for the tuning runs */
+  unsigned tune_steps;    /* --tune-steps: each run stops after this many super-steps (0: whole runs) */
   ConstOverride *consts;  /* --Cname=value, in command-line order */
   const char **defines;   /* --Dname[=value] */
   int ndefines;

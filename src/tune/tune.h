@@ -129,6 +129,7 @@ typedef struct TuneRunner {
   char **args;
   int nargs;
   const char *work;       /* a fresh directory of the tuner's own */
+  unsigned steps;         /* > 0: each run stops after this many super-steps (-l) */
   /* the reference: the default schedule's outputs (filled by the first run) */
   const char *ref_dir;
   double ref_seconds;

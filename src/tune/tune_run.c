@@ -246,6 +246,10 @@ TuneRunStatus tune_run_once(TuneRunner *r, const char *sched, double *seconds, c
   for (int i = 0; i < r->nargs; i++) argv[k++] = r->args[i];
   argv[k++] = "--timing";
   argv[k++] = "--quiet";
+  if (r->steps) {
+    argv[k++] = "--limit";
+    argv[k++] = arena_printf(a, "%u", r->steps);
+  }
   if (sched) {
     argv[k++] = "-schedule";
     argv[k++] = (char *)sched;

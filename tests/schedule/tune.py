@@ -30,6 +30,8 @@ generated executable (its -schedule "KEY=VALUE ..." option, doc/user-guide.md
                                 created by `new` in start and update): every
                                 other chunk is refused for its differing
                                 output, and the default chunk is kept
+  schedule/tune/steps           --tune-steps 3 on a program whose whole run
+                                never ends: the tuning finishes, and says so
   schedule/tune/usage           --tune without --exec, with --target=cuda,
                                 without --tune-args, or with -schedule in
                                 them: refused with a message
@@ -39,6 +41,7 @@ No timing is asserted anywhere: which candidate wins depends on the load.
 import os
 import re
 import shutil
+import signal
 import subprocess
 import tempfile
 
@@ -409,6 +412,14 @@ def _usage_case(srcdir, diderotc):
         (["--exec", "--tune", "--tune-args", "-N '5", src], 2, "unterminated ' quote"),
         (["--exec", "--tune", "--tune-args", "-N notanumber", "-o", os.path.join(work, "c"), src],
          1, "--tune: the run with --tune-args and the default schedule failed"),
+        (["--exec", "--tune-steps", "3", "--tune-args", "-N 5", src], 2,
+         "--tune-steps is for --tune (the tuning runs)"),
+        (["--exec", "--tune", "--tune-steps", "0", "--tune-args", "-N 5", src], 2,
+         "--tune-steps needs a number of super-steps from 1 to 1000000000, not '0'"),
+        (["--exec", "--tune", "--tune-steps", "2x", "--tune-args", "-N 5", src], 2,
+         "--tune-steps needs a number of super-steps from 1 to 1000000000, not '2x'"),
+        (["--exec", "--tune", "--tune-steps", "3", "--tune-args", "-N 5 -l 9", src], 2,
+         "--tune-steps and '-l' in --tune-args both limit the super-steps: give one"),
     ]
     problems = []
     for argv, rc, msg in checks:
@@ -427,6 +438,45 @@ def _usage_case(srcdir, diderotc):
     return "pass", []
 
 
+def _steps_case(srcdir, diderotc):
+    """--tune-steps: tests/schedule/endless.diderot never ends in a whole
+    run (10^9 updates a strand), so the tuning finishes only if every run
+    (the default's and each candidate's) stops after the 3 super-steps
+    asked for; the summary and the cache file say so."""
+    work = tempfile.mkdtemp(prefix="diderot-tune-steps-")
+    cache = os.path.join(work, "cache")
+    src = os.path.join(srcdir, "tests", "schedule", "endless.diderot")
+    argv = [diderotc, "--exec", "--target=omp", "--tune=quick", "--tune-steps", "3",
+            "--tune-args", "-N 4000", "-o", os.path.join(work, "endless"), src]
+    # 120 s: a run that ignored the limit would only be stopped by the
+    # tuner after 600 s; the test fails then, and kills the whole group (the
+    # tuner's run of the program included)
+    q = subprocess.Popen(argv, cwd=work, env=_env(cache), stdout=subprocess.PIPE,
+                         stderr=subprocess.PIPE, text=True, start_new_session=True)
+    try:
+        out, errtext = q.communicate(timeout=120)
+        p, err = subprocess.CompletedProcess(argv, q.returncode, out, errtext), None
+    except subprocess.TimeoutExpired:
+        os.killpg(q.pid, signal.SIGKILL)
+        q.communicate()
+        p, err = None, "timed out after 120 s: the runs were not limited to 3 super-steps"
+    problems = []
+    if err or p.returncode:
+        problems.append(err or "--tune --tune-steps 3: exit %d: %s" % (p.returncode, p.stderr[-800:]))
+    elif not re.search(r"^diderotc: tuned in .*, runs of the first 3 super-steps\): ", p.stderr, re.M):
+        problems.append("the summary does not say the runs were limited: " + p.stderr[-600:])
+    else:
+        cdir = os.path.join(cache, "diderot", "tune")
+        files = os.listdir(cdir) if os.path.isdir(cdir) else []
+        text = open(os.path.join(cdir, files[0])).read() if len(files) == 1 else ""
+        if not re.search(r"^measured = .*runs of the first 3 super-steps$", text, re.M):
+            problems.append("the cache file (%s) does not say the runs were limited: %r" % (files, text[-400:]))
+    if problems:
+        return "fail", problems + ["(work directory %s)" % work]
+    shutil.rmtree(work, ignore_errors=True)
+    return "pass", []
+
+
 def collect(srcdir, builddir, diderotc):
     del builddir
     tests = [("schedule/runtime/option", lambda: _option_case(srcdir, diderotc))]
@@ -435,5 +485,6 @@ def collect(srcdir, builddir, diderotc):
     tests += [("schedule/tune/cache", lambda: _cache_case(srcdir, diderotc)),
               ("schedule/tune/bad-cache", lambda: _bad_cache_case(srcdir, diderotc)),
               ("schedule/tune/refuses", lambda: _refuses_case(srcdir, diderotc)),
+              ("schedule/tune/steps", lambda: _steps_case(srcdir, diderotc)),
               ("schedule/tune/usage", lambda: _usage_case(srcdir, diderotc))]
     return tests
