@@ -57,6 +57,10 @@ import sys
 nrrd = None    # tests/oracle/nrrd.py, imported by collect()
 SRCDIR = None
 TIMEOUT = 60           # seconds per mpirun: a guard against hangs, not a speed check
+if "-fsanitize" in os.environ.get("CFLAGS_DIDEROT_EXTRA", ""):
+    # scripts/check-asan.sh: programs built with the sanitizers run 3-5x
+    # slower (repel_sphere at -np 2 took over 60 s on a loaded 2-core VM)
+    TIMEOUT *= 4
 COMPILE_TIMEOUT = 300
 
 
