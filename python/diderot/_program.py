@@ -120,6 +120,33 @@ def _check_signatures(ffi, lib, desc, where):
              "outputs[%d] (%s %s)" % (k, ty, o["name"]))
 
 
+def _array_of(v, what):
+    """np.asarray(v), its failures (a ragged list; an object whose __array__
+    or __len__ raises or lies) as TypeError/ValueError saying what it is."""
+    try:
+        return np.asarray(v)
+    except (TypeError, ValueError) as e:
+        raise type(e)("%s: not an array (%s)" % (what, e)) from None
+    except MemoryError:
+        raise
+    except Exception as e:  # the value's own code raised (its __array__, __len__ ...)
+        raise TypeError("%s: not an array (converting it raised %s: %s)"
+                        % (what, type(e).__name__, e)) from None
+
+
+def _reals(v, what, flat=True):
+    """v as real numbers (a list, or a float array when flat is False)."""
+    a = _array_of(v, what)
+    if a.dtype.kind not in "biuf" and a.dtype != object:
+        raise TypeError("%s: expected real numbers, got %s" % (what, _tname(v)))
+    try:
+        r = a.astype(float)
+    except (TypeError, ValueError, OverflowError) as e:
+        raise (TypeError if isinstance(e, TypeError) else ValueError)(
+            "%s: expected real numbers, got %s (%s)" % (what, _tname(v), e)) from None
+    return [float(x) for x in np.ravel(r)] if flat else r
+
+
 class Image:
     """An image for an image input: a NumPy array with its world geometry.
 
@@ -137,12 +164,12 @@ class Image:
     """
 
     def __init__(self, data, spacing=None, origin=None, directions=None):
-        self.data = np.asarray(data)
+        self.data = _array_of(data, "Image: data")
         if spacing is not None and directions is not None:
             raise ValueError("Image: give spacing or directions, not both")
-        self.spacing = None if spacing is None else [float(x) for x in np.ravel(spacing)]
-        self.origin = None if origin is None else [float(x) for x in np.ravel(origin)]
-        self.directions = None if directions is None else np.asarray(directions, dtype=float)
+        self.spacing = None if spacing is None else _reals(spacing, "Image: spacing")
+        self.origin = None if origin is None else _reals(origin, "Image: origin")
+        self.directions = None if directions is None else _reals(directions, "Image: directions", flat=False)
 
     @classmethod
     def load(cls, path):
@@ -184,27 +211,52 @@ class Image:
         dict of NRRD header fields: "kinds", "space directions" (one row
         per axis; None or NaN for a component axis), "space origin", or
         "spacings" without a space."""
-        arr = np.asarray(data)
+        if not isinstance(header, collections.abc.Mapping):
+            raise TypeError("Image.from_teem: the header must be a dict of NRRD fields, not %s"
+                            % _tname(header))
+        arr = _array_of(data, "Image.from_teem: data")
         kinds = header.get("kinds")
-        comp = 1 if kinds and str(kinds[0]) not in ("space", "domain", "none", "???") else 0
+        if kinds is not None and (isinstance(kinds, (str, bytes)) or not isinstance(
+                kinds, (list, tuple, np.ndarray)) or not all(isinstance(k, str) for k in kinds)):
+            raise TypeError("Image.from_teem: \"kinds\" must be a list of NRRD kind names (str), "
+                            "not %s" % _tname(kinds))
+        comp = 1 if kinds is not None and len(kinds) and str(kinds[0]) not in (
+            "space", "domain", "none", "???") else 0
         d = arr.ndim - comp
+        if d < 1:
+            raise ValueError("Image.from_teem: an array of %d axes%s has no spatial axis"
+                             % (arr.ndim, " (the first a component axis)" if comp else ""))
         c = np.transpose(arr)  # C order: NRRD axis 0 (components, if any) last
         if comp:
             name = str(kinds[0])
             if name in ("2D-matrix", "3D-matrix"):
                 m = 2 if name.startswith("2") else 3
+                if c.shape[-1] != m * m:
+                    raise ValueError("Image.from_teem: a %s axis of %d samples, not %d"
+                                     % (name, c.shape[-1], m * m))
                 c = c.reshape(c.shape[:-1] + (m, m))
         if header.get("space directions") is not None:
-            rows = list(header["space directions"])[comp:]
+            sd = header["space directions"]
+            if isinstance(sd, (str, bytes)) or not isinstance(sd, (list, tuple, np.ndarray)):
+                raise TypeError("Image.from_teem: \"space directions\" must be a list of rows, "
+                                "not %s" % _tname(sd))
+            rows = list(sd)[comp:]
             if len(rows) != d:
-                raise ValueError("%d space directions for %d spatial axes" % (len(rows), d))
-            dirs = [[float(x) for x in rows[d - 1 - a]] for a in range(d)]
+                raise ValueError("Image.from_teem: %d space directions for %d spatial axes"
+                                 % (len(rows), d))
+            dirs = [_reals(rows[d - 1 - a], "Image.from_teem: space direction %d" % (d - 1 - a + comp))
+                    for a in range(d)]
+            if len({len(r) for r in dirs}) != 1:
+                raise ValueError("Image.from_teem: space directions of different lengths: %s" % dirs)
             origin = header.get("space origin")
-            return cls(c, origin=None if origin is None else [float(x) for x in origin],
+            return cls(c, origin=None if origin is None else _reals(origin, "Image.from_teem: space origin"),
                        directions=dirs)
         sp = header.get("spacings")
-        sp = None if sp is None else [1.0 if x is None or math.isnan(float(x)) else float(x)
-                                      for x in list(sp)[comp:]]
+        if sp is not None:
+            if isinstance(sp, (str, bytes)) or not isinstance(sp, (list, tuple, np.ndarray)):
+                raise TypeError("Image.from_teem: \"spacings\" must be a list, not %s" % _tname(sp))
+            sp = [1.0 if x is None else x for x in list(sp)[comp:]]
+            sp = [1.0 if math.isnan(x) else x for x in _reals(sp, "Image.from_teem: spacings")]
         return cls(c, spacing=None if sp is None else list(reversed(sp)))
 
     def geometry(self, d):
@@ -904,17 +956,24 @@ def _scalar(prog, name, ty, v):
             raise TypeError("%s: expected an int, got %s" % (_what(name, ty), _tname(v)))
         info = np.iinfo(prog.int_dtype)
         if not info.min <= int(v) <= info.max:
-            raise ValueError("%s: %d does not fit a %d-bit int" % (_what(name, ty), v, info.bits))
+            raise ValueError("%s: %s does not fit a %d-bit int" % (_what(name, ty), _short(str(int(v))), info.bits))
         return int(v)
     if not isinstance(v, numbers.Real):
         raise TypeError("%s: expected a real number, got %s" % (_what(name, ty), _tname(v)))
-    return float(v)
+    try:
+        return float(v)
+    except OverflowError:  # an int (or Fraction) beyond a double's range
+        raise ValueError("%s: %s does not fit a double" % (_what(name, ty), _short(repr(v)))) from None
+
+
+def _short(text, n=80):
+    return text if len(text) <= n else text[:n] + "... (%d characters)" % len(text)
 
 
 def _tname(v):
     if isinstance(v, np.ndarray):
         return "an array of shape %s" % (v.shape,)
-    return "%s %r" % (type(v).__name__, v) if isinstance(v, (str, numbers.Number)) \
+    return "%s %s" % (type(v).__name__, _short(repr(v))) if isinstance(v, (str, numbers.Number)) \
         else "a %s" % type(v).__name__
 
 
@@ -922,48 +981,76 @@ def _is_path(v):
     return isinstance(v, (str, bytes, os.PathLike))
 
 
+def _fspath(name, ty, v):
+    """os.fsdecode(os.fspath(v)); an os.PathLike whose __fspath__ raises or
+    returns neither str nor bytes is a TypeError naming the input."""
+    try:
+        return os.fsdecode(os.fspath(v))
+    except Exception as e:  # the object's own __fspath__
+        raise TypeError("%s: %s is not a file name (os.fspath: %s: %s)"
+                        % (_what(name, ty), _tname(v), type(e).__name__, e)) from None
+
+
+_IMAGE_ARGS = ("data", "spacing", "origin", "directions")
+_TEEM_KEYS = ("kinds", "space directions", "space origin", "spacings")
+
+
+def _as_image(name, ty, v):
+    """Any accepted form of an image input's value as an Image (file names
+    of NRRDs excepted); TypeError/ValueError for the others."""
+    if _is_path(v):  # a .vti file
+        path = _fspath(name, ty, v)
+        if not os.path.exists(path):
+            raise InputFileNotFoundError("%s: no such file '%s'" % (_what(name, ty), path))
+        data, origin, dirs = _vtk.load_vti(path)
+        return Image(data, origin=origin, directions=dirs)
+    if _vtk.is_vtk_image(v):
+        return Image.from_vtk(v, dim=ty.dim, comp_shape=ty.image_shape)
+    if isinstance(v, tuple) and len(v) == 2 and isinstance(v[1], dict):
+        return Image.from_teem(*v)  # (data, header), as pynrrd's nrrd.read returns
+    if isinstance(v, dict):
+        if "data" not in v:
+            raise TypeError("a dict for an image needs \"data\" (keys: %s)" % ", ".join(map(repr, v)))
+        if set(_TEEM_KEYS) & set(v):
+            return Image.from_teem(v["data"], v)
+        other = [k for k in v if k not in _IMAGE_ARGS]
+        if other:
+            raise TypeError("a dict for an image holds Image's arguments (%s) or Teem's fields (%s), "
+                            "not %s" % (", ".join(_IMAGE_ARGS), ", ".join(_TEEM_KEYS),
+                                        ", ".join(map(repr, other))))
+        return Image(**v)
+    if isinstance(v, np.ndarray) or (isinstance(v, (list, tuple)) and v):
+        return Image(v)
+    if isinstance(v, Image):
+        return v
+    raise TypeError("expected a NumPy array, a diderot.Image, a vtkImageData or a "
+                    "NRRD or .vti file name, got %s" % _tname(v))
+
+
 def _file_value(name, ty, v):
-    path = os.path.abspath(os.fsdecode(os.fspath(v)))
+    given = _fspath(name, ty, v)
+    path = os.path.abspath(given)
     if not os.path.exists(path):
-        raise InputFileNotFoundError("%s: no such file '%s'" % (_what(name, ty), os.fsdecode(v)))
+        raise InputFileNotFoundError("%s: no such file '%s'" % (_what(name, ty), _short(given)))
     return ("file", path)
 
 
 def _convert(prog, name, ty, v):
     """Check v against the input's type and turn it into what _apply sets."""
     if ty.kind == "image":
-        if _is_path(v) and os.fsdecode(os.fspath(v)).endswith(".vti"):
-            if not os.path.exists(v):
-                raise InputFileNotFoundError("%s: no such file '%s'" % (_what(name, ty), os.fsdecode(v)))
-            data, origin, dirs = _vtk.load_vti(v)
-            v = Image(data, origin=origin, directions=dirs)
-        elif _is_path(v):
+        if _is_path(v) and not _fspath(name, ty, v).endswith(".vti"):
             return _file_value(name, ty, v)
-        if _vtk.is_vtk_image(v):
-            try:
-                v = Image.from_vtk(v, dim=ty.dim, comp_shape=ty.image_shape)
-            except ValueError as e:
-                raise ValueError("%s: %s" % (_what(name, ty), e)) from None
-        if isinstance(v, tuple) and len(v) == 2 and isinstance(v[1], dict):
-            v = Image.from_teem(*v)  # (data, header), as pynrrd's nrrd.read returns
-        elif isinstance(v, dict):
-            teem_keys = {"kinds", "space directions", "space origin", "spacings"}
-            if teem_keys & set(v):
-                v = Image.from_teem(v["data"], v)
-            else:
-                v = Image(**v)
-        if isinstance(v, np.ndarray) or (isinstance(v, (list, tuple)) and v):
-            v = Image(np.asarray(v))
-        if not isinstance(v, Image):
-            raise TypeError("%s: expected a NumPy array, a diderot.Image, a vtkImageData or a "
-                            "NRRD or .vti file name, "
-                            "got %s" % (_what(name, ty), _tname(v)))
         try:
+            img = _as_image(name, ty, v)
             # built now, so shape and geometry errors come at once
-            v._nrrd(ty.dim, ty.image_shape).close()
-        except (ValueError, TypeError) as e:
-            raise type(e)("%s: %s" % (_what(name, ty), e)) from None
-        img = v
+            img._nrrd(ty.dim, ty.image_shape).close()
+        except InputError:
+            raise  # the runtime's or ours, naming the input already
+        except (ValueError, TypeError, OverflowError) as e:
+            raise (TypeError if isinstance(e, TypeError) else ValueError)(
+                "%s: %s" % (_what(name, ty), e)) from None
+        except MemoryError as e:
+            raise MemoryError("%s: %s" % (_what(name, ty), e)) from None
         return ("nrrd", lambda: img._nrrd(ty.dim, ty.image_shape))
     if ty.dynamic:
         if _is_path(v):
@@ -989,6 +1076,8 @@ def _convert(prog, name, ty, v):
         elif ty.kind == "int":
             if a.dtype.kind not in "iu":
                 raise TypeError("%s: expected an array of ints, got dtype %s" % (_what(name, ty), a.dtype))
+            if a.dtype == np.uint64 and a.size and int(a.max()) > np.iinfo(np.int64).max:
+                raise ValueError("%s: %d does not fit a 64-bit int" % (_what(name, ty), int(a.max())))
             a = a.astype(np.int64)
         else:
             if a.dtype.kind == "b":
@@ -1005,7 +1094,11 @@ def _convert(prog, name, ty, v):
     if ty.kind == "string" and not ty.shape:
         if not isinstance(v, str):
             raise TypeError("%s: expected a str, got %s" % (_what(name, ty), _tname(v)))
-        b = v.encode("utf-8")
+        try:
+            b = v.encode("utf-8")
+        except UnicodeEncodeError as e:  # a lone surrogate ('\ud800')
+            raise ValueError("%s: the string is not UTF-8: %s at position %d"
+                             % (_what(name, ty), e.reason, e.start)) from None
         if b"\0" in b:
             raise ValueError("%s: a string cannot hold NUL characters" % _what(name, ty))
         return ("string", b)
