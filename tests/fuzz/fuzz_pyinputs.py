@@ -187,6 +187,7 @@ def execute(progs, text):
     prog_name, threads, steps, items = parse_recipe(text)
     p = progs[prog_name]
     vals = []
+    refused = []
     for how, name, expr in items:
         try:
             vals.append((how, name, pv.evaluate(expr)))
@@ -196,36 +197,49 @@ def execute(progs, text):
             if not _from_package(sys.exc_info()[2]):
                 return None, "recipe error: %s" % type(e).__name__
             if isinstance(e, ALLOWED):
-                return None, "Image() refused"
+                refused.append("Image() %s" % type(e).__name__)
+                continue
             return "%s in Image() of %s:\n%s" % (type(e).__name__, name, traceback.format_exc()), "finding"
     kw = {n: v for how, n, v in vals if how == "world"}
-    phase, names = "world()", list(kw)
     w = None
     try:
-        w = p.world(threads=threads, **kw)
-        for how, n, v in vals:
-            if how == "set":
-                phase, names = "set(%s)" % n, [n]
-                w.set(**{n: v})
+        for phase, names, call in [("world()", list(kw), lambda: p.world(threads=threads, **kw))] + \
+                [("set(%s)" % n, [n], (lambda n=n, v=v: w.set(**{n: v}))) for how, n, v in vals
+                 if how == "set"]:
+            before = dict(w._values) if w is not None else None
+            try:
+                got = call()
+                w = got if w is None else w
+            except KeyboardInterrupt:
+                raise
+            except BaseException as e:  # noqa: B902 - the finding is anything else
+                bad = _judge(e, names, phase)
+                if bad:
+                    return bad + "\n" + traceback.format_exc(), "finding"
+                refused.append("%s %s" % (phase.split("(")[0], type(e).__name__))
+                if w is None:  # world() refused: go on without those inputs
+                    w = p.world(threads=threads)
+                elif w._values != before:
+                    return "a refused %s changed the world's inputs" % phase, "finding"
+        tag = "some refused, then " if refused else ""
         nv = w._values.get("n") if "n" in p.inputs and p.inputs["n"].kind == "int" else None
         if not steps:
-            return None, "accepted"
+            return None, tag + "accepted"
         if nv is not None and abs(nv[1]) > N_LIMIT:
-            return None, "accepted (n too large to run)"
-        phase, names = "step", list(w._values)
-        w.step(steps)
-        out = w.outputs()
+            return None, tag + "accepted (n too large to run)"
+        try:
+            w.step(steps)
+            out = w.outputs()
+        except KeyboardInterrupt:
+            raise
+        except BaseException as e:  # noqa: B902
+            bad = _judge(e, list(w._values), "step")
+            if bad:
+                return bad + "\n" + traceback.format_exc(), "finding"
+            return None, tag + "run refused: %s" % type(e).__name__
         if "v" in out and len(out.v) != out.stable:
             return "output v has %d values for %d stable strands" % (len(out.v), out.stable), "finding"
-        return None, "ran"
-    except KeyboardInterrupt:
-        raise
-    except BaseException as e:  # noqa: B902 - the finding is anything else
-        bad = _judge(e, names, phase)
-        if bad:
-            return bad + "\n" + traceback.format_exc(), "finding"
-        return None, ("refused at %s: %s" % (phase.split("(")[0], type(e).__name__)
-                      if phase != "step" else "run refused: %s" % type(e).__name__)
+        return None, tag + "ran"
     finally:
         if w is not None:
             w.close()
@@ -260,9 +274,14 @@ def worker(a):
         sys.stdout.write(json.dumps(obj) + "\n")
         sys.stdout.flush()
 
+    # the recipe being run, for the parent to save if this process dies:
+    # one descriptor, rewritten in place (an open and truncation per run
+    # costs more than the run on this disk), its length first
+    cur = os.open(a.current, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o644)
+
     def one(label, text):
-        with open(a.current, "w", encoding="utf-8", errors="surrogateescape") as f:
-            f.write("# %s\n%s" % (label, text))
+        body = ("# %s\n%s" % (label, text)).encode("utf-8", "surrogateescape")
+        os.pwrite(cur, b"%12d\n" % len(body) + body, 0)
         faulthandler.dump_traceback_later(a.hang, exit=True)
         try:
             return execute(progs, text)
@@ -359,14 +378,20 @@ class Campaign:
                     self.outcomes[k] = self.outcomes.get(k, 0) + v
         return n
 
+    def dead_recipe(self):
+        """(the recipe a dead worker was running, its label) or None."""
+        try:
+            with open(self.current, "rb") as f:
+                n = int(f.readline())
+                body = f.read(n).decode("utf-8", "surrogateescape")
+            label, text = body[2:].split("\n", 1)
+            return text, label
+        except (OSError, ValueError):
+            return None
+
     def crashed(self, ended, err):
         """The recipe a dead worker was running, saved; the run's number."""
-        try:
-            with open(self.current, encoding="utf-8", errors="surrogateescape") as f:
-                label = f.readline()[2:].strip()
-                text = f.read()
-        except OSError:
-            label, text = "", ""
+        text, label = self.dead_recipe() or ("", "")
         out = self.save(text, "the worker died: %s\n%s" % (ended, err), crash=True)
         print("fuzz_pyinputs: the interpreter died (%s) on %s, saved as %s:\n%s\n%s"
               % (ended, label, out, text, err))
@@ -388,6 +413,11 @@ def selftest(camp):
         msgs, ended, err = camp.spawn(["--replay", f] + (["--patch", patch] if patch else []), hang=hang)
         got = [m for m in msgs if "finding" in m]
         ok = bool(got) if not ended else (k >= 2 and (hang is None or "hang" in ended))
+        if ended and ok:  # the recipe the worker died on must be the one saved
+            camp.crashes = d
+            saved = camp.save(*camp.dead_recipe(), crash=True) if camp.dead_recipe() else None
+            with open(saved or os.devnull, encoding="utf-8") as fh:
+                ok = fh.read().endswith(text)
         print("fuzz_pyinputs: selftest %d (%s): %s" % (k, patch or ("hang" if hang else "abort"),
                                                       "flagged: " + (got[0]["finding"].splitlines()[0]
                                                                      if got else ended) if ok else
