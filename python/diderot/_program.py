@@ -948,9 +948,11 @@ def _scalar(prog, name, ty, v):
         if isinstance(v, (bool, np.bool_)):
             return bool(v)
         raise TypeError("%s: expected a bool, got %s" % (_what(name, ty), _tname(v)))
-    if isinstance(v, (bool, np.bool_)):
-        raise TypeError("%s: expected %s, got a bool" % (
-            _what(name, ty), "an int" if ty.kind == "int" else "a real number"))
+    if isinstance(v, (bool, np.bool_, np.timedelta64, np.datetime64)):
+        # (NumPy's timedelta64 is registered as a numbers.Integral, but int() refuses it)
+        raise TypeError("%s: expected %s, got %s" % (
+            _what(name, ty), "an int" if ty.kind == "int" else "a real number",
+            "a bool" if isinstance(v, (bool, np.bool_)) else "a NumPy %s" % type(v).__name__))
     if ty.kind == "int":
         if not isinstance(v, numbers.Integral):
             raise TypeError("%s: expected an int, got %s" % (_what(name, ty), _tname(v)))
