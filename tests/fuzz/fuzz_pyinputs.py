@@ -141,6 +141,9 @@ def make_recipe(rng, progs):
     for k, n in enumerate(chosen):
         ty = p.inputs.get(n) or p.inputs[rng.choice(names)]
         lines.append("%s %s = %s" % ("world" if k < split else "set", n, pv.gen(rng, ty)))
+    if rng.random() < 0.1:  # a value set after the run: the world starts again with it
+        n = rng.choice(names)
+        lines.append("later %s = %s" % (n, pv.gen(rng, p.inputs[n])))
     lines.append("steps: %d" % rng.choice([0, 1, 1, 2]))
     return "\n".join(lines) + "\n"
 
@@ -159,7 +162,7 @@ def parse_recipe(text):
         else:
             how, rest = line.split(" ", 1)
             name, expr = rest.split(" = ", 1)
-            if how not in ("world", "set"):
+            if how not in ("world", "set", "later"):
                 raise ValueError("bad recipe line %r" % line)
             items.append((how, name, expr))
     return prog, threads, steps, items
@@ -239,6 +242,37 @@ def execute(progs, text):
             return None, tag + "run refused: %s" % type(e).__name__
         if "v" in out and len(out.v) != out.stable:
             return "output v has %d values for %d stable strands" % (len(out.v), out.stable), "finding"
+        for how, n, v in vals:
+            if how != "later":
+                continue
+            before = dict(w._values)
+            try:
+                w.set(**{n: v})
+            except KeyboardInterrupt:
+                raise
+            except BaseException as e:  # noqa: B902
+                bad = _judge(e, [n], "later set(%s)" % n)
+                if bad:
+                    return bad + "\n" + traceback.format_exc(), "finding"
+                if w._values != before:
+                    return "a refused later set(%s) changed the world's inputs" % n, "finding"
+                return None, tag + "ran, later refused"
+            nv = w._values.get("n") if "n" in p.inputs and p.inputs["n"].kind == "int" else None
+            if nv is not None and abs(nv[1]) > N_LIMIT:
+                return None, tag + "ran, later accepted (n too large to run)"
+            try:
+                w.step(steps)
+                out = w.outputs()
+            except KeyboardInterrupt:
+                raise
+            except BaseException as e:  # noqa: B902
+                bad = _judge(e, list(w._values), "step")
+                if bad:
+                    return bad + "\n" + traceback.format_exc(), "finding"
+                return None, tag + "ran, later run refused: %s" % type(e).__name__
+            if "v" in out and len(out.v) != out.stable:
+                return "output v has %d values for %d stable strands" % (len(out.v), out.stable), "finding"
+            return None, tag + "ran, later ran"
         return None, tag + "ran"
     finally:
         if w is not None:
