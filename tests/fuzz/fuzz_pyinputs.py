@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """fuzz_pyinputs.py -- a fuzz harness for the Python package's input
-conversion (issue 34 §4): World(...)/World.set (diderot._program's
+conversion (issue 34 §4): World(...)/World.set (diderot._inputs'
 _convert, _scalar, _file_value), diderot.Image (the constructor,
 from_teem, from_vtk where VTK imports, _nrrd), then the inputs applied to
 the C world (_apply), create_strands, a step or two and the outputs.
@@ -81,9 +81,8 @@ sys.path.insert(0, PKG)
 sys.path.insert(0, HERE)
 
 try:
-    import numpy as np
     import diderot
-    from diderot import _program
+    from diderot import _inputs
     from diderot._errors import RunError
 except ImportError as e:
     sys.exit("fuzz_pyinputs: the package diderot needs numpy and cffi (Debian: python3-numpy "
@@ -298,11 +297,11 @@ def worker(a):
     pv.set_files_dir(os.path.join(a.work, "files"))
     progs = load_programs(a.work, a.cache)
     if a.patch == "message":  # the self-test: a message that names no input
-        _program._what = lambda name, ty: "that input (%s)" % ty
+        _inputs._what = lambda name, ty: "that input (%s)" % ty
     elif a.patch == "exception":  # the self-test: a KeyError out of the conversion
         def bad(prog, name, ty, v):
             raise KeyError(name)
-        _program._scalar = bad
+        _inputs._scalar = bad
 
     def emit(obj):
         sys.stdout.write(json.dumps(obj) + "\n")

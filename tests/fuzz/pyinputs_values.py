@@ -113,6 +113,11 @@ def cast(x, dt):
     ...), else x unchanged."""
     try:
         a = np.asarray(x)
+        if a.dtype.kind in "mM" and dt[:1] in "SU":
+            # NumPy 1.24 (Debian 12) writes past its buffer casting timedelta64
+            # to a short string ('S2': ASan sees a memset of 15 bytes into 8);
+            # the package casts nothing to strings, so leave NumPy's bug out
+            return x
         if dt.startswith("M8") or dt.startswith("m8"):
             return a.astype("int64").astype(dt)
         if dt == "struct":
