@@ -13,7 +13,8 @@
 #                  python3, which needs numpy and cffi)
 #   fuzz_pyinputs  the Python package's input conversion: World(...)/set,
 #                  diderot.Image, the inputs applied to the C world
-#                  (tests/fuzz/fuzz_pyinputs.py: Python too, by $PYTHON3)
+#                  (tests/fuzz/fuzz_pyinputs.py: Python too, by $PYTHON3,
+#                  its workers with gcc's libasan preloaded)
 # Seeds: tests/fuzz/seeds/TARGET/ (committed, small), the frontend's from
 # the test programs as scripts/fuzz.sh takes them; each target's corpus
 # grows in BUILDDIR/corpus-TARGET. Regressions (tests/fuzz/regressions-
@@ -87,7 +88,9 @@ for t in $targets; do
     # worker that died or hung)
     before=$(ls "$src/tests/fuzz/crashes-new" | wc -l)
     t0=$(date +%s)
-    DIDEROTC=$dc nice -n 10 "$py" -W ignore "$src/tests/fuzz/$t.py" --seconds "$secs" \
+    # (fuzz_pyinputs' workers under ASan: gcc's libasan preloaded)
+    asan=; [ "$t" = fuzz_pyinputs ] && asan=--asan
+    DIDEROTC=$dc nice -n 10 "$py" -W ignore "$src/tests/fuzz/$t.py" --seconds "$secs" $asan \
       --work "$out/$t" --crashes "$src/tests/fuzz/crashes-new" >"$out/campaign-$t.log" 2>&1 || true
     t1=$(date +%s)
     if grep -q "^$t: regression .* fails" "$out/campaign-$t.log"; then

@@ -58,7 +58,10 @@ run. Other findings go to CRASHES/fuzz_pyinputs-N.txt (at most 3 files
 per distinct exception and place; the count of each is printed).
 Regressions are replayed first; --selftest checks that the oracle flags a
 message not naming its input, a KeyError, an abort and a hang (in
-workers with the package patched to misbehave). Prints libFuzzer's stat
+workers with the package patched to misbehave). --asan runs the workers
+with gcc's libasan preloaded (PYTHONMALLOC=malloc): an invalid or double
+free, or an overflow in instrumented code, ends the batch as a crash
+(scripts/fuzz-campaign.sh uses it). Prints libFuzzer's stat
 line (stat::number_of_executed_units: N), so that
 scripts/fuzz-campaign.sh reads it as the others', and a summary.
 """
@@ -356,6 +359,18 @@ def worker(a):
 class Campaign:
     def __init__(self, a, work):
         self.a = a
+        self.env = dict(os.environ)
+        if a.asan:
+            # ASan's allocator and interceptors under the interpreter: an
+            # invalid free, a double free or an overflow in instrumented code
+            # ends the worker with a report (Python and NumPy themselves are
+            # not instrumented)
+            lib = subprocess.run(["gcc", "-print-file-name=libasan.so"], stdout=subprocess.PIPE,
+                                 universal_newlines=True).stdout.strip()
+            if not os.path.isabs(lib):
+                sys.exit("fuzz_pyinputs: --asan: gcc -print-file-name=libasan.so finds no libasan")
+            self.env.update(LD_PRELOAD=lib, PYTHONMALLOC="malloc",
+                            ASAN_OPTIONS="detect_leaks=0:handle_segv=1:allocator_may_return_null=1")
         self.work = work
         self.current = os.path.join(work, "current.txt")
         self.findings = 0
@@ -371,7 +386,7 @@ class Campaign:
                "--seed", str(self.seed)] + extra
         if os.path.exists(self.current):
             os.unlink(self.current)
-        p = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+        p = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=self.env)
         msgs = []
         for line in p.stdout.decode("utf-8", "replace").splitlines():
             try:
@@ -379,12 +394,14 @@ class Campaign:
             except ValueError:
                 pass
         err = p.stderr.decode("utf-8", "replace")
+        if "ERROR: AddressSanitizer" in err:  # the report's head, not VTK's chatter before it
+            err = err[err.index("ERROR: AddressSanitizer") - 20:][:6000]
         ended = None
         if p.returncode != 0 or not msgs or "done" not in msgs[-1]:
             ended = ("signal %d" % -p.returncode if p.returncode < 0 else "exit status %d" % p.returncode)
             if "Timeout (" in err:
                 ended = "a hang (> %s s; faulthandler's stacks above)" % (hang or self.a.hang)
-        return msgs, ended, err[-3000:]
+        return msgs, ended, err if "ERROR: AddressSanitizer" in err else err[-3000:]
 
     def save(self, text, bad, crash=False):
         key = "crash: " + bad.splitlines()[0] if crash else finding_key(bad)
@@ -474,6 +491,8 @@ def main(argv):
     ap.add_argument("--selftest", action="store_true", help="check that the oracle flags bad behaviour")
     ap.add_argument("--batch", type=int, default=5000, help="runs per worker process")
     ap.add_argument("--hang", type=float, default=10.0, help="seconds after which a run is a hang")
+    ap.add_argument("--asan", action="store_true",
+                    help="workers under AddressSanitizer (LD_PRELOAD of gcc's libasan)")
     # the worker's own
     ap.add_argument("--worker", action="store_true", help=argparse.SUPPRESS)
     ap.add_argument("--current", help=argparse.SUPPRESS)
