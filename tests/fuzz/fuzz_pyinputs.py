@@ -35,7 +35,10 @@ The oracle, exactly:
     the package writes them: "input 'n' (int): ...", and the runtime:
     "input 'img' (file '...'): ...", "unknown input 'zz'; ...");
   * step()/outputs() succeed, with one value of output v per stable
-    strand, or raise TypeError/ValueError/MemoryError naming one of the
+    strand and every value input the recipe set (int, real, bool, string,
+    tensor, int[2]) reading back through the library's getter as NumPy
+    converts the value to the program's type (np.asarray(v).astype(T)),
+    or raise TypeError/ValueError/MemoryError naming one of the
     inputs set, or diderot.RunError (OutOfMemoryError included) with a
     non-empty message (the runtime's, which names the probe or limit);
   * an Image()/Image.from_teem() a recipe calls itself raises, if
@@ -57,8 +60,8 @@ being run as CRASHES/fuzz_pyinputs-crash-N.txt and goes on with the next
 run. Other findings go to CRASHES/fuzz_pyinputs-N.txt (at most 3 files
 per distinct exception and place; the count of each is printed).
 Regressions are replayed first; --selftest checks that the oracle flags a
-message not naming its input, a KeyError, an abort and a hang (in
-workers with the package patched to misbehave). --asan runs the workers
+message not naming its input, a KeyError, an int read back off by one,
+an abort and a hang (in workers with the package patched to misbehave). --asan runs the workers
 with gcc's libasan preloaded (PYTHONMALLOC=malloc): an invalid or double
 free, or an overflow in instrumented code, ends the batch as a crash
 (scripts/fuzz-campaign.sh uses it). Prints libFuzzer's stat
@@ -84,6 +87,7 @@ sys.path.insert(0, PKG)
 sys.path.insert(0, HERE)
 
 try:
+    import numpy as np
     import diderot
     from diderot import _inputs
     from diderot._errors import RunError
@@ -187,6 +191,42 @@ def _judge(e, names, phase):
     return "%s in %s: %s" % (type(e).__name__, phase, msg[:300])
 
 
+def _expected(prog, ty, v):
+    """What an accepted value of a value input must read back as through the
+    library's getter: NumPy's conversion of it to the program's type, not
+    the package's; None where NumPy cannot say."""
+    if ty.kind == "string":
+        return v
+    dt = {"int": prog.int_dtype, "real": prog.real_dtype, "bool": np.dtype(np.bool_)}[ty.kind]
+    try:
+        a = np.asarray(v)
+        if ty.kind == "real" and a.dtype.kind not in "f":
+            a = a.astype(np.float64)
+        return a.astype(dt).reshape(ty.shape or ())
+    except Exception:
+        return None
+
+
+def _readback(p, w, accepted):
+    """A finding when a value input set from the recipe reads back otherwise."""
+    for n, v in accepted.items():
+        ty = p.inputs.get(n)
+        if ty is None or not p._getters.get(n) or ty.kind == "image" or ty.dynamic:
+            continue
+        want = _expected(p, ty, v)
+        if want is None:
+            continue
+        got = w._get_input(n)
+        if ty.kind == "string":
+            ok = got == want
+        else:
+            g = np.asarray(got)
+            ok = g.shape == want.shape and np.array_equal(g, want, equal_nan=ty.kind == "real")
+        if not ok:
+            return "input %r (%s) reads back as %r, not %r" % (n, ty, got, want)
+    return None
+
+
 def execute(progs, text):
     """(finding text or None, outcome) of one recipe."""
     prog_name, threads, steps, items = parse_recipe(text)
@@ -206,15 +246,19 @@ def execute(progs, text):
                 continue
             return "%s in Image() of %s:\n%s" % (type(e).__name__, name, traceback.format_exc()), "finding"
     kw = {n: v for how, n, v in vals if how == "world"}
+    accepted = {}
     w = None
     try:
-        for phase, names, call in [("world()", list(kw), lambda: p.world(threads=threads, **kw))] + \
-                [("set(%s)" % n, [n], (lambda n=n, v=v: w.set(**{n: v}))) for how, n, v in vals
-                 if how == "set"]:
+        calls = [("world()", kw)] + [("set(%s)" % n, {n: v}) for how, n, v in vals if how == "set"]
+        for phase, given in calls:
+            names = list(given)
             before = dict(w._values) if w is not None else None
             try:
-                got = call()
-                w = got if w is None else w
+                if w is None:
+                    w = p.world(threads=threads, **given)
+                else:
+                    w.set(**given)
+                accepted.update(given)
             except KeyboardInterrupt:
                 raise
             except BaseException as e:  # noqa: B902 - the finding is anything else
@@ -244,6 +288,9 @@ def execute(progs, text):
             return None, tag + "run refused: %s" % type(e).__name__
         if "v" in out and len(out.v) != out.stable:
             return "output v has %d values for %d stable strands" % (len(out.v), out.stable), "finding"
+        bad = _readback(p, w, accepted)
+        if bad:
+            return bad, "finding"
         for how, n, v in vals:
             if how != "later":
                 continue
@@ -305,6 +352,13 @@ def worker(a):
         def bad(prog, name, ty, v):
             raise KeyError(name)
         _inputs._scalar = bad
+    elif a.patch == "value":  # the self-test: an int set off by one
+        right = _inputs._scalar
+
+        def off(prog, name, ty, v):
+            r = right(prog, name, ty, v)
+            return r + 1 if ty.kind == "int" else r
+        _inputs._scalar = off
 
     def emit(obj):
         sys.stdout.write(json.dumps(obj) + "\n")
@@ -452,6 +506,7 @@ def selftest(camp):
     """The oracle must flag each of these."""
     cases = [("message", "program: inputs\nworld n = 'x'\nsteps: 0\n", None),
              ("exception", "program: inputs\nworld scale = 2.0\nsteps: 0\n", None),
+             ("value", "program: inputs_omp\nset n = 2\nsteps: 1\n", None),
              ("", "program: inputs\nworld n = __import__('os').abort()\nsteps: 0\n", None),
              ("", "program: inputs\nworld n = __import__('time').sleep(60)\nsteps: 0\n", 1)]
     flagged = 0
@@ -462,7 +517,7 @@ def selftest(camp):
             fh.write(text)
         msgs, ended, err = camp.spawn(["--replay", f] + (["--patch", patch] if patch else []), hang=hang)
         got = [m for m in msgs if "finding" in m]
-        ok = bool(got) if not ended else (k >= 2 and (hang is None or "hang" in ended))
+        ok = bool(got) if not ended else (not patch and (hang is None or "hang" in ended))
         if ended and ok:  # the recipe the worker died on must be the one saved
             camp.crashes = d
             saved = camp.save(*camp.dead_recipe(), crash=True) if camp.dead_recipe() else None
