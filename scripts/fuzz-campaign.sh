@@ -11,6 +11,10 @@
 #                  description (tests/fuzz/fuzz_json.py: Python, not
 #                  libFuzzer, as the reader is; run by $PYTHON3, default
 #                  python3, which needs numpy and cffi)
+#   fuzz_pyinputs  the Python package's input conversion: World(...)/set,
+#                  diderot.Image, the inputs applied to the C world
+#                  (tests/fuzz/fuzz_pyinputs.py: Python too, by $PYTHON3,
+#                  its workers with gcc's libasan preloaded)
 # Seeds: tests/fuzz/seeds/TARGET/ (committed, small), the frontend's from
 # the test programs as scripts/fuzz.sh takes them; each target's corpus
 # grows in BUILDDIR/corpus-TARGET. Regressions (tests/fuzz/regressions-
@@ -22,20 +26,20 @@ set -e
 src=${1:-$(cd "$(dirname "$0")/.." && pwd)}
 secs=${2:-60}
 out=${3:-$src/build-fuzz}
-targets=${4:-fuzz_frontend fuzz_nrrd fuzz_cli fuzz_inputs fuzz_json}
+targets=${4:-fuzz_frontend fuzz_nrrd fuzz_cli fuzz_inputs fuzz_json fuzz_pyinputs}
 py=${PYTHON3:-python3}
 san="-fsanitize=address,undefined"
 mkdir -p "$out" "$src/tests/fuzz/crashes-new"
 cd "$out"
-# the clang build only for the libFuzzer targets (fuzz_json alone needs none)
+# the clang build only for the libFuzzer targets (the Python ones need none)
 case " $targets " in *" fuzz_frontend "* | *" fuzz_nrrd "* | *" fuzz_cli "* | *" fuzz_inputs "*) clang=1 ;; *) clang= ;; esac
 [ -z "$clang" ] || [ -f Makefile ] || "$src/configure" -q CC=clang \
   CFLAGS="-g -O1 $san,fuzzer-no-link -fno-omit-frame-pointer"
 # the library of fuzz_inputs is compiled by DIDEROTC (default: the main
 # build's, else one built here), against this build's runtime; fuzz_json
-# compiles its seed programs with it
+# and fuzz_pyinputs compile their programs with it
 dc=${DIDEROTC:-$src/build/diderotc}
-[ -x "$dc" ] || { [ -n "$clang" ] || { echo "fuzz-campaign: fuzz_json needs DIDEROTC or $src/build/diderotc"; exit 2; }
+[ -x "$dc" ] || { [ -n "$clang" ] || { echo "fuzz-campaign: $targets: needs DIDEROTC or $src/build/diderotc"; exit 2; }
   nice -n 10 make -j1 diderotc >/dev/null; dc=$out/diderotc; }
 [ -z "$clang" ] || nice -n 10 make -j1 libdiderotc.a libdiderot-rt.a >/dev/null
 cc="clang -g -O1 $san,fuzzer -fno-omit-frame-pointer -std=gnu11"
@@ -59,7 +63,7 @@ for t in $targets; do
       nice -n 10 "$dc" --namespace=F -o fuzz_inputs fuzz_inputs.diderot)
     nice -n 10 $cc -Iinputs -I"$src/rt" "$src/tests/fuzz/fuzz_inputs.c" inputs/fuzz_inputs.o \
       -lteem -lm -lpthread -o fuzz_inputs ;;
-  fuzz_json) ;;  # Python: nothing to build
+  fuzz_json | fuzz_pyinputs) ;;  # Python: nothing to build
   *) echo "fuzz-campaign: unknown target $t"; exit 2 ;;
   esac
 done
@@ -77,17 +81,20 @@ LSAN_OPTIONS=suppressions=$src/tests/fuzz/lsan.supp
 export UBSAN_OPTIONS LSAN_OPTIONS
 rows="" bad=0
 for t in $targets; do
-  if [ "$t" = fuzz_json ]; then
-    # replays tests/fuzz/regressions-json itself, then mutates for $secs s;
-    # a finding is a file in crashes-new (fuzz_json-current.json where the
-    # interpreter itself died)
+  if [ "$t" = fuzz_json ] || [ "$t" = fuzz_pyinputs ]; then
+    # replays tests/fuzz/regressions-json (-pyinputs) itself, then fuzzes
+    # for $secs s; a finding is a file in crashes-new (fuzz_json-current.json
+    # where the interpreter itself died; fuzz_pyinputs-crash-N.txt for a
+    # worker that died or hung)
     before=$(ls "$src/tests/fuzz/crashes-new" | wc -l)
     t0=$(date +%s)
-    DIDEROTC=$dc nice -n 10 "$py" -W ignore "$src/tests/fuzz/fuzz_json.py" --seconds "$secs" \
-      --work "$out/fuzz_json" --crashes "$src/tests/fuzz/crashes-new" >"$out/campaign-$t.log" 2>&1 || true
+    # (fuzz_pyinputs' workers under ASan: gcc's libasan preloaded)
+    asan=; [ "$t" = fuzz_pyinputs ] && asan=--asan
+    DIDEROTC=$dc nice -n 10 "$py" -W ignore "$src/tests/fuzz/$t.py" --seconds "$secs" $asan \
+      --work "$out/$t" --crashes "$src/tests/fuzz/crashes-new" >"$out/campaign-$t.log" 2>&1 || true
     t1=$(date +%s)
-    if grep -q "^fuzz_json: regression .* fails" "$out/campaign-$t.log"; then
-      cat "$out/campaign-$t.log"; echo "fuzz-campaign: a regression of fuzz_json fails"; exit 1
+    if grep -q "^$t: regression .* fails" "$out/campaign-$t.log"; then
+      cat "$out/campaign-$t.log"; echo "fuzz-campaign: a regression of $t fails"; exit 1
     fi
     execs=$(sed -n 's/^stat::number_of_executed_units: *//p' "$out/campaign-$t.log" | tail -1)
     [ -n "$execs" ] || { tail -5 "$out/campaign-$t.log"; bad=1; }

@@ -35,8 +35,8 @@ lap "fuzz (build and run)"
 # the runtime's fuzz targets, a short run each (the campaign's table is in
 # doc/testing.md): FUZZ_RT_SECONDS (default 20) per target, in build-fuzz/
 rsecs=${FUZZ_RT_SECONDS:-20}
-echo "== fuzzing the runtime (NRRD readers, command line, library inputs) and the package's JSON reader for ${rsecs}s each"
-if sh scripts/fuzz-campaign.sh "$top" "$rsecs" "$top/build-fuzz" "fuzz_nrrd fuzz_cli fuzz_inputs fuzz_json" \
+echo "== fuzzing the runtime (NRRD readers, command line, library inputs), the package's JSON reader and its input conversion for ${rsecs}s each"
+if sh scripts/fuzz-campaign.sh "$top" "$rsecs" "$top/build-fuzz" "fuzz_nrrd fuzz_cli fuzz_inputs fuzz_json fuzz_pyinputs" \
     >"$logdir/fuzz-rt.log" 2>&1; then
   fuzz_pass=$((fuzz_pass + 1))
 else

@@ -14,7 +14,8 @@ from ._compile import default_cache_dir, find_diderotc
 from ._compile import build as _build
 from ._errors import (CompileError, DescriptionError, DiderotError, InputError, InputFileNotFoundError,
                       OutOfMemoryError, RunError)
-from ._program import Image, Outputs, Program, Progress, Sequences, World
+from ._image import Image
+from ._program import Outputs, Program, Progress, Sequences, World
 
 __all__ = ["compile", "Program", "World", "Outputs", "Sequences", "Image", "Progress",
            "DiderotError", "CompileError", "DescriptionError", "InputError", "InputFileNotFoundError", "RunError",
