@@ -170,6 +170,17 @@ typedef struct DrtProgram {
    * in a global block), so every strand's state goes to every process
    * after each step (diderotc --target=mpi sets it). */
   bool exchange_states;
+  /* Spread over processes, with dynamic sequences in the state (NULL
+   * otherwise; diderotc --target=mpi sets them): a packed record's
+   * sequences are pointers into one process's memory, so a record that
+   * goes to another process takes their elements along. seq_pack writes
+   * the elements of every sequence of the record rec, one after another,
+   * to out (NULL: only counts them) and returns their bytes; seq_unpack
+   * puts them (read from in, as seq_pack wrote them) into sequences of
+   * world w and points rec's sequences at them; true when out of memory
+   * (the error recorded in w). */
+  uint64_t (*seq_pack)(const void *rec, unsigned char *out);
+  bool (*seq_unpack)(DrtWorld *w, void *rec, const unsigned char *in);
 } DrtProgram;
 
 /* Dynamic sequences. The buffers of T[] values (immutable, shared by
@@ -281,6 +292,11 @@ typedef struct DrtDistrib {
    * slices buf + k*size filled where role[k] is DRT_MOVE_OUT arrive where
    * it is DRT_MOVE_IN (on the chunk's new owner) */
   void (*move)(void *ctx, void *buf, size_t size, uint32_t n);
+  /* Optional (NULL: strand code's prints were written as they came). A
+   * collective at the end of every step's update phase, before anything
+   * else is exchanged: the texts that the step's start, update and
+   * stabilize methods printed go out in strand order (rt_mpi_print.c). */
+  void (*prints)(void *ctx);
 } DrtDistrib;
 
 enum { DRT_MOVE_OUT = 1, DRT_MOVE_IN = 2 };

@@ -108,6 +108,15 @@ void drt_distrib_states(DrtWorld *w, uint32_t nchunks);
 /* A collective between super-steps: where the transport moves chunks to
  * other processes (DrtDistrib.rebalance), their states go with them. */
 void drt_distrib_rebalance(DrtWorld *w, uint32_t nchunks);
+/* rt_distrib_seq.c: after records of the chunks of nchunks went from
+ * their owners to every process (count[c] records of chunk c, record j at
+ * at(arg, c, j)), the elements of their dynamic sequences follow
+ * (DrtProgram.seq_pack, seq_unpack), and the records of the chunks this
+ * process does not own point at its own copies. A collective; true
+ * when a process ran out of memory (the error agreed). Nothing without
+ * seq_pack. */
+typedef unsigned char *(*DrtRecAt)(void *arg, uint32_t c, uint64_t j);
+bool drt_distrib_seqs(DrtWorld *w, uint32_t nchunks, const uint64_t *count, DrtRecAt at, void *arg);
 /* A reduction's per-chunk partials from their owners. */
 void drt_distrib_partials(DrtWorld *w, uint32_t nchunks, double *pr, int64_t *pi, uint32_t *cnt);
 /* The strands [lo, hi) of chunk c (rt_distrib.c). */

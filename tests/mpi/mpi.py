@@ -5,9 +5,11 @@ collect() returns (name, fn) pairs; fn() returns (status, details).
   mpi/run/NAME     tests/programs/run/NAME.diderot built with --target=seq and
                    --target=mpi; every case of NAME.py run under
                    `mpirun --oversubscribe -np R` for R in DIDEROT_MPI_RANKS
-                   (default 1,2,3; `make check-mpi`: 1,2,3,4): exit status,
+                   (default 1,2,3; `make check-mpi`: 1,2,3,4; R > 1 with
+                   chunks of SPREAD_CHUNK strands, so that strands, their
+                   prints and their sequences are on every rank): exit status,
                    stdout, the program's stderr and every output file
-                   byte-identical to the sequential run's (whose values
+                   byte-identical to the sequential run's at the same chunk (whose values
                    run/NAME checks against the oracle NAME.py). A program the
                    target refuses ("... with --target=mpi is not yet
                    supported") is skipped with that message;
@@ -16,8 +18,10 @@ collect() returns (name, fn) pairs; fn() returns (status, details).
                    steps, a real sum over all strands that depends on the order
                    of its additions, prints in the global update: outputs and
                    stdout byte-identical to --target=seq for every R and both
-                   placements (block, cyclic), -print FILE written once, and
-                   the oracle below (closed form of the probes, the sums simulated);
+                   placements (block, cyclic), -print FILE written once,
+                   snapshots (--snapshot -s 3) byte-identical to seq's, and
+                   the oracle below (closed form of the probes, the sums
+                   simulated, the snapshots' values too);
   mpi/rebalance    tests/mpi/rebalance.diderot: work growing with the strand's
                    index under the block placement, so chunks must move
                    (mpi-rebalance 1.1, chunk 16): outputs byte-identical to
@@ -173,6 +177,8 @@ def fresh(builddir, name):
 
 # ---- mpi/run/NAME ----------------------------------------------------------
 
+SPREAD_CHUNK = 2
+
 def t_run(builddir, diderotc, path):
     stem = os.path.basename(path)[:-len(".diderot")]
     work = fresh(builddir, "run_" + stem)
@@ -193,20 +199,28 @@ def t_run(builddir, diderotc, path):
     if why:
         raise Failure("--target=seq build failed: " + why.strip())
     problems = []
+    # one rank at the default chunk (256 strands); more ranks with chunks
+    # of SPREAD_CHUNK strands, so that the few strands of these programs are
+    # spread over every rank (the sequential run with the same chunk)
+    spread = dict(env, DIDEROT_SCHED_CHUNK=str(SPREAD_CHUNK))
     for n, (args, _) in enumerate(scope.get("CASES", [])):
-        clear_outputs(work)
-        rc, out, err = run([seq] + [str(a) for a in args], work, env)
-        want = (rc, out, own_lines(err, seq), outputs(work))
-        for np in ranks():
+        want = {}
+        for label, e in (("default", env), ("spread", spread)):
             clear_outputs(work)
-            rc, out, err = mpirun(np, par, args, work, env)
+            rc, out, err = run([seq] + [str(a) for a in args], work, e)
+            want[label] = (rc, out, own_lines(err, seq), outputs(work))
+        for np in ranks():
+            e = env if np == 1 else spread
+            clear_outputs(work)
+            rc, out, err = mpirun(np, par, args, work, e)
             got = (rc, out, own_lines(err, par), outputs(work))
-            if got != want:
-                what = [k for k, a, b in zip(("exit status", "stdout", "stderr", "outputs"), got, want)
+            w = want["default" if np == 1 else "spread"]
+            if got != w:
+                what = [k for k, a, b in zip(("exit status", "stdout", "stderr", "outputs"), got, w)
                         if a != b]
-                problems.append("case %d %s, -np %d: %s differ from --target=seq's%s" % (
-                    n, args, np, ", ".join(what),
-                    "" if got[2] == want[2] else ": %r against %r" % (got[2][:3], want[2][:3])))
+                problems.append("case %d %s, -np %d%s: %s differ from --target=seq's%s" % (
+                    n, args, np, "" if np == 1 else " (chunk %d)" % SPREAD_CHUNK, ", ".join(what),
+                    "" if got[2] == w[2] else ": %r against %r" % (got[2][:3], w[2][:3])))
     if problems:
         raise Failure("; ".join(problems) + " (work directory %s)" % work)
     shutil.rmtree(work, ignore_errors=True)
@@ -248,7 +262,8 @@ def probe_setup(builddir, diderotc, name, flags=()):
     exes = {}
     for label, more in (("seq", []), ("omp", ["--target=omp"]), ("mpi", ["--target=mpi"] + list(flags))):
         exe = exes[label] = os.path.join(work, "probe-" + label)
-        why = build(diderotc, "probe.diderot", exe, more, env, work)
+        # --snapshot for mpi/image's snapshots (the fault cases: the same usage everywhere)
+        why = build(diderotc, "probe.diderot", exe, more + ["--snapshot"], env, work)
         if why:
             raise Failure("%s build failed: %s" % (label, why.strip()))
     return work, env, exes
@@ -267,6 +282,44 @@ def check_probe_values(files):
             if not abs(g - w) <= 1e-4 * max(1.0, abs(w)):
                 problems.append("%s[%d] = %r, expected %r" % (fname, i, g, w))
                 break
+    return problems
+
+
+def snapshot_oracle(N, t):
+    """v and seen of probe.diderot's snapshot after t steps: every strand
+    is alive; strand i has stabilized (probe_oracle's values) when
+    i % 7 + 1 <= t, else it still holds its initial values."""
+    v, seen = probe_oracle(N)
+    done = [i % 7 + 1 <= t for i in range(N)]
+    return ([x if d else 0.0 for x, d in zip(v, done)],
+            [x if d else -1.0 for x, d in zip(seen, done)])
+
+
+def check_snapshots(work, env, exes):
+    """--snapshot (every probe build has it): -s 3 at -np 3 writes the
+    snapshots after 0, 3, 6 and 7 steps, through rank 0, byte-identical to
+    --target=seq's, and their values are snapshot_oracle's."""
+    problems = []
+    clear_outputs(work, keep=("ramp.nrrd",))
+    rc, _, err = run([exes["seq"], "-s", "3"], work, env)
+    want = outputs(work)
+    names = sorted("%s-%04d.nrrd" % (o, t) for o in ("v", "seen") for t in (0, 3, 6, 7))
+    if rc != 0 or sorted(f for f in want if "-" in f) != names:
+        return ["the sequential -s 3: exit status %d, files %s" % (rc, sorted(want))]
+    for f in names:
+        t = int(f[-9:-5])
+        got = nrrd.parse(want[f], f).data
+        exp = snapshot_oracle(PROBE_N, t)[0 if f.startswith("v-") else 1]
+        if len(got) != len(exp) or any(not abs(g - w) <= 1e-4 * max(1.0, abs(w))
+                                       for g, w in zip(got, exp)):
+            problems.append("%s: not the oracle's values" % f)
+    clear_outputs(work, keep=("ramp.nrrd",))
+    rc, _, err = mpirun(3, exes["mpi"], ["-s", "3"], work, env)
+    got = outputs(work)
+    if rc != 0 or got != want:
+        problems.append("-np 3 -s 3: exit status %d, %s" % (
+            rc, "files %s" % sorted(got) if sorted(got) != sorted(want) else "snapshots differ "
+            "from --target=seq's: %s" % [f for f in want if got.get(f) != want[f]]))
     return problems
 
 
@@ -308,6 +361,7 @@ def t_image(builddir, diderotc):
                         stdin=os.path.join(work, "ramp.nrrd"))
     if rc != 0 or outputs(work) != want:
         problems.append("-np 2 -img - (stdin): exit status %d%s" % (rc, "; " + " ".join(own_lines(err, exes["mpi"]))))
+    problems += check_snapshots(work, env, exes)
     if problems:
         raise Failure("; ".join(problems) + " (work directory %s)" % work)
     shutil.rmtree(work, ignore_errors=True)
@@ -571,8 +625,10 @@ def t_example(builddir, diderotc, name, src, args):
 # ---- mpi/refuse -------------------------------------------------------------
 
 REFUSALS = [
-    ("print", "print_strands", "print in strand code with --target=mpi is not yet supported"),
-    ("print-in-map", "reduce_prints", "print in strand code with --target=mpi is not yet supported"),
+    ("print-in-map", "reduce_prints",
+     "print in the map of a reduction over strands with --target=mpi is not yet supported"),
+    ("string-state", "strings_strands", "strand state holding strings or sequences of sequences "
+     "or strings with --target=mpi is not yet supported"),
 ]
 
 

@@ -68,7 +68,7 @@ static const char *seq_len(EmitCtx *e, const IrType *t, const char *x) {
 }
 
 void emit_print_value(EmitCtx *e, EmitBuf *out, const IrType *t, const char *x) {
-  const char *f = "wrld->print";
+  const char *f = e->print_to ? e->print_to : "wrld->print";
   const char *fl = e->opt->double_real ? "double" : "float";
   switch (t->kind) {
   case IR_TY_BOOL: OUT("  drt_print_bool(%s, %s);\n", f, x); return;
@@ -445,6 +445,18 @@ static void emit_op(EmitCtx *e, EmitBuf *out, IrInstr *in) {
   case IR_OP_STRAND_REDUCE: emit_strand_reduce(e, out, in, d); return;
   case IR_OP_NEW: emit_new(e, out, in); return;
   case IR_OP_PRINT: {
+    /* --target=mpi, a strand's method: the text is kept with the strand
+     * (id) and its phase, and rank 0 writes every rank's texts in strand
+     * order at the end of the step (rt/rt_mpi_print.c) */
+    IrCfgKind k = e->cfg ? e->cfg->kind : IR_CFG_GLOBAL_INIT;
+    if (e->opt->mpi && (k == IR_CFG_START || k == IR_CFG_UPDATE || k == IR_CFG_STABILIZE)) {
+      OUT("  { DrtMpiPrint mp_;\n  FILE *pf_ = drt_mpi_print_begin(ctx, wrld->print, &mp_);\n");
+      e->print_to = "pf_";
+      for (int i = 0; i < in->nargs; i++) emit_print_value(e, out, in->args[i]->ty, A(e, in, i));
+      e->print_to = NULL;
+      OUT("  drt_mpi_print_end(&mp_, id, %d); }\n", k == IR_CFG_START ? 0 : 1);
+      return;
+    }
     /* threads: one print statement is written as a whole (POSIX stdio lock) */
     bool lock = e->opt->target == EMIT_TARGET_OMP && in->nargs > 1;
     if (lock) OUT("  flockfile(wrld->print);\n");

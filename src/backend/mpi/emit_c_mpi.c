@@ -29,11 +29,13 @@ static void mpi_decls(EmitCtx *e, EmitBuf *out) {
       "#define drt_sequence_load_file drt_mpi_sequence_load_file\n"
       "#define drt_output_save_parts drt_mpi_output_save_parts\n"
       "#define drt_output_save_dynseq drt_mpi_output_save_dynseq\n"
+      "#define drt_output_save_parts_behind drt_mpi_output_save_parts_behind\n"
       "#define drt_cli_parse drt_mpi_cli_parse\n\n");
 }
 
 static const char *mpi_run_call(EmitCtx *e, const char *wrld, const char *limit) {
-  return arena_printf(e->a, "drt_mpi_world_run(%s->rt, %s)", wrld, limit);
+  /* the print file: rank 0 writes strand code's prints there (rt_mpi_print.c) */
+  return arena_printf(e->a, "drt_mpi_world_run(%s->rt, %s, %s->print)", wrld, limit, wrld);
 }
 
 static void mpi_main(EmitCtx *e, EmitBuf *out) {
@@ -51,6 +53,7 @@ static const EmitGlueHooks mpi_glue = {
     .main_name = "d_main",
     .after_main = mpi_main,
     .exchange_states = mpi_exchange_states,
+    .program_extra = emit_mpi_program_extra,
 };
 
 bool emit_mpi_program(Arena *a, IrModule *m, const EmitOptions *opt, const char **out,
