@@ -64,8 +64,11 @@ int drt_mpi_size(void);
 
 /* drt_world_run over the job's ranks (a collective); then every rank
  * holds every strand. print: where the program's print statements write
- * (rank 0 writes there the texts of strand code's prints, step by step). */
-uint32_t drt_mpi_world_run(DrtWorld *w, uint32_t max_steps, FILE *print);
+ * (rank 0 writes there the texts of strand code's prints, step by step);
+ * pack, unpack: the strand state's dynamic sequences (drt_world_set_seq_codec;
+ * NULL, NULL: none). */
+uint32_t drt_mpi_world_run(DrtWorld *w, uint32_t max_steps, FILE *print, DrtSeqPack pack,
+                           DrtSeqUnpack unpack);
 
 /* A print statement in a strand's start, update or stabilize method
  * (rt_mpi_print.c): drt_mpi_print_begin gives the stream to print to (an

@@ -170,17 +170,6 @@ typedef struct DrtProgram {
    * in a global block), so every strand's state goes to every process
    * after each step (diderotc --target=mpi sets it). */
   bool exchange_states;
-  /* Spread over processes, with dynamic sequences in the state (NULL
-   * otherwise; diderotc --target=mpi sets them): a packed record's
-   * sequences are pointers into one process's memory, so a record that
-   * goes to another process takes their elements along. seq_pack writes
-   * the elements of every sequence of the record rec, one after another,
-   * to out (NULL: only counts them) and returns their bytes; seq_unpack
-   * puts them (read from in, as seq_pack wrote them) into sequences of
-   * world w and points rec's sequences at them; true when out of memory
-   * (the error recorded in w). */
-  uint64_t (*seq_pack)(const void *rec, unsigned char *out);
-  bool (*seq_unpack)(DrtWorld *w, void *rec, const unsigned char *in);
 } DrtProgram;
 
 /* Dynamic sequences. The buffers of T[] values (immutable, shared by
@@ -298,6 +287,21 @@ typedef struct DrtDistrib {
    * stabilize methods printed go out in strand order (rt_mpi_print.c). */
   void (*prints)(void *ctx);
 } DrtDistrib;
+
+/* A distributed world whose strand state holds dynamic sequences
+ * (diderotc --target=mpi gives them to drt_mpi_world_run): a packed
+ * record's sequences are pointers into one process's memory, so a record
+ * that goes to another process takes their elements along
+ * (rt_distrib_seq.c). pack writes the elements of every sequence of the
+ * record rec, one after another, to out (NULL: only counts them) and
+ * returns their bytes; unpack puts them (read from in, as pack wrote
+ * them) into sequences of world w and points rec's sequences at them;
+ * true when out of memory (the error recorded in w). NULL, NULL: none.
+ * Such a world is not rebalanced (the elements would have to come from
+ * the chunks' old owners). */
+typedef uint64_t (*DrtSeqPack)(const void *rec, unsigned char *out);
+typedef bool (*DrtSeqUnpack)(DrtWorld *w, void *rec, const unsigned char *in);
+void drt_world_set_seq_codec(DrtWorld *w, DrtSeqPack pack, DrtSeqUnpack unpack);
 
 enum { DRT_MOVE_OUT = 1, DRT_MOVE_IN = 2 };
 

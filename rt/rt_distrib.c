@@ -196,7 +196,7 @@ void drt_distrib_states(DrtWorld *w, uint32_t nchunks) {
     for (uint32_t i = lo; i < hi; i++) drt_distrib_get(w, i, buf + c * slice + (i - lo) * rec);
   }
   w->dist->share(w->dist->ctx, buf, slice, nchunks);
-  if (w->prog.seq_pack) {
+  if (w->seq_pack) {
     /* the records' sequences: chunk c holds hi - lo records */
     uint64_t *count = malloc((size_t)nchunks * sizeof *count);
     bool bad = !count;
@@ -255,7 +255,7 @@ void drt_distrib_rebalance(DrtWorld *w, uint32_t nchunks) {
   const DrtDistrib *d = w->dist;
   /* not with sequences in the state: their elements would have to travel
    * from the old owners alone (share_var takes them from the new ones) */
-  if (!d || !d->rebalance || !nchunks || w->prog.seq_pack) return;
+  if (!d || !d->rebalance || !nchunks || w->seq_pack) return;
   if (!drt_distrib_rebalance_room(w, nchunks)) {
     drt_distrib_fail(w);
     return;

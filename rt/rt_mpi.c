@@ -363,7 +363,8 @@ static void mpi_prints(void *ctx) {
   drt_mpi_print_flush(mpi.comm, mpi.rank, mpi.size, mpi.print ? mpi.print : stdout);
 }
 
-uint32_t drt_mpi_world_run(DrtWorld *w, uint32_t max_steps, FILE *print) {
+uint32_t drt_mpi_world_run(DrtWorld *w, uint32_t max_steps, FILE *print, DrtSeqPack pack,
+                           DrtSeqUnpack unpack) {
   if (!mpi.attached) {
     drt_error(drt_world_errors(w), "internal: the world of a --target=mpi program has no MPI "
                                    "communicator");
@@ -386,6 +387,7 @@ uint32_t drt_mpi_world_run(DrtWorld *w, uint32_t max_steps, FILE *print) {
   mpi.dist = (DrtDistrib){NULL, mpi_owns, mpi_share, mpi_share_var, mpi_agree,
                           moves ? mpi_rebalance : NULL, moves ? mpi_move : NULL, mpi_prints};
   mpi.print = print;
+  drt_world_set_seq_codec(w, pack, unpack);
   mpi.map_n = 0; /* a run starts from the placement */
   drt_world_set_distrib(w, &mpi.dist);
   mpi.running = true;

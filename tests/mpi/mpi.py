@@ -252,7 +252,7 @@ def probe_oracle(N):
     return v, seen
 
 
-def probe_setup(builddir, diderotc, name, flags=()):
+def probe_setup(builddir, diderotc, name, flags=(), snapshot=False):
     work = fresh(builddir, name)
     require_mpi(diderotc, builddir, work)
     shutil.copy(os.path.join(SRCDIR, "tests", "mpi", "probe.diderot"), work)
@@ -262,8 +262,9 @@ def probe_setup(builddir, diderotc, name, flags=()):
     exes = {}
     for label, more in (("seq", []), ("omp", ["--target=omp"]), ("mpi", ["--target=mpi"] + list(flags))):
         exe = exes[label] = os.path.join(work, "probe-" + label)
-        # --snapshot for mpi/image's snapshots (the fault cases: the same usage everywhere)
-        why = build(diderotc, "probe.diderot", exe, more + ["--snapshot"], env, work)
+        # --snapshot: mpi/image's snapshots (check_snapshots)
+        why = build(diderotc, "probe.diderot", exe, more + (["--snapshot"] if snapshot else []),
+                    env, work)
         if why:
             raise Failure("%s build failed: %s" % (label, why.strip()))
     return work, env, exes
@@ -296,7 +297,7 @@ def snapshot_oracle(N, t):
 
 
 def check_snapshots(work, env, exes):
-    """--snapshot (every probe build has it): -s 3 at -np 3 writes the
+    """--snapshot (mpi/image's builds have it): -s 3 at -np 3 writes the
     snapshots after 0, 3, 6 and 7 steps, through rank 0, byte-identical to
     --target=seq's, and their values are snapshot_oracle's."""
     problems = []
@@ -324,7 +325,7 @@ def check_snapshots(work, env, exes):
 
 
 def t_image(builddir, diderotc):
-    work, env, exes = probe_setup(builddir, diderotc, "image")
+    work, env, exes = probe_setup(builddir, diderotc, "image", snapshot=True)
     # the block placement from a schedule file (the default is cyclic)
     with open(os.path.join(work, "block.sched"), "w") as f:
         f.write("mpi-placement = block\n")
@@ -627,8 +628,6 @@ def t_example(builddir, diderotc, name, src, args):
 REFUSALS = [
     ("print-in-map", "reduce_prints",
      "print in the map of a reduction over strands with --target=mpi is not yet supported"),
-    ("string-state", "strings_strands", "strand state holding strings or sequences of sequences "
-     "or strings with --target=mpi is not yet supported"),
 ]
 
 

@@ -1,5 +1,6 @@
 /* emit_mpi_seq.c -- --target=mpi: the dynamic sequences of strand state
- * between ranks (DrtProgram.seq_pack and seq_unpack, rt/diderot_world.h;
+ * between ranks (d_seq_pack and d_seq_unpack, given to drt_mpi_world_run:
+ * rt/diderot_world.h drt_world_set_seq_codec;
  * rt/rt_distrib_seq.c moves the bytes). A state variable that is a
  * dynamic sequence of values without pointers (reals, ints, bools,
  * tensors, fixed sequences of them) sits in the packed record as its C
@@ -18,11 +19,15 @@ static bool plain_dseq(const IrType *t) {
   return t->kind == IR_TY_SEQ && t->len == IR_SEQ_DYNAMIC && !mpi_type_has_pointer(t->elem);
 }
 
-const char *emit_mpi_program_extra(EmitCtx *e, EmitBuf *out) {
+bool mpi_has_seq_state(EmitCtx *e) {
+  for (int i = 0; i < e->m->nstate; i++)
+    if (plain_dseq(e->m->state[i]->ty)) return true;
+  return false;
+}
+
+void emit_mpi_seq_codec(EmitCtx *e, EmitBuf *out) {
   IrModule *m = e->m;
-  bool any = false;
-  for (int i = 0; i < m->nstate; i++) any |= plain_dseq(m->state[i]->ty);
-  if (!any) return NULL;
+  if (!mpi_has_seq_state(e)) return;
   OUT("/* --target=mpi: a packed record's dynamic sequences, to and from\n"
       " * another rank (rt/rt_distrib_seq.c); out NULL: only their bytes */\n"
       "static uint64_t d_seq_pack(const void *rec_, unsigned char *out) {\n"
@@ -53,5 +58,4 @@ const char *emit_mpi_program_extra(EmitCtx *e, EmitBuf *out) {
         emit_type(e, sv->ty), off, off);
   }
   OUT("  return false;\n}\n\n");
-  return ", d_seq_pack, d_seq_unpack";
 }

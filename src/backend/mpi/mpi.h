@@ -28,10 +28,11 @@ bool mpi_exchanges_states(Arena *a, const IrModule *m);
 /* Whether values of type t hold pointers that another rank cannot read:
  * strings, dynamic sequences (emit_mpi_check.c). */
 bool mpi_type_has_pointer(const IrType *t);
-/* DrtProgram.seq_pack and seq_unpack of a program whose strand state
- * holds dynamic sequences of values without pointers (emit_mpi_seq.c):
- * the functions printed to out, and the initializer's text; NULL (and
- * nothing printed) without such state. The glue hook program_extra. */
-const char *emit_mpi_program_extra(EmitCtx *e, EmitBuf *out);
+/* Whether the strand state holds dynamic sequences of values without
+ * pointers (emit_mpi_seq.c); then emit_mpi_seq_codec prints d_seq_pack
+ * and d_seq_unpack (rt/diderot_world.h DrtSeqPack, DrtSeqUnpack), which
+ * the run call gives the runtime. */
+bool mpi_has_seq_state(EmitCtx *e);
+void emit_mpi_seq_codec(EmitCtx *e, EmitBuf *out);
 
 #endif

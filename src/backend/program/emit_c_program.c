@@ -466,9 +466,8 @@ static void emit_world_fns(EmitCtx *e, EmitBuf *out) {
   bool sphere = emit_sphere_used(e);
   bool roots = emit_seq_roots(e, out);
   bool exchange = e->glue && e->glue->exchange_states && e->glue->exchange_states(e);
-  const char *extra = e->glue && e->glue->program_extra ? e->glue->program_extra(e, out) : NULL;
   OUT("static const DrtProgram d_program = {\n  D_STATE_WORDS * sizeof(dreal), sizeof(dreal), %s,\n"
-      "  %s, %s, %s, %s, %s, %s, NULL, &d_layout, %s, %s, %s, %s%s\n};\n\n",
+      "  %s, %s, %s, %s, %s, %s, NULL, &d_layout, %s, %s, %s, %s\n};\n\n",
       shared ? "true" : "false", has ? "d_strand_start" : "NULL",
       ir_module_find_cfg(m, IR_CFG_UPDATE) && !emit_step_chunked(e) ? "d_strand_update" : "NULL",
       ir_module_find_cfg(m, IR_CFG_STABILIZE) ? "d_strand_stabilize" : "NULL",
@@ -476,7 +475,7 @@ static void emit_world_fns(EmitCtx *e, EmitBuf *out) {
       ir_module_find_cfg(m, IR_CFG_GLOBAL_UPDATE) ? "d_global_update" : "NULL",
       sphere ? "d_sphere_begin_step" : "NULL", roots ? "d_seq_roots" : "NULL",
       emit_step_chunked(e) ? "d_update_chunk" : "NULL",
-      emit_step_strandwise(e) ? "true" : "false", exchange ? "true" : "false", extra ? extra : "");
+      emit_step_strandwise(e) ? "true" : "false", exchange ? "true" : "false");
   OUT("static d_world *d_world_new(void) {\n  d_world *wrld = calloc(1, sizeof *wrld);\n"
       "  if (!wrld) return NULL;\n  wrld->rt = drt_world_new(&d_program, wrld);\n"
       "  if (!wrld->rt) { free(wrld); return NULL; }\n  wrld->print = stdout;\n");

@@ -27,10 +27,6 @@ struct EmitGlueHooks {
   void (*after_main)(EmitCtx *e, EmitBuf *out);
   /* the world's DrtProgram.exchange_states (NULL: false) */
   bool (*exchange_states)(EmitCtx *e);
-  /* the DrtProgram members after exchange_states (", a, b"), the
-   * functions they name printed to out before it; NULL (the hook or its
-   * result): none */
-  const char *(*program_extra)(EmitCtx *e, EmitBuf *out);
 };
 
 /* ---- emit_c_program.c ---- */
