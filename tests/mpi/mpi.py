@@ -724,8 +724,12 @@ def t_library(builddir, diderotc):
                       "rebalance.diderot"], work, env, timeout=COMPILE_TIMEOUT)
     if rc != 0:
         raise Failure("the library build failed: " + err.decode("utf-8", "replace"))
+    # the generated library's flags too (the sanitize profile's
+    # CFLAGS_DIDEROT_EXTRA: its code calls the sanitizers' runtime)
+    extra = os.environ.get("CFLAGS_DIDEROT_EXTRA", "").split()
     rc, _, err = run([mpicc, "-O1", "-I.", "-I" + os.path.join(SRCDIR, "rt"), "lib_host.c", "reb.o",
-                      "-o", "host", "-lteem", "-lm", "-fopenmp"], work, env, timeout=COMPILE_TIMEOUT)
+                      "-o", "host", "-lteem", "-lm", "-fopenmp"] + extra, work, env,
+                     timeout=COMPILE_TIMEOUT)
     if rc != 0:
         raise Failure("the host program did not build: " + err.decode("utf-8", "replace"))
     v, seen = rebalance_oracle(REB_N, REB_STEPS)
