@@ -82,6 +82,9 @@ typedef struct DrtMpiPrint {
   size_t len;
 } DrtMpiPrint;
 FILE *drt_mpi_print_begin(DrtCtx *ctx, FILE *direct, DrtMpiPrint *p);
+/* the same in the map of a reduction over strands (phase 2; a world
+ * spread over the ranks; each rank runs the map on its own strands) */
+FILE *drt_mpi_print_begin_map(DrtWorld *w, FILE *direct, DrtMpiPrint *p);
 void drt_mpi_print_end(DrtMpiPrint *p, uint32_t slot, unsigned phase);
 #ifdef MPI_VERSION
 /* rt_mpi.c's end of a step (a collective over comm): the kept texts to

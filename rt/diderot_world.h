@@ -313,8 +313,9 @@ enum { DRT_MOVE_OUT = 1, DRT_MOVE_IN = 2 };
  * until the next call; a collective: NULL on every process, with the
  * error agreed, when one could not allocate it), map_owns says whether
  * this process computes slot i, and map_share (a collective) fills the
- * other slots from their owners. Without a distribution map_owns is
- * always true and map_share does nothing. */
+ * other slots from their owners, after the texts the maps printed
+ * (DrtDistrib.prints). Without a distribution map_owns is always true and
+ * map_share does nothing. */
 void *drt_world_map_values(DrtWorld *w, size_t esz);
 bool drt_world_map_owns(const DrtWorld *w, uint32_t i);
 void drt_world_map_share(DrtWorld *w, void *vals, size_t esz);

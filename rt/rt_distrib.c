@@ -332,6 +332,8 @@ bool drt_world_map_owns(const DrtWorld *w, uint32_t i) {
 
 void drt_world_map_share(DrtWorld *w, void *vals, size_t esz) {
   uint32_t nchunks = drt_nchunks(w);
+  /* the maps' prints, in strand order, before the block prints more */
+  if (w->dist && w->dist->prints) w->dist->prints(w->dist->ctx);
   if (w->dist && nchunks) w->dist->share(w->dist->ctx, vals, (size_t)w->sched.run.chunk * esz, nchunks);
 }
 

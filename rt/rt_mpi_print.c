@@ -7,7 +7,11 @@
  * update methods' (each followed by the stabilize method it leads to) in
  * strand order. Within one strand and phase the texts keep the order they
  * were printed in (one thread runs a strand's methods of a phase, and
- * appends under the lock in that order).
+ * appends under the lock in that order). The map of a reduction over
+ * strands in a global block runs on the ranks that own the strands: its
+ * prints are kept the same way (phase 2) and written, in strand order,
+ * when the map's values are shared (drt_world_map_share), before the
+ * block goes on.
  *
  * State. The texts of the step on this process (`pr`, as rt_mpi.c keeps
  * `mpi`: MPI is per process): records appended under a mutex by the
@@ -41,19 +45,25 @@ static struct {
   bool oom; /* a text could not be kept (said at the flush) */
 } pr = {.lock = PTHREAD_MUTEX_INITIALIZER};
 
+/* the stream for one print's text, or direct when there is no memory for
+ * one (the text then goes out at once, out of order, and the flush says so) */
+static FILE *pr_open(FILE *direct, DrtMpiPrint *p) {
+  p->f = open_memstream(&p->text, &p->len);
+  if (p->f) return p->f;
+  pthread_mutex_lock(&pr.lock);
+  pr.oom = true;
+  pthread_mutex_unlock(&pr.lock);
+  return direct;
+}
+
 FILE *drt_mpi_print_begin(DrtCtx *ctx, FILE *direct, DrtMpiPrint *p) {
   p->f = NULL, p->text = NULL, p->len = 0;
-  if (!ctx || !ctx->world->in_step) return direct;
-  p->f = open_memstream(&p->text, &p->len);
-  if (!p->f) {
-    /* no memory for a stream: the text goes out at once, out of order,
-     * and the flush says so */
-    pthread_mutex_lock(&pr.lock);
-    pr.oom = true;
-    pthread_mutex_unlock(&pr.lock);
-    return direct;
-  }
-  return p->f;
+  return ctx && ctx->world->in_step ? pr_open(direct, p) : direct;
+}
+
+FILE *drt_mpi_print_begin_map(DrtWorld *w, FILE *direct, DrtMpiPrint *p) {
+  p->f = NULL, p->text = NULL, p->len = 0;
+  return w && w->dist ? pr_open(direct, p) : direct;
 }
 
 void drt_mpi_print_end(DrtMpiPrint *p, uint32_t slot, unsigned phase) {

@@ -153,6 +153,23 @@ static const char *mathfn(EmitCtx *e, const char *name) {
 
 /* STRAND_REDUCE: a sequential loop over the strands in storage order
  * (deterministic for every target). */
+/* Whether f is the map of a reduction over strands other than a
+ * collection: under EmitHooks.distributed it runs on the ranks that own
+ * the strands (emit_strand_reduce). */
+static bool distributed_map(EmitCtx *e, const IrCFG *f) {
+  for (int c = 0; c < e->m->ncfgs; c++) {
+    const IrCFG *g = e->m->cfgs[c];
+    for (int b = 0; b < g->nblocks; b++)
+      for (int i = 0; i < g->blocks[b]->ninstrs; i++) {
+        const IrInstr *in = g->blocks[b]->instrs[i];
+        if (in->kind == IR_I_OP && in->op == IR_OP_STRAND_REDUCE && in->fn == f && in->nimm > 0 &&
+            in->imm[0] != IR_REDUCE_COLLECT)
+          return true;
+      }
+  }
+  return false;
+}
+
 static void emit_strand_reduce(EmitCtx *e, EmitBuf *out, const IrInstr *in, const char *d) {
   IrReduce red = (IrReduce)in->imm[0];
   IrStrandSet set = (IrStrandSet)in->imm[1];
@@ -449,12 +466,20 @@ static void emit_op(EmitCtx *e, EmitBuf *out, IrInstr *in) {
      * (id) and its phase, and rank 0 writes every rank's texts in strand
      * order at the end of the step (rt/rt_mpi_print.c) */
     IrCfgKind k = e->cfg ? e->cfg->kind : IR_CFG_GLOBAL_INIT;
-    if (e->opt->mpi && (k == IR_CFG_START || k == IR_CFG_UPDATE || k == IR_CFG_STABILIZE)) {
-      OUT("  { DrtMpiPrint mp_;\n  FILE *pf_ = drt_mpi_print_begin(ctx, wrld->print, &mp_);\n");
+    bool method = k == IR_CFG_START || k == IR_CFG_UPDATE || k == IR_CFG_STABILIZE;
+    /* the map of a reduction that runs on the strands' owners (a
+     * collection's map runs on every rank: printed as global code is) */
+    bool map = k == IR_CFG_FUNC && e->hooks.distributed && e->cfg->nparams > 0 &&
+               distributed_map(e, e->cfg);
+    if (e->opt->mpi && (method || map)) {
+      OUT("  { DrtMpiPrint mp_;\n  FILE *pf_ = %s;\n",
+          method ? "drt_mpi_print_begin(ctx, wrld->print, &mp_)"
+                 : "drt_mpi_print_begin_map(wrld->rt, wrld->print, &mp_)");
       e->print_to = "pf_";
       for (int i = 0; i < in->nargs; i++) emit_print_value(e, out, in->args[i]->ty, A(e, in, i));
       e->print_to = NULL;
-      OUT("  drt_mpi_print_end(&mp_, id, %d); }\n", k == IR_CFG_START ? 0 : 1);
+      OUT("  drt_mpi_print_end(&mp_, %s, %d); }\n", method ? "id" : emit_var(e, e->cfg->params[0]),
+          k == IR_CFG_START ? 0 : method ? 1 : 2);
       return;
     }
     /* threads: one print statement is written as a whole (POSIX stdio lock) */

@@ -5,17 +5,13 @@
  * states where strands move, where the run ends, and after every step of
  * a program whose strands read each other (another strand's state,
  * sphere() queries) or whose global blocks collect strands
- * (mpi_exchanges_states: DrtProgram.exchange_states). Not done yet:
- *
- *   - print in the map of a reduction over strands (the maps run on the
- *     ranks that own the strands, between the global block's own prints,
- *     which rank 0 makes alone); print in a strand's methods is kept per
- *     strand and written in strand order at the end of the step
- *     (rt/rt_mpi_print.c);
- *   - strand state holding strings, or sequences of strings or of dynamic
- *     sequences (pointers into one process's memory, meaningless on
- *     another rank); a dynamic sequence of plain values goes along with
- *     its strand (emit_mpi_seq.c).
+ * (mpi_exchanges_states: DrtProgram.exchange_states). Prints in strand
+ * methods and in reductions' maps are kept per strand and written by
+ * rank 0 in strand order (rt/rt_mpi_print.c). Not done yet: strand state
+ * holding strings, or sequences of strings or of dynamic sequences
+ * (pointers into one process's memory, meaningless on another rank); a
+ * dynamic sequence of plain values goes along with its strand
+ * (emit_mpi_seq.c).
  *
  * Reductions over strands are distributed (per-chunk partials, combined in
  * chunk order on every rank). LowIR keeps the source line of each
@@ -25,10 +21,9 @@
 #include "backend/core/core.h"
 #include "backend/mpi/mpi.h"
 
-typedef enum Pred { P_PRINT, P_STATE, P_N } Pred;
+typedef enum Pred { P_STATE, P_N } Pred;
 
 static const char *const pred_what[P_N] = {
-    "print in the map of a reduction over strands with --target=mpi",
     "strand state holding strings or sequences of sequences or strings with --target=mpi",
 };
 
@@ -58,8 +53,6 @@ static int refused(IrCfgKind k, const IrInstr *in) {
   if (in->kind == IR_I_STATE_SET && k == IR_CFG_STRAND_INIT && in->state &&
       ty_pointer(in->state->ty))
     return P_STATE;
-  /* a reduction's map too: it runs on the rank that owns the strand */
-  if (in->kind == IR_I_OP && in->op == IR_OP_PRINT && k == IR_CFG_FUNC) return P_PRINT;
   return -1;
 }
 
