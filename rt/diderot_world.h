@@ -283,8 +283,9 @@ typedef struct DrtDistrib {
   void (*move)(void *ctx, void *buf, size_t size, uint32_t n);
   /* Optional (NULL: strand code's prints were written as they came). A
    * collective at the end of every step's update phase, before anything
-   * else is exchanged: the texts that the step's start, update and
-   * stabilize methods printed go out in strand order (rt_mpi_print.c). */
+   * else is exchanged, and in drt_world_map_share before the values: the
+   * texts that the step's start, update and stabilize methods (or the
+   * reduction's map) printed go out in strand order (rt_mpi_print.c). */
   void (*prints)(void *ctx);
 } DrtDistrib;
 
