@@ -63,8 +63,35 @@ int drt_mpi_rank(void);
 int drt_mpi_size(void);
 
 /* drt_world_run over the job's ranks (a collective); then every rank
- * holds every strand. */
-uint32_t drt_mpi_world_run(DrtWorld *w, uint32_t max_steps);
+ * holds every strand. print: where the program's print statements write
+ * (rank 0 writes there the texts of strand code's prints, step by step);
+ * pack, unpack: the strand state's dynamic sequences (drt_world_set_seq_codec;
+ * NULL, NULL: none). */
+uint32_t drt_mpi_world_run(DrtWorld *w, uint32_t max_steps, FILE *print, DrtSeqPack pack,
+                           DrtSeqUnpack unpack);
+
+/* A print statement in a strand's start, update or stabilize method
+ * (rt_mpi_print.c): drt_mpi_print_begin gives the stream to print to (an
+ * in-memory one during a step's phases, else `direct`), and
+ * drt_mpi_print_end keeps its text for the end of the step with the
+ * strand's slot and phase (0: start, 1: update and stabilize), where
+ * rank 0 writes every rank's texts in the sequential target's order. */
+typedef struct DrtMpiPrint {
+  FILE *f;
+  char *text;
+  size_t len;
+} DrtMpiPrint;
+FILE *drt_mpi_print_begin(DrtCtx *ctx, FILE *direct, DrtMpiPrint *p);
+/* the same in the map of a reduction over strands (phase 2; a world
+ * spread over the ranks; each rank runs the map on its own strands) */
+FILE *drt_mpi_print_begin_map(DrtWorld *w, FILE *direct, DrtMpiPrint *p);
+void drt_mpi_print_end(DrtMpiPrint *p, uint32_t slot, unsigned phase);
+#ifdef MPI_VERSION
+/* rt_mpi.c's end of a step (a collective over comm): the kept texts to
+ * rank 0, written to out in order; and the texts' memory, at MPI's end. */
+void drt_mpi_print_flush(MPI_Comm comm, int rank, int size, FILE *out);
+#endif
+void drt_mpi_print_free(void);
 
 /* diderot_rt.h's loaders and savers, done by rank 0 and broadcast (the
  * same arguments and results on every rank; collectives). In strand code
@@ -78,6 +105,11 @@ bool drt_mpi_sequence_load_file(DrtErrors *e, const DrtSeqSpec *spec, const char
 int drt_mpi_cli_parse(DrtCli *cli, int argc, const char *const *argv, FILE *out, FILE *err);
 bool drt_mpi_output_save_parts(DrtErrors *e, const char *what, const char *file, Nrrd *head,
                                size_t item_bytes, DrtOutFill fill, void *ctx);
+/* a snapshot (--snapshot): rank 0 saves it through its writer (the
+ * others' writers stay idle); every rank gets rank 0's answer */
+bool drt_mpi_output_save_parts_behind(DrtWriter *w, DrtErrors *e, const char *what,
+                                      const char *file, Nrrd *head, size_t item_bytes,
+                                      DrtOutFill fill, void *ctx);
 bool drt_mpi_output_save_dynseq(DrtErrors *e, const char *what, const char *prefix,
                                 long long step, const Nrrd *nlen, const Nrrd *ndata);
 

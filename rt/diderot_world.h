@@ -281,7 +281,28 @@ typedef struct DrtDistrib {
    * slices buf + k*size filled where role[k] is DRT_MOVE_OUT arrive where
    * it is DRT_MOVE_IN (on the chunk's new owner) */
   void (*move)(void *ctx, void *buf, size_t size, uint32_t n);
+  /* Optional (NULL: strand code's prints were written as they came). A
+   * collective at the end of every step's update phase, before anything
+   * else is exchanged, and in drt_world_map_share before the values: the
+   * texts that the step's start, update and stabilize methods (or the
+   * reduction's map) printed go out in strand order (rt_mpi_print.c). */
+  void (*prints)(void *ctx);
 } DrtDistrib;
+
+/* A distributed world whose strand state holds dynamic sequences
+ * (diderotc --target=mpi gives them to drt_mpi_world_run): a packed
+ * record's sequences are pointers into one process's memory, so a record
+ * that goes to another process takes their elements along
+ * (rt_distrib_seq.c). pack writes the elements of every sequence of the
+ * record rec, one after another, to out (NULL: only counts them) and
+ * returns their bytes; unpack puts them (read from in, as pack wrote
+ * them) into sequences of world w and points rec's sequences at them;
+ * true when out of memory (the error recorded in w). NULL, NULL: none.
+ * Such a world is not rebalanced (the elements would have to come from
+ * the chunks' old owners). */
+typedef uint64_t (*DrtSeqPack)(const void *rec, unsigned char *out);
+typedef bool (*DrtSeqUnpack)(DrtWorld *w, void *rec, const unsigned char *in);
+void drt_world_set_seq_codec(DrtWorld *w, DrtSeqPack pack, DrtSeqUnpack unpack);
 
 enum { DRT_MOVE_OUT = 1, DRT_MOVE_IN = 2 };
 
@@ -293,8 +314,9 @@ enum { DRT_MOVE_OUT = 1, DRT_MOVE_IN = 2 };
  * until the next call; a collective: NULL on every process, with the
  * error agreed, when one could not allocate it), map_owns says whether
  * this process computes slot i, and map_share (a collective) fills the
- * other slots from their owners. Without a distribution map_owns is
- * always true and map_share does nothing. */
+ * other slots from their owners, after the texts the maps printed
+ * (DrtDistrib.prints). Without a distribution map_owns is always true and
+ * map_share does nothing. */
 void *drt_world_map_values(DrtWorld *w, size_t esz);
 bool drt_world_map_owns(const DrtWorld *w, uint32_t i);
 void drt_world_map_share(DrtWorld *w, void *vals, size_t esz);

@@ -72,6 +72,22 @@ static void drt_distrib_slots(DrtWorld *w, uint32_t nchunks, unsigned char *arr,
   }
 }
 
+/* record j of chunk c's new strands; of the states gathered in a buffer */
+static unsigned char *drt_distrib_new_at(void *arg, uint32_t c, uint64_t j) {
+  DrtWorld *w = arg;
+  return w->bufs[c].states + j * w->ssz;
+}
+
+typedef struct DrtSlices {
+  unsigned char *buf;
+  size_t slice, rec;
+} DrtSlices;
+
+static unsigned char *drt_distrib_slice_at(void *arg, uint32_t c, uint64_t j) {
+  DrtSlices *s = arg;
+  return s->buf + c * s->slice + j * s->rec;
+}
+
 /* The strands that `new` made in every chunk this step (DrtNewBuf, a
  * record of ssz bytes each), from the chunk's owner to every process, so
  * that every process appends the same strands in the same order
@@ -127,12 +143,16 @@ static bool drt_distrib_new(DrtWorld *w, uint32_t nchunks) {
       }
   }
   free(buf);
+  /* their sequences (cnt[2c]: chunk c's new strands, every other word) */
+  for (uint32_t c = 0; c < nchunks; c++) cnt[c] = cnt[2 * c];
+  bool lost = total && drt_distrib_seqs(w, nchunks, cnt, drt_distrib_new_at, w);
   free(cnt);
-  return false;
+  return lost;
 }
 
 bool drt_distrib_step(DrtWorld *w, uint32_t nchunks, bool failed) {
   const DrtDistrib *d = w->dist;
+  if (d->prints) d->prints(d->ctx); /* the step's prints, even from a failed step */
   if (d->agree(d->ctx, &w->err, failed)) return true;
   if (!nchunks) return false;
   /* the counts: three words per chunk */
@@ -176,6 +196,30 @@ void drt_distrib_states(DrtWorld *w, uint32_t nchunks) {
     for (uint32_t i = lo; i < hi; i++) drt_distrib_get(w, i, buf + c * slice + (i - lo) * rec);
   }
   w->dist->share(w->dist->ctx, buf, slice, nchunks);
+  if (w->seq_pack) {
+    /* the records' sequences: chunk c holds hi - lo records */
+    uint64_t *count = malloc((size_t)nchunks * sizeof *count);
+    bool bad = !count;
+    if (bad) drt_mem_failed(&w->err, "exchanging the strands' sequences", nchunks, "chunks",
+                            (uint64_t)nchunks * sizeof *count);
+    if (!w->dist->agree(w->dist->ctx, &w->err, bad)) {
+      for (uint32_t c = 0; c < nchunks; c++) {
+        uint32_t lo, hi;
+        drt_world_chunk_range(w, c, &lo, &hi);
+        count[c] = hi - lo;
+      }
+      DrtSlices sl = {buf, slice, rec};
+      bad = drt_distrib_seqs(w, nchunks, count, drt_distrib_slice_at, &sl);
+    } else {
+      bad = true;
+    }
+    free(count);
+    if (bad) {
+      free(buf);
+      drt_distrib_fail(w);
+      return;
+    }
+  }
   for (uint32_t c = 0; c < nchunks; c++) {
     if (w->dist->owns(w->dist->ctx, c, nchunks)) continue;
     uint32_t lo, hi;
@@ -209,7 +253,9 @@ static bool drt_distrib_rebalance_room(DrtWorld *w, uint32_t nchunks) {
 
 void drt_distrib_rebalance(DrtWorld *w, uint32_t nchunks) {
   const DrtDistrib *d = w->dist;
-  if (!d || !d->rebalance || !nchunks) return;
+  /* not with sequences in the state: their elements would have to travel
+   * from the old owners alone (share_var takes them from the new ones) */
+  if (!d || !d->rebalance || !nchunks || w->seq_pack) return;
   if (!drt_distrib_rebalance_room(w, nchunks)) {
     drt_distrib_fail(w);
     return;
@@ -286,6 +332,8 @@ bool drt_world_map_owns(const DrtWorld *w, uint32_t i) {
 
 void drt_world_map_share(DrtWorld *w, void *vals, size_t esz) {
   uint32_t nchunks = drt_nchunks(w);
+  /* the maps' prints, in strand order, before the block prints more */
+  if (w->dist && w->dist->prints) w->dist->prints(w->dist->ctx);
   if (w->dist && nchunks) w->dist->share(w->dist->ctx, vals, (size_t)w->sched.run.chunk * esz, nchunks);
 }
 

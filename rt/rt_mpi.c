@@ -36,6 +36,7 @@ static struct {
   double rebalance; /* the imbalance that moves chunks (0: never) */
   bool running;     /* in drt_mpi_world_run: loaders are local */
   DrtDistrib dist;
+  FILE *print;      /* the run's print file (rank 0 writes strands' prints there) */
   /* after a rebalance: every chunk's owner (map_n chunks; the placement
    * again when the world has another number of chunks), the last moves'
    * old and new owners, and per rank its work */
@@ -356,7 +357,14 @@ bool drt_mpi_attach(DrtErrors *e, MPI_Comm comm, DrtMpiPlacement placement, doub
   return false;
 }
 
-uint32_t drt_mpi_world_run(DrtWorld *w, uint32_t max_steps) {
+/* The step's prints of strand code, from every rank, written by rank 0. */
+static void mpi_prints(void *ctx) {
+  (void)ctx;
+  drt_mpi_print_flush(mpi.comm, mpi.rank, mpi.size, mpi.print ? mpi.print : stdout);
+}
+
+uint32_t drt_mpi_world_run(DrtWorld *w, uint32_t max_steps, FILE *print, DrtSeqPack pack,
+                           DrtSeqUnpack unpack) {
   if (!mpi.attached) {
     drt_error(drt_world_errors(w), "internal: the world of a --target=mpi program has no MPI "
                                    "communicator");
@@ -377,7 +385,9 @@ uint32_t drt_mpi_world_run(DrtWorld *w, uint32_t max_steps) {
    * count each chunk's active strands after every step */
   bool moves = mpi.size > 1 && mpi.rebalance > 0;
   mpi.dist = (DrtDistrib){NULL, mpi_owns, mpi_share, mpi_share_var, mpi_agree,
-                          moves ? mpi_rebalance : NULL, moves ? mpi_move : NULL};
+                          moves ? mpi_rebalance : NULL, moves ? mpi_move : NULL, mpi_prints};
+  mpi.print = print;
+  drt_world_set_seq_codec(w, pack, unpack);
   mpi.map_n = 0; /* a run starts from the placement */
   drt_world_set_distrib(w, &mpi.dist);
   mpi.running = true;
@@ -445,6 +455,15 @@ bool drt_mpi_output_save_parts(DrtErrors *e, const char *what, const char *file,
                                size_t item_bytes, DrtOutFill fill, void *ctx) {
   bool bad = mpi.rank == 0 ? drt_output_save_parts(e, what, file, head, item_bytes, fill, ctx)
                            : false;
+  return mpi.size > 1 ? agree_rank0(e, bad) : bad;
+}
+
+bool drt_mpi_output_save_parts_behind(DrtWriter *w, DrtErrors *e, const char *what,
+                                      const char *file, Nrrd *head, size_t item_bytes,
+                                      DrtOutFill fill, void *ctx) {
+  bool bad = mpi.rank == 0
+                 ? drt_output_save_parts_behind(w, e, what, file, head, item_bytes, fill, ctx)
+                 : false;
   return mpi.size > 1 ? agree_rank0(e, bad) : bad;
 }
 
@@ -528,6 +547,7 @@ int drt_mpi_main(int argc, char **argv, int (*body)(int argc, const char **argv)
   free(mpi.map);
   free(mpi.load);
   mpi.map = NULL, mpi.load = NULL, mpi.map_n = 0;
+  drt_mpi_print_free();
   MPI_Finalize();
   return worst;
 }

@@ -57,6 +57,8 @@ struct DrtWorld {
   DrtNewBuf *bufs;         /* one per chunk */
   uint32_t nbufs;
   bool in_step;
+  DrtSeqPack seq_pack;     /* drt_world_set_seq_codec (rt_distrib_seq.c) */
+  DrtSeqUnpack seq_unpack;
   bool in_global;          /* in a global block: a global `die` defers compaction */
   DrtSeqHeap *seqs;        /* buffers of dynamic sequences (rt_seqheap.c) */
   DrtProgressFn progress;  /* drt_world_set_progress */
@@ -108,6 +110,15 @@ void drt_distrib_states(DrtWorld *w, uint32_t nchunks);
 /* A collective between super-steps: where the transport moves chunks to
  * other processes (DrtDistrib.rebalance), their states go with them. */
 void drt_distrib_rebalance(DrtWorld *w, uint32_t nchunks);
+/* rt_distrib_seq.c: after records of the chunks of nchunks went from
+ * their owners to every process (count[c] records of chunk c, record j at
+ * at(arg, c, j)), the elements of their dynamic sequences follow
+ * (drt_world_set_seq_codec), and the records of the chunks this
+ * process does not own point at its own copies. A collective; true
+ * when a process ran out of memory (the error agreed). Nothing without
+ * a codec. */
+typedef unsigned char *(*DrtRecAt)(void *arg, uint32_t c, uint64_t j);
+bool drt_distrib_seqs(DrtWorld *w, uint32_t nchunks, const uint64_t *count, DrtRecAt at, void *arg);
 /* A reduction's per-chunk partials from their owners. */
 void drt_distrib_partials(DrtWorld *w, uint32_t nchunks, double *pr, int64_t *pi, uint32_t *cnt);
 /* The strands [lo, hi) of chunk c (rt_distrib.c). */

@@ -76,9 +76,6 @@ static int driver_check_options(Arena *a, const DriverOptions *o, Schedule *sche
     return driver_usage_error("inconsistent options: %s", "--static with --shared");
   if (o->cuda_emulate && o->target != TARGET_CUDA)
     return driver_usage_error("inconsistent options: %s", "--cuda-emulate without --target=cuda");
-  /* what --target=mpi does not do yet (doc/backend.md "--target=mpi") */
-  if (o->target == TARGET_MPI && o->snapshot)
-    return driver_usage_error("%s", "--snapshot with --target=mpi is not yet supported");
   const char *tune_bad = driver_tune_check_options(o);
   if (tune_bad) return driver_usage_error("%s", tune_bad);
   int status = 0;

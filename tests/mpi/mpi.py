@@ -5,9 +5,11 @@ collect() returns (name, fn) pairs; fn() returns (status, details).
   mpi/run/NAME     tests/programs/run/NAME.diderot built with --target=seq and
                    --target=mpi; every case of NAME.py run under
                    `mpirun --oversubscribe -np R` for R in DIDEROT_MPI_RANKS
-                   (default 1,2,3; `make check-mpi`: 1,2,3,4): exit status,
+                   (default 1,2,3; `make check-mpi`: 1,2,3,4; R > 1 with
+                   chunks of SPREAD_CHUNK strands, so that strands, their
+                   prints and their sequences are on every rank): exit status,
                    stdout, the program's stderr and every output file
-                   byte-identical to the sequential run's (whose values
+                   byte-identical to the sequential run's at the same chunk (whose values
                    run/NAME checks against the oracle NAME.py). A program the
                    target refuses ("... with --target=mpi is not yet
                    supported") is skipped with that message;
@@ -16,8 +18,10 @@ collect() returns (name, fn) pairs; fn() returns (status, details).
                    steps, a real sum over all strands that depends on the order
                    of its additions, prints in the global update: outputs and
                    stdout byte-identical to --target=seq for every R and both
-                   placements (block, cyclic), -print FILE written once, and
-                   the oracle below (closed form of the probes, the sums simulated);
+                   placements (block, cyclic), -print FILE written once,
+                   snapshots (--snapshot -s 3) byte-identical to seq's, and
+                   the oracle below (closed form of the probes, the sums
+                   simulated, the snapshots' values too);
   mpi/rebalance    tests/mpi/rebalance.diderot: work growing with the strand's
                    index under the block placement, so chunks must move
                    (mpi-rebalance 1.1, chunk 16): outputs byte-identical to
@@ -39,7 +43,8 @@ collect() returns (name, fn) pairs; fn() returns (status, details).
                    result, the closed form of rebalance.diderot; a second
                    world over another communicator is refused;
   mpi/refuse/...   what the target does not distribute yet is refused by
-                   diderotc with FILE:LINE:COL: error: ... and no file.
+                   diderotc with FILE:LINE:COL: error: ... (FILE: error: for
+                   state no line sets) and no file.
 
 Every run has a timeout (a hang fails). Skipped, with the reason, where
 mpirun is missing or diderotc was configured without MPI. Python 3 standard
@@ -174,6 +179,13 @@ def fresh(builddir, name):
 
 # ---- mpi/run/NAME ----------------------------------------------------------
 
+SPREAD_CHUNK = 2
+# programs whose strands are many and exchanged after every step (sphere()):
+# chunks of 2 would cost their -np 2 and 3 runs a third more time (repel_sphere
+# at -np 2 on a loaded 2-core machine: 31 s at the default chunk, 40 s at 2);
+# their strands are on every rank at the default chunk already
+DEFAULT_CHUNK_ONLY = {"repel_sphere"}
+
 def t_run(builddir, diderotc, path):
     stem = os.path.basename(path)[:-len(".diderot")]
     work = fresh(builddir, "run_" + stem)
@@ -194,20 +206,32 @@ def t_run(builddir, diderotc, path):
     if why:
         raise Failure("--target=seq build failed: " + why.strip())
     problems = []
+    # one rank at the default chunk (256 strands); more ranks with chunks
+    # of SPREAD_CHUNK strands, so that the few strands of these programs are
+    # spread over every rank (the sequential run with the same chunk)
+    spread = env if stem in DEFAULT_CHUNK_ONLY else dict(env, DIDEROT_SCHED_CHUNK=str(SPREAD_CHUNK))
     for n, (args, _) in enumerate(scope.get("CASES", [])):
-        clear_outputs(work)
-        rc, out, err = run([seq] + [str(a) for a in args], work, env)
-        want = (rc, out, own_lines(err, seq), outputs(work))
-        for np in ranks():
+        want = {}
+        for label, e in (("default", env), ("spread", spread)):
+            if e is env and want:
+                want[label] = want["default"]
+                continue
             clear_outputs(work)
-            rc, out, err = mpirun(np, par, args, work, env)
+            rc, out, err = run([seq] + [str(a) for a in args], work, e)
+            want[label] = (rc, out, own_lines(err, seq), outputs(work))
+        for np in ranks():
+            e = env if np == 1 else spread
+            clear_outputs(work)
+            rc, out, err = mpirun(np, par, args, work, e)
             got = (rc, out, own_lines(err, par), outputs(work))
-            if got != want:
-                what = [k for k, a, b in zip(("exit status", "stdout", "stderr", "outputs"), got, want)
+            w = want["default" if np == 1 else "spread"]
+            if got != w:
+                what = [k for k, a, b in zip(("exit status", "stdout", "stderr", "outputs"), got, w)
                         if a != b]
-                problems.append("case %d %s, -np %d: %s differ from --target=seq's%s" % (
-                    n, args, np, ", ".join(what),
-                    "" if got[2] == want[2] else ": %r against %r" % (got[2][:3], want[2][:3])))
+                problems.append("case %d %s, -np %d%s: %s differ from --target=seq's%s" % (
+                    n, args, np, "" if np == 1 or spread is env else " (chunk %d)" % SPREAD_CHUNK,
+                    ", ".join(what),
+                    "" if got[2] == w[2] else ": %r against %r" % (got[2][:3], w[2][:3])))
     if problems:
         raise Failure("; ".join(problems) + " (work directory %s)" % work)
     shutil.rmtree(work, ignore_errors=True)
@@ -239,7 +263,7 @@ def probe_oracle(N):
     return v, seen
 
 
-def probe_setup(builddir, diderotc, name, flags=()):
+def probe_setup(builddir, diderotc, name, flags=(), snapshot=False):
     work = fresh(builddir, name)
     require_mpi(diderotc, builddir, work)
     shutil.copy(os.path.join(SRCDIR, "tests", "mpi", "probe.diderot"), work)
@@ -249,7 +273,9 @@ def probe_setup(builddir, diderotc, name, flags=()):
     exes = {}
     for label, more in (("seq", []), ("omp", ["--target=omp"]), ("mpi", ["--target=mpi"] + list(flags))):
         exe = exes[label] = os.path.join(work, "probe-" + label)
-        why = build(diderotc, "probe.diderot", exe, more, env, work)
+        # --snapshot: mpi/image's snapshots (check_snapshots)
+        why = build(diderotc, "probe.diderot", exe, more + (["--snapshot"] if snapshot else []),
+                    env, work)
         if why:
             raise Failure("%s build failed: %s" % (label, why.strip()))
     return work, env, exes
@@ -271,8 +297,46 @@ def check_probe_values(files):
     return problems
 
 
+def snapshot_oracle(N, t):
+    """v and seen of probe.diderot's snapshot after t steps: every strand
+    is alive; strand i has stabilized (probe_oracle's values) when
+    i % 7 + 1 <= t, else it still holds its initial values."""
+    v, seen = probe_oracle(N)
+    done = [i % 7 + 1 <= t for i in range(N)]
+    return ([x if d else 0.0 for x, d in zip(v, done)],
+            [x if d else -1.0 for x, d in zip(seen, done)])
+
+
+def check_snapshots(work, env, exes):
+    """--snapshot (mpi/image's builds have it): -s 3 at -np 3 writes the
+    snapshots after 0, 3, 6 and 7 steps, through rank 0, byte-identical to
+    --target=seq's, and their values are snapshot_oracle's."""
+    problems = []
+    clear_outputs(work, keep=("ramp.nrrd",))
+    rc, _, err = run([exes["seq"], "-s", "3"], work, env)
+    want = outputs(work)
+    names = sorted("%s-%04d.nrrd" % (o, t) for o in ("v", "seen") for t in (0, 3, 6, 7))
+    if rc != 0 or sorted(f for f in want if "-" in f) != names:
+        return ["the sequential -s 3: exit status %d, files %s" % (rc, sorted(want))]
+    for f in names:
+        t = int(f[-9:-5])
+        got = nrrd.parse(want[f], f).data
+        exp = snapshot_oracle(PROBE_N, t)[0 if f.startswith("v-") else 1]
+        if len(got) != len(exp) or any(not abs(g - w) <= 1e-4 * max(1.0, abs(w))
+                                       for g, w in zip(got, exp)):
+            problems.append("%s: not the oracle's values" % f)
+    clear_outputs(work, keep=("ramp.nrrd",))
+    rc, _, err = mpirun(3, exes["mpi"], ["-s", "3"], work, env)
+    got = outputs(work)
+    if rc != 0 or got != want:
+        problems.append("-np 3 -s 3: exit status %d, %s" % (
+            rc, "files %s" % sorted(got) if sorted(got) != sorted(want) else "snapshots differ "
+            "from --target=seq's: %s" % [f for f in want if got.get(f) != want[f]]))
+    return problems
+
+
 def t_image(builddir, diderotc):
-    work, env, exes = probe_setup(builddir, diderotc, "image")
+    work, env, exes = probe_setup(builddir, diderotc, "image", snapshot=True)
     # the block placement from a schedule file (the default is cyclic)
     with open(os.path.join(work, "block.sched"), "w") as f:
         f.write("mpi-placement = block\n")
@@ -309,6 +373,7 @@ def t_image(builddir, diderotc):
                         stdin=os.path.join(work, "ramp.nrrd"))
     if rc != 0 or outputs(work) != want:
         problems.append("-np 2 -img - (stdin): exit status %d%s" % (rc, "; " + " ".join(own_lines(err, exes["mpi"]))))
+    problems += check_snapshots(work, env, exes)
     if problems:
         raise Failure("; ".join(problems) + " (work directory %s)" % work)
     shutil.rmtree(work, ignore_errors=True)
@@ -579,9 +644,11 @@ def t_example(builddir, diderotc, name, src, args):
 
 # ---- mpi/refuse -------------------------------------------------------------
 
+# (strand state without an initialising line is refused at the file:
+# FILE: error: ...; else at the line of its initialisation)
 REFUSALS = [
-    ("print", "print_strands", "print in strand code with --target=mpi is not yet supported"),
-    ("print-in-map", "reduce_prints", "print in strand code with --target=mpi is not yet supported"),
+    ("string-state", "strings_strands", "strand state holding strings or sequences of sequences "
+     "or strings with --target=mpi is not yet supported"),
 ]
 
 
@@ -592,8 +659,8 @@ def t_refuse(builddir, diderotc, stem, text):
     rc, _, err = run([diderotc, "--exec", "--target=mpi", "-o", exe, src], SRCDIR,
                      mpi_env(builddir), timeout=COMPILE_TIMEOUT)
     msg = err.decode("utf-8", "replace")
-    if rc == 0 or not re.search(r"^\S+\.diderot:\d+:\d+: error: " + re.escape(text), msg, re.M):
-        raise Failure("exit status %d, stderr %r (expected FILE:L:C: error: %s)" % (rc, msg[:300], text))
+    if rc == 0 or not re.search(r"^\S+\.diderot:(\d+:\d+:)? error: " + re.escape(text), msg, re.M):
+        raise Failure("exit status %d, stderr %r (expected FILE[:L:C]: error: %s)" % (rc, msg[:300], text))
     if os.listdir(work):
         raise Failure("files written: %s" % os.listdir(work))
     shutil.rmtree(work, ignore_errors=True)
@@ -669,10 +736,12 @@ def t_library(builddir, diderotc):
                       "rebalance.diderot"], work, env, timeout=COMPILE_TIMEOUT)
     if rc != 0:
         raise Failure("the library build failed: " + err.decode("utf-8", "replace"))
+    # the generated library's flags too (the sanitize profile's
+    # CFLAGS_DIDEROT_EXTRA: its code calls the sanitizers' runtime)
+    extra = os.environ.get("CFLAGS_DIDEROT_EXTRA", "").split()
     rc, _, err = run([mpicc, "-O1", "-I.", "-I" + os.path.join(SRCDIR, "rt"), "lib_host.c", "reb.o",
-                      "-o", "host", "-lteem", "-lm", "-fopenmp"]
-                     # the sanitizers of an ASan build's runtime (scripts/check-asan.sh)
-                     + os.environ.get("CFLAGS_DIDEROT_EXTRA", "").split(), work, env, timeout=COMPILE_TIMEOUT)
+                      "-o", "host", "-lteem", "-lm", "-fopenmp"] + extra, work, env,
+                     timeout=COMPILE_TIMEOUT)
     if rc != 0:
         raise Failure("the host program did not build: " + err.decode("utf-8", "replace"))
     v, seen = rebalance_oracle(REB_N, REB_STEPS)

@@ -64,6 +64,7 @@ typedef struct EmitCtx {
   bool *hoisted;            /* by variable id: a literal set in its declaration
                                (emit_c_cfg.c; ids are unique in the module) */
   int nhoisted;
+  const char *print_to;     /* the stream emit_print_value writes to (NULL: wrld->print) */
 } EmitCtx;
 
 /* ---- emit_c.c: buffers, names, types, the prelude ---- */

@@ -68,7 +68,7 @@ static const char *seq_len(EmitCtx *e, const IrType *t, const char *x) {
 }
 
 void emit_print_value(EmitCtx *e, EmitBuf *out, const IrType *t, const char *x) {
-  const char *f = "wrld->print";
+  const char *f = e->print_to ? e->print_to : "wrld->print";
   const char *fl = e->opt->double_real ? "double" : "float";
   switch (t->kind) {
   case IR_TY_BOOL: OUT("  drt_print_bool(%s, %s);\n", f, x); return;
@@ -153,6 +153,23 @@ static const char *mathfn(EmitCtx *e, const char *name) {
 
 /* STRAND_REDUCE: a sequential loop over the strands in storage order
  * (deterministic for every target). */
+/* Whether f is the map of a reduction over strands other than a
+ * collection: under EmitHooks.distributed it runs on the ranks that own
+ * the strands (emit_strand_reduce). */
+static bool distributed_map(EmitCtx *e, const IrCFG *f) {
+  for (int c = 0; c < e->m->ncfgs; c++) {
+    const IrCFG *g = e->m->cfgs[c];
+    for (int b = 0; b < g->nblocks; b++)
+      for (int i = 0; i < g->blocks[b]->ninstrs; i++) {
+        const IrInstr *in = g->blocks[b]->instrs[i];
+        if (in->kind == IR_I_OP && in->op == IR_OP_STRAND_REDUCE && in->fn == f && in->nimm > 0 &&
+            in->imm[0] != IR_REDUCE_COLLECT)
+          return true;
+      }
+  }
+  return false;
+}
+
 static void emit_strand_reduce(EmitCtx *e, EmitBuf *out, const IrInstr *in, const char *d) {
   IrReduce red = (IrReduce)in->imm[0];
   IrStrandSet set = (IrStrandSet)in->imm[1];
@@ -445,6 +462,26 @@ static void emit_op(EmitCtx *e, EmitBuf *out, IrInstr *in) {
   case IR_OP_STRAND_REDUCE: emit_strand_reduce(e, out, in, d); return;
   case IR_OP_NEW: emit_new(e, out, in); return;
   case IR_OP_PRINT: {
+    /* --target=mpi, a strand's method: the text is kept with the strand
+     * (id) and its phase, and rank 0 writes every rank's texts in strand
+     * order at the end of the step (rt/rt_mpi_print.c) */
+    IrCfgKind k = e->cfg ? e->cfg->kind : IR_CFG_GLOBAL_INIT;
+    bool method = k == IR_CFG_START || k == IR_CFG_UPDATE || k == IR_CFG_STABILIZE;
+    /* the map of a reduction that runs on the strands' owners (a
+     * collection's map runs on every rank: printed as global code is) */
+    bool map = k == IR_CFG_FUNC && e->hooks.distributed && e->cfg->nparams > 0 &&
+               distributed_map(e, e->cfg);
+    if (e->opt->mpi && (method || map)) {
+      OUT("  { DrtMpiPrint mp_;\n  FILE *pf_ = %s;\n",
+          method ? "drt_mpi_print_begin(ctx, wrld->print, &mp_)"
+                 : "drt_mpi_print_begin_map(wrld->rt, wrld->print, &mp_)");
+      e->print_to = "pf_";
+      for (int i = 0; i < in->nargs; i++) emit_print_value(e, out, in->args[i]->ty, A(e, in, i));
+      e->print_to = NULL;
+      OUT("  drt_mpi_print_end(&mp_, %s, %d); }\n", method ? "id" : emit_var(e, e->cfg->params[0]),
+          k == IR_CFG_START ? 0 : method ? 1 : 2);
+      return;
+    }
     /* threads: one print statement is written as a whole (POSIX stdio lock) */
     bool lock = e->opt->target == EMIT_TARGET_OMP && in->nargs > 1;
     if (lock) OUT("  flockfile(wrld->print);\n");

@@ -20,7 +20,6 @@
 #define OUT(...) emit_buf_printf(out, __VA_ARGS__)
 
 static void mpi_decls(EmitCtx *e, EmitBuf *out) {
-  (void)e;
   OUT("/* --target=mpi (rt/diderot_mpi.h): rank 0 loads inputs and writes outputs;\n"
       " * the world's chunks are spread over the ranks */\n"
       "#include <mpi.h> /* first: diderot_mpi.h declares drt_mpi_attach after it */\n"
@@ -29,11 +28,16 @@ static void mpi_decls(EmitCtx *e, EmitBuf *out) {
       "#define drt_sequence_load_file drt_mpi_sequence_load_file\n"
       "#define drt_output_save_parts drt_mpi_output_save_parts\n"
       "#define drt_output_save_dynseq drt_mpi_output_save_dynseq\n"
+      "#define drt_output_save_parts_behind drt_mpi_output_save_parts_behind\n"
       "#define drt_cli_parse drt_mpi_cli_parse\n\n");
+  emit_mpi_seq_codec(e, out); /* emit_mpi_seq.c */
 }
 
 static const char *mpi_run_call(EmitCtx *e, const char *wrld, const char *limit) {
-  return arena_printf(e->a, "drt_mpi_world_run(%s->rt, %s)", wrld, limit);
+  /* the print file: rank 0 writes strand code's prints there (rt_mpi_print.c);
+   * the state's sequences, packed where strands go to other ranks */
+  return arena_printf(e->a, "drt_mpi_world_run(%s->rt, %s, %s->print, %s)", wrld, limit, wrld,
+                      mpi_has_seq_state(e) ? "d_seq_pack, d_seq_unpack" : "NULL, NULL");
 }
 
 static void mpi_main(EmitCtx *e, EmitBuf *out) {

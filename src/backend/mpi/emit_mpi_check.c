@@ -5,12 +5,13 @@
  * states where strands move, where the run ends, and after every step of
  * a program whose strands read each other (another strand's state,
  * sphere() queries) or whose global blocks collect strands
- * (mpi_exchanges_states: DrtProgram.exchange_states). Not done yet:
- *
- *   - print in strand code (each rank's prints would be in its own order;
- *     prints in global blocks are made by rank 0 alone);
- *   - strand state holding strings or dynamic sequences (pointers into one
- *     process's memory, meaningless on another rank).
+ * (mpi_exchanges_states: DrtProgram.exchange_states). Prints in strand
+ * methods and in reductions' maps are kept per strand and written by
+ * rank 0 in strand order (rt/rt_mpi_print.c). Not done yet: strand state
+ * holding strings, or sequences of strings or of dynamic sequences
+ * (pointers into one process's memory, meaningless on another rank); a
+ * dynamic sequence of plain values goes along with its strand
+ * (emit_mpi_seq.c).
  *
  * Reductions over strands are distributed (per-chunk partials, combined in
  * chunk order on every rank). LowIR keeps the source line of each
@@ -20,22 +21,29 @@
 #include "backend/core/core.h"
 #include "backend/mpi/mpi.h"
 
-typedef enum Pred { P_PRINT, P_STATE, P_N } Pred;
+typedef enum Pred { P_STATE, P_N } Pred;
 
 static const char *const pred_what[P_N] = {
-    "print in strand code with --target=mpi",
-    "strand state holding strings or dynamic sequences with --target=mpi",
+    "strand state holding strings or sequences of sequences or strings with --target=mpi",
 };
 
 static bool is_strand_code(IrCfgKind k) {
   return k == IR_CFG_START || k == IR_CFG_UPDATE || k == IR_CFG_STABILIZE || k == IR_CFG_FUNC;
 }
 
-static bool ty_pointer(const IrType *t) {
+bool mpi_type_has_pointer(const IrType *t) {
   if (!t) return false;
   if (t->kind == IR_TY_STRING) return true;
-  if (t->kind == IR_TY_SEQ) return t->len == IR_SEQ_DYNAMIC || ty_pointer(t->elem);
+  if (t->kind == IR_TY_SEQ) return t->len == IR_SEQ_DYNAMIC || mpi_type_has_pointer(t->elem);
   return false;
+}
+
+/* State that cannot go to another rank: a dynamic sequence of values
+ * without pointers can (emit_mpi_seq.c packs its elements), a string or a
+ * sequence holding pointers cannot. */
+static bool ty_pointer(const IrType *t) {
+  if (t && t->kind == IR_TY_SEQ && t->len == IR_SEQ_DYNAMIC) return mpi_type_has_pointer(t->elem);
+  return mpi_type_has_pointer(t);
 }
 
 /* The refused construct instruction `in` of a CFG of kind k is, or -1;
@@ -45,8 +53,6 @@ static int refused(IrCfgKind k, const IrInstr *in) {
   if (in->kind == IR_I_STATE_SET && k == IR_CFG_STRAND_INIT && in->state &&
       ty_pointer(in->state->ty))
     return P_STATE;
-  /* a reduction's map too: it runs on the rank that owns the strand */
-  if (in->kind == IR_I_OP && in->op == IR_OP_PRINT && is_strand_code(k)) return P_PRINT;
   return -1;
 }
 

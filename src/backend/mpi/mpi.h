@@ -6,6 +6,7 @@
 #ifndef DIDEROT_BACKEND_MPI_H
 #define DIDEROT_BACKEND_MPI_H
 
+#include "backend/core/core.h"
 #include "backend/core/emit_options.h"
 #include "util/diag.h"
 
@@ -23,5 +24,15 @@ bool mpi_check_module(IrModule *m, DiagCtx *diag);
  * state, sphere(), strands collected in a global block): then every
  * state goes to every rank after each step (DrtProgram.exchange_states). */
 bool mpi_exchanges_states(Arena *a, const IrModule *m);
+
+/* Whether values of type t hold pointers that another rank cannot read:
+ * strings, dynamic sequences (emit_mpi_check.c). */
+bool mpi_type_has_pointer(const IrType *t);
+/* Whether the strand state holds dynamic sequences of values without
+ * pointers (emit_mpi_seq.c); then emit_mpi_seq_codec prints d_seq_pack
+ * and d_seq_unpack (rt/diderot_world.h DrtSeqPack, DrtSeqUnpack), which
+ * the run call gives the runtime. */
+bool mpi_has_seq_state(EmitCtx *e);
+void emit_mpi_seq_codec(EmitCtx *e, EmitBuf *out);
 
 #endif
