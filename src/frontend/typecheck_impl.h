@@ -1,6 +1,6 @@
 /* typecheck_impl.h -- declarations shared by the typechecker's files
- * (typecheck.c, check_type.c, check_expr.c, check_access.c, check_stmt.c,
- * var_uses.c).
+ * (typecheck.c, check_type.c, check_expr.c, check_builtin_ext.c,
+ * check_access.c, check_stmt.c, var_uses.c).
  *
  * What the typechecker leaves on the AST (the contract with later phases):
  *  - AstType.resolved: the Type of every type expression.
@@ -161,6 +161,14 @@ const Type *tc_resolve_compound(Tc *t, Expr *bin);
 const Scheme *tc_scheme(Tc *t, const Builtin *b);
 /* Check each argument of a list (no expected type). */
 void tc_check_args(Tc *t, ExprList *args);
+
+/* check_builtin_ext.c */
+/* An image query outside global code: reported, true (doc/language.md §6.1). */
+bool tc_image_query(Tc *t, Expr *e, const Builtin *b);
+/* A use of evals/evecs of a field (--strict). */
+void tc_eigen_field(Tc *t, Expr *e, const Builtin *b);
+/* "evals"/"evecs" when the field x is one (for the derivative's message). */
+const char *tc_eigen_field_of(const Expr *x);
 
 /* check_access.c: a[i, :], s[i]; x.name and S.all/active/stable; {e | x in s} */
 const Type *tc_check_subscript(Tc *t, Expr *e);

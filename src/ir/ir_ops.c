@@ -689,6 +689,16 @@ static int check_rule(Ctx *c, const IrType **res) {
     *res = ir_type_field(m, IR_CONT_INF, d, d == 1 ? 0 : 1, &d);
     return IR_CHK_OK;
   }
+  case IR_RULE_FIELD_EIGEN: {
+    /* field(d)[n,n] → field#0(d)[n] (evals) or field#0(d)[n,n] (evecs), n = 2, 3 */
+    const IrType *t = ty(c, 0);
+    if (!(is_kind(t, IR_TY_FIELD) && t->order == 2 && t->dims[0] == t->dims[1] &&
+          (t->dims[0] == 2 || t->dims[0] == 3)))
+      return bad_arg(c, 0, "field(d)[2,2] or field(d)[3,3]");
+    bool vals = c->in->op == IR_HOP_FIELD_EVALS;
+    *res = ir_type_field(m, 0, t->dim, vals ? 1 : 2, t->dims);
+    return IR_CHK_OK;
+  }
   case IR_RULE_COUNT: break;
   }
   return fail(c, IR_CHK_TYPE, "unknown rule");

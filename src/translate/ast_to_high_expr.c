@@ -422,6 +422,8 @@ static IrVar *builtin(Fn *f, Expr *e, const Builtin *b, Expr **ax, IrVar **a, in
   case BI_MAX_II: case BI_MAX_RR: return op(f, IR_OP_MAX, 2, a);
   case BI_EVALS2: case BI_EVALS3: return op(f, IR_OP_EVALS, 1, a);
   case BI_EVECS2: case BI_EVECS3: return op(f, IR_OP_EVECS, 1, a);
+  case BI_EVALS2_F: case BI_EVALS3_F: return op(f, IR_HOP_FIELD_EVALS, 1, a);
+  case BI_EVECS2_F: case BI_EVECS3_F: return op(f, IR_HOP_FIELD_EVECS, 1, a);
   case BI_REAL: return op(f, IR_OP_INT_TO_REAL, 1, a);
   case BI_INSIDE: return op(f, IR_HOP_INSIDE, 2, a);
   case BI_LENGTH: return op(f, IR_OP_SEQ_LENGTH, 1, a);

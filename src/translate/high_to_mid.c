@@ -57,22 +57,27 @@
 /* ---- state ----------------------------------------------------------------------- */
 
 /* A leaf argument of a symbolic field: a MidIR tensor, an image (its
- * border mode kept aside, §8.6) or a kernel known at compile time. */
-typedef enum { MA_TENSOR, MA_IMAGE, MA_KERNEL, MA_POSITION } MArgKind;
+ * border mode kept aside, §8.6), a kernel known at compile time, the
+ * position of a field function, or evals/evecs of a matrix field. */
+typedef enum { MA_TENSOR, MA_IMAGE, MA_KERNEL, MA_POSITION, MA_EIGEN } MArgKind;
+typedef struct FieldDef FieldDef;
 typedef struct MArg {
   MArgKind kind;
   IrVar *var;       /* TENSOR, IMAGE (the underlying image) */
   IrBorder border;  /* IMAGE */
   const Kernel *k;  /* KERNEL */
   int cont;
+  const FieldDef *eig;   /* EIGEN: the matrix field */
+  const IrType *eig_ty;  /* EIGEN: its type, field(d)[n,n] */
+  int eig_op;            /* EIGEN: IR_OP_EVALS or IR_OP_EVECS */
 } MArg;
 
 /* A field as an EIN operator over leaf arguments (no field parameters). */
-typedef struct FieldDef {
+struct FieldDef {
   const EinOp *op;
   int nargs;
   MArg *args;
-} FieldDef;
+};
 
 typedef struct Tr {
   IrModule *high, *mid;
@@ -307,6 +312,21 @@ static FieldDef *field_def(Tr *t, IrVar *hv) {
     r->args = ARENA_NEW_ARRAY(t->a, MArg, 1);
     memset(r->args, 0, sizeof *r->args);
     r->args[0].kind = MA_POSITION;
+  } else if (d->kind == IR_I_OP && (d->op == IR_HOP_FIELD_EVALS || d->op == IR_HOP_FIELD_EVECS)) {
+    /* evals(M), evecs(M) = λF⟨F_α⟩ over an eigen leaf (rewritten where probed) */
+    const FieldDef *m = field_def(t, d->args[0]);
+    const IrType *ft = hv->ty;
+    if (m) {
+      EinParam p = ein_param_field(ft->dim, ft->order, ft->dims);
+      EinIdx al[2] = {ein_ivar(0), ein_ivar(1)};
+      r = ARENA_NEW(t->a, FieldDef);
+      r->op = ein_op_new(t->ec, 1, &p, ft->order, ft->dims, ein_field(t->ec, 0, ft->order, al));
+      r->nargs = 1;
+      r->args = ARENA_NEW_ARRAY(t->a, MArg, 1);
+      memset(r->args, 0, sizeof *r->args);
+      r->args[0] = (MArg){.kind = MA_EIGEN, .eig = m, .eig_ty = d->args[0]->ty,
+                          .eig_op = d->op == IR_HOP_FIELD_EVALS ? IR_OP_EVALS : IR_OP_EVECS};
+    }
   } else if (d->kind == IR_I_OP && d->op == IR_HOP_CONVOLVE) {
     /* img ⊛ h = λV,H⟨V_α ⊛ H⟩_σ */
     const IrType *it = d->args[0]->ty;
@@ -560,6 +580,53 @@ static const EinExpr *position_probe(Rewrite *rw, const EinExpr *e) {
   return ein_tensor(ec, rw->tmap[e->param], leaf->nidx, leaf->idx);
 }
 
+static IrVar *emit_tensor_op(Tr *t, const EinOp *op, int nargs, const MArg *args,
+                             const char *name);
+
+/* (F_α)@P for F = evals(M) or evecs(M): the matrix M probed at P (an
+ * operator of its own), then the tensor evals/evecs, its elements built
+ * into a tensor (a vector, or the eigenvectors as rows) that becomes a
+ * tensor parameter; NULL when e is not such a probe. Eigenvalues have no
+ * derivatives: the typechecker refuses them (continuity 0). */
+static const EinExpr *eigen_probe(Rewrite *rw, const EinExpr *e) {
+  Tr *t = rw->t;
+  EinContext *ec = t->ec;
+  const EinExpr *leaf = e->kids[0];
+  while (leaf->tag == EIN_DIFF) leaf = leaf->kids[0];
+  if (leaf->tag != EIN_FIELD || rw->args[leaf->param].kind != MA_EIGEN) return NULL;
+  const MArg *ea = &rw->args[leaf->param], *pos = &rw->args[e->param];
+  if (leaf != e->kids[0] || pos->kind != MA_TENSOR) {
+    tr_internal(t, "a derivative of evals or evecs of a field");
+    return NULL;
+  }
+  const IrType *mt = ea->eig_ty;
+  int n = mt->dims[0], prank = mt->dim == 1 ? 0 : 1;
+  EinParam ps[2] = {ein_param_field(mt->dim, 2, mt->dims), ein_param_tensor(prank, &mt->dim)};
+  EinIdx al[2] = {ein_ivar(0), ein_ivar(1)};
+  const EinOp *pr = ein_op_new(ec, 2, ps, 2, mt->dims, ein_probe(ec, ein_field(ec, 0, 2, al), 1));
+  const EinOp *op = ein_op_subst(ec, pr, 0, ea->eig->op);
+  if (!op) {
+    tr_internal(t, "a matrix field that does not match its evals");
+    return NULL;
+  }
+  int na = ea->eig->nargs + 1;
+  MArg *as = ARENA_NEW_ARRAY(t->a, MArg, na);
+  memcpy(as, ea->eig->args, sizeof *as * (size_t)(na - 1));
+  as[na - 1] = *pos;
+  IrVar *m = emit_tensor_op(t, op, na, as, "m");
+  IrVar *sq = m ? emit_op(t, "ev", ea->eig_op, 1, &m, 0, NULL) : NULL;
+  if (!sq) return NULL;
+  IrVar *el[3];
+  for (int k = 0; k < n; k++) {
+    IrVar *a2[2] = {sq, ir_emit_int(t->cur, k)};
+    if (!(el[k] = emit_op(t, "e", IR_OP_SEQ_INDEX, 2, a2, 0, NULL))) return NULL;
+  }
+  IrVar *v = emit_op(t, "eig", IR_OP_TENSOR_CONS, n, el, 0, NULL);
+  if (!v) return NULL;
+  int shape[2] = {n, n};
+  return ein_tensor(ec, plist_tensor(t, rw->pl, v, leaf->nidx, shape), leaf->nidx, leaf->idx);
+}
+
 static const EinExpr *rewrite(Rewrite *rw, const EinExpr *e) {
   Tr *t = rw->t;
   if (t->failed) return NULL;
@@ -569,7 +636,9 @@ static const EinExpr *rewrite(Rewrite *rw, const EinExpr *e) {
     const EinExpr *conv = e->kids[0];
     const EinExpr *px = conv->tag != EIN_CONV ? position_probe(rw, e) : NULL;
     if (px) return px;
+    if (conv->tag != EIN_CONV && (px = eigen_probe(rw, e))) return px;
     if (conv->tag != EIN_CONV) {
+      if (t->failed) return NULL;
       tr_fail(t, "probing this field expression (it did not normalize to convolutions)");
       return NULL;
     }
@@ -650,6 +719,15 @@ static IrVar *translate_ein(Tr *t, const IrInstr *in) {
     return NULL;
   }
   if (!resolve_ein_args(t, &op, in->args, &nargs, &args)) return NULL;
+  IrVar *v = emit_tensor_op(t, op, nargs, args, in->dst->name);
+  if (v && !ir_type_equal(v->ty, in->dst->ty)) tr_internal(t, "an EIN result of the wrong type");
+  return v;
+}
+
+/* The MidIR value of the fused operator op over the leaf arguments args:
+ * normalized (probes pushed to the leaves), then each probe rewritten. */
+static IrVar *emit_tensor_op(Tr *t, const EinOp *op, int nargs, const MArg *args,
+                             const char *name) {
   if (op->body->flags & (EIN_FL_PROBE | EIN_FL_DIFF | EIN_FL_FIELD)) {
     EinNormOpts no = {0, t->diag, (Span){{0, 0}, {0, 0}}};
     bool hit = false;
@@ -672,10 +750,9 @@ static IrVar *translate_ein(Tr *t, const IrInstr *in) {
   if (rw.fresh < op->nsigma) rw.fresh = op->nsigma;
   const EinExpr *body = rewrite(&rw, op->body);
   if (!body) return NULL;
-  IrVar *v = mid_emit_ein(t->cur, -1, in->dst->name, t->ec, pl.n, pl.p, pl.args, op->nsigma,
+  IrVar *v = mid_emit_ein(t->cur, -1, name, t->ec, pl.n, pl.p, pl.args, op->nsigma,
                           op->sigma, body);
   if (!v) tr_internal(t, "an EIN operator over tensors");
-  else if (!ir_type_equal(v->ty, in->dst->ty)) tr_internal(t, "an EIN result of the wrong type");
   return v;
 }
 
@@ -687,6 +764,10 @@ typedef struct ImgSupport {
 } ImgSupport;
 
 static void collect_convs(const EinExpr *e, const MArg *args, ImgSupport *is, int *n, int cap) {
+  if (e->tag == EIN_FIELD && args[e->param].kind == MA_EIGEN) { /* the matrix field's images */
+    collect_convs(args[e->param].eig->op->body, args[e->param].eig->args, is, n, cap);
+    return;
+  }
   if (e->tag == EIN_CONV) {
     const MArg *img = &args[e->param], *ker = &args[e->param2];
     if (img->kind != MA_IMAGE || ker->kind != MA_KERNEL) return;

@@ -1,0 +1,61 @@
+/* check_builtin_ext.c -- the rules of extension built-ins that their
+ * signatures in basis.def cannot state (doc/language.md §6.1, §6.6):
+ * where the image queries may be used, and the derivatives that evals and
+ * evecs of a field do not have. */
+#include "frontend/typecheck_impl.h"
+
+/* world_min, world_max, sample_min, sample_max (an extension, doc/language.md
+ * §6.1): global code only, where they are evaluated once on the host
+ * (sample_min reads every sample) and not in code a strand or a function
+ * (callable from strands) runs. Returns true after an error. */
+bool tc_image_query(Tc *t, Expr *e, const Builtin *b) {
+  bool extent = b->id == BI_WORLD_MIN || b->id == BI_WORLD_MAX;
+  if (!extent && b->id != BI_SAMPLE_MIN && b->id != BI_SAMPLE_MAX) return false;
+  tc_extension(t, extent ? EXT_IMAGE_EXTENT : EXT_IMAGE_RANGE, e->span);
+  TcWhere w = t->where;
+  if (w == W_GLOBAL_DECL || w == W_GLOBAL_INIT || w == W_GLOBAL_START || w == W_GLOBAL_UPDATE)
+    return false;
+  diag_report(t->diag, ERR_IMAGE_QUERY_WHERE, e->span, b->name, tc_where_name(w));
+  return true;
+}
+
+static bool is_eigen_field(const Builtin *b) {
+  return b && (b->id == BI_EVALS2_F || b->id == BI_EVALS3_F || b->id == BI_EVECS2_F ||
+               b->id == BI_EVECS3_F);
+}
+
+void tc_eigen_field(Tc *t, Expr *e, const Builtin *b) {
+  if (is_eigen_field(b)) tc_extension(t, EXT_EIGEN_FIELD, e->span);
+}
+
+static bool is_field_node(const Expr *x) {
+  const Type *t = x && x->ty ? type_prune(x->ty) : NULL;
+  return t && t->kind == TY_FIELD;
+}
+
+/* "evals" or "evecs" when the field `x` is built from one of them: the
+ * call, or a field operand of x's operators, calls, component fields and
+ * field variables initialized with such an expression (as written; depth
+ * bounded); NULL otherwise. Only for the message: any field of continuity
+ * 0 refuses derivatives, and one built from evals has continuity 0. */
+static const char *eigen_in(const Expr *x, int depth) {
+  if (!is_field_node(x) || depth > 32) return NULL;
+  if (x->kind == E_APPLY && is_eigen_field(x->builtin)) return ((const Builtin *)x->builtin)->name;
+  const char *r = NULL;
+  switch (x->kind) {
+  case E_VAR:
+    if (x->sym && x->sym->decl && (x->sym->kind == SYM_GLOBAL || x->sym->kind == SYM_LOCAL))
+      r = eigen_in(x->sym->decl->init, depth + 1);
+    return r;
+  case E_APPLY:
+  case E_TENSOR:
+    for (const Expr *y = x->args.head; y && !r; y = y->next) r = eigen_in(y, depth + 1);
+    return r;
+  default:
+    if (x->a) r = eigen_in(x->a, depth + 1);
+    if (!r && x->b) r = eigen_in(x->b, depth + 1);
+    return r;
+  }
+}
+
+const char *tc_eigen_field_of(const Expr *x) { return eigen_in(x, 0); }
