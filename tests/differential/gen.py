@@ -248,7 +248,7 @@ def src(e, dia):
     if op == "norm":
         inner = S(e.a[0])
         return "|(%s)|" % inner if inner.startswith("|") else "|%s|" % inner
-    if op == "call":
+    if op in ("call", "efield"):   # efield: evals/evecs of a field (an extension)
         return "%s(%s)" % (e.v, ", ".join(S(x) for x in e.a))
     if op == "probe":
         f = S(e.a[0])
@@ -1164,6 +1164,8 @@ def ev_op(e, op, args, P):
         return Fld(d, t[2], deriv_fn, F.imgs)
     if op == "call":
         return ev_call(e, e.v, args, P)
+    if op == "efield":
+        return eigen_field(e, args[0], P)
     if op == "select":
         return args[0].st[e.v]
     raise ValueError(op)
@@ -1281,6 +1283,21 @@ def ev_call(e, name, args, P):
     if name == "length":
         return len(args[0])
     raise ValueError(name)
+
+
+def eigen_field(e, F, P):
+    """evals(F) / evecs(F) of a field of symmetric matrices (an extension,
+    language.md §6.6): at each x, the tensor evals/evecs of F(x) as a
+    vector, or the eigenvectors as the rows of a matrix; constant series
+    (no derivatives: the generator never differentiates them)."""
+    n = F.s[0]
+
+    def fn(x, K):
+        m = Ten((n, n), [c.v0() for c in F.fn(x, 0)])
+        vals = ev_call(e, e.v, [m], P)
+        flat = vals if e.v == "evals" else [c for v in vals for c in v.v]
+        return [TPS.const(F.d, K, v) for v in flat]
+    return Fld(F.d, (n,) if e.v == "evals" else (n, n), fn, F.imgs)
 
 
 def unwrap(v):
@@ -1485,6 +1502,8 @@ class Gen:
                     opts += ["slice3"]
             if D > 1 and s == (D, D, D):
                 opts += ["jac", "outer3", "add", "neg", "scale"]
+            if self.ext and k == 0 and D > 1 and s in ((), (D,), (D, D)):
+                opts += ["efield"] * 4   # evals/evecs of a field (an extension)
         if not opts and D > 1 and s == (D, D):
             return N("outer", t, [self.fld((D,), k, 0), self.fld((D,), k, 0)])
         if not opts and D > 1 and s == (D, D, D):
@@ -1559,6 +1578,19 @@ class Gen:
             return N("pow", t, [sub(()), N("lit", INT, v=("2", 2))])
         if o == "normalize":
             return N("call", t, [sub((D,))], v="normalize")
+        if o == "efield":
+            # of M + transpose(M), symmetric; a component of evals(S), evals(S),
+            # or e ⊗ e of a row e of evecs(S) (sign-free)
+            m = sub((D, D))
+            ft = FLD(D, (D, D), k)
+            sym = N("add", ft, [m, N("call", ft, [m], v="transpose")])
+            kk = r.randrange(D)
+            if s == (D, D):
+                row = N("index", FLD(D, (D,), 0),
+                        [N("efield", FLD(D, (D, D), 0), [sym], v="evecs")], v=[kk, None])
+                return N("outer", t, [row, row])
+            ev = N("efield", FLD(D, (D,), 0), [sym], v="evals")
+            return ev if s == (D,) else N("index", t, [ev], v=[kk])
         if o == "tcons":
             return N("tcons", t, [sub(()) for _ in range(D)])
         if o == "transpose":
@@ -2550,7 +2582,7 @@ def to_json(v):
 # the text of int(x), of int ^ int or of SEP_UTF8, or a node of EXT_OPS in its trees
 SEP_UTF8 = " \u2248 "     # " ≈ ": a string literal beyond ASCII
 EXT_RE = re.compile(r"\bint\(|\)\^\(|\u2248")
-EXT_OPS = ("dindex", "isdbl")
+EXT_OPS = ("dindex", "isdbl", "efield")
 
 
 def uses_ext(g):
