@@ -1,22 +1,13 @@
 /* check_builtin_ext.c -- the rules of extension built-ins that their
  * signatures in basis.def cannot state (doc/language.md §6.1, §6.6):
- * where the image queries may be used, and the derivatives that evals and
- * evecs of a field do not have. */
+ * which extension a built-in is, where the image queries may be used, and
+ * whether a field is built from evals/evecs of a field (which have no
+ * derivatives). Facts only: check_expr.c reports. */
 #include "frontend/typecheck_impl.h"
 
-/* world_min, world_max, sample_min, sample_max (an extension, doc/language.md
- * §6.1): global code only, where they are evaluated once on the host
- * (sample_min reads every sample) and not in code a strand or a function
- * (callable from strands) runs. Returns true after an error. */
-bool tc_image_query(Tc *t, Expr *e, const Builtin *b) {
-  bool extent = b->id == BI_WORLD_MIN || b->id == BI_WORLD_MAX;
-  if (!extent && b->id != BI_SAMPLE_MIN && b->id != BI_SAMPLE_MAX) return false;
-  tc_extension(t, extent ? EXT_IMAGE_EXTENT : EXT_IMAGE_RANGE, e->span);
-  TcWhere w = t->where;
-  if (w == W_GLOBAL_DECL || w == W_GLOBAL_INIT || w == W_GLOBAL_START || w == W_GLOBAL_UPDATE)
-    return false;
-  diag_report(t->diag, ERR_IMAGE_QUERY_WHERE, e->span, b->name, tc_where_name(w));
-  return true;
+static bool is_image_query(const Builtin *b) {
+  return b->id == BI_WORLD_MIN || b->id == BI_WORLD_MAX || b->id == BI_SAMPLE_MIN ||
+         b->id == BI_SAMPLE_MAX;
 }
 
 static bool is_eigen_field(const Builtin *b) {
@@ -24,8 +15,20 @@ static bool is_eigen_field(const Builtin *b) {
                b->id == BI_EVECS3_F);
 }
 
-void tc_eigen_field(Tc *t, Expr *e, const Builtin *b) {
-  if (is_eigen_field(b)) tc_extension(t, EXT_EIGEN_FIELD, e->span);
+int tc_builtin_extension(const Builtin *b) {
+  if (b->id == BI_WORLD_MIN || b->id == BI_WORLD_MAX) return EXT_IMAGE_EXTENT;
+  if (b->id == BI_SAMPLE_MIN || b->id == BI_SAMPLE_MAX) return EXT_IMAGE_RANGE;
+  if (is_eigen_field(b)) return EXT_EIGEN_FIELD;
+  return -1;
+}
+
+/* world_min, world_max, sample_min, sample_max (an extension, doc/language.md
+ * §6.1): global code only, where they are evaluated once on the host
+ * (sample_min reads every sample) and not in code a strand or a function
+ * (callable from strands) runs. */
+bool tc_builtin_allowed(const Builtin *b, TcWhere w) {
+  if (!is_image_query(b)) return true;
+  return w == W_GLOBAL_DECL || w == W_GLOBAL_INIT || w == W_GLOBAL_START || w == W_GLOBAL_UPDATE;
 }
 
 static bool is_field_node(const Expr *x) {

@@ -518,8 +518,14 @@ static const Type *check_builtin_call(Tc *t, Expr *e, Symbol *bs, const char *na
   }
   const Type *r = resolve(t, e, name, args, n, RK_FUNC);
   const Builtin *b = e->builtin;
-  if (!type_is_error(r) && b && tc_image_query(t, e, b)) return ERRT;
-  if (!type_is_error(r)) tc_eigen_field(t, e, b);
+  if (!type_is_error(r) && b) {
+    int x = tc_builtin_extension(b);
+    if (x >= 0) tc_extension(t, (TcExtension)x, e->span);
+    if (!tc_builtin_allowed(b, t->where)) {
+      diag_report(t->diag, ERR_IMAGE_QUERY_WHERE, e->span, b->name, tc_where_name(t->where));
+      return ERRT;
+    }
+  }
   if (!type_is_error(r) && b && (b->id == BI_NORMALIZE_T || b->id == BI_NORMALIZE_F) &&
       type_prune(r)->shape.order == 0) {
     diag_report(t->diag, ERR_NORMALIZE_SCALAR, e->span, tstr(t, args[0]->ty));

@@ -162,12 +162,16 @@ const Scheme *tc_scheme(Tc *t, const Builtin *b);
 /* Check each argument of a list (no expected type). */
 void tc_check_args(Tc *t, ExprList *args);
 
-/* check_builtin_ext.c */
-/* An image query outside global code: reported, true (doc/language.md §6.1). */
-bool tc_image_query(Tc *t, Expr *e, const Builtin *b);
-/* A use of evals/evecs of a field (--strict). */
-void tc_eigen_field(Tc *t, Expr *e, const Builtin *b);
-/* "evals"/"evecs" when the field x is one (for the derivative's message). */
+/* check_builtin_ext.c (facts only: no reports, no calls into the other
+ * typechecker files) */
+/* The TcExtension a built-in overload is (image queries, evals/evecs of a
+ * field), or -1. */
+int tc_builtin_extension(const Builtin *b);
+/* Whether b may be used in code of kind w (the image queries: global code
+ * only, doc/language.md §6.1). */
+bool tc_builtin_allowed(const Builtin *b, TcWhere w);
+/* "evals"/"evecs" when the field x is built from one (for the message of
+ * a derivative of it), else NULL. */
 const char *tc_eigen_field_of(const Expr *x);
 
 /* check_access.c: a[i, :], s[i]; x.name and S.all/active/stable; {e | x in s} */
