@@ -726,7 +726,16 @@ static const Type *check_var(Tc *t, Expr *e) {
   Symbol *s = tc_lookup(t, e->name);
   if (!s || s->kind == SYM_FUNC || s->kind == SYM_BUILTIN || s->kind == SYM_STRAND) {
     diag_report(t->diag, ERR_UNDECLARED_VAR, e->span, e->name ? e->name : "?");
-    diag_suggest(t->diag, tc_suggest(t, e->name, TC_SUGGEST_VARIABLE | TC_SUGGEST_KERNEL));
+    const Decl *later = NULL;
+    for (const Decl *d = t->input_default ? t->prog->globals.head : NULL; d && !later; d = d->next)
+      if (d->name && e->name && strcmp(d->name, e->name) == 0 &&
+          d->span.begin.line >= t->input_default->span.begin.line)
+        later = d;
+    if (later == t->input_default && later)
+      diag_report(t->diag, NOTE_DEFAULT_SELF, later->name_span, e->name);
+    else if (later)
+      diag_report(t->diag, NOTE_DECLARED_LATER, later->name_span, e->name, t->input_default->name);
+    else diag_suggest(t->diag, tc_suggest(t, e->name, TC_SUGGEST_VARIABLE | TC_SUGGEST_KERNEL));
     return ERRT;
   }
   if (s == t->real_is_double) tc_extension(t, EXT_REAL_IS_DOUBLE, e->span);

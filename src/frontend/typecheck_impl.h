@@ -80,6 +80,9 @@ typedef struct Tc {
   ConstEval ce;
   Env *env;
   TcWhere where;
+  /* the input whose default is being checked (a name declared after it
+   * gets a note), or NULL */
+  const Decl *input_default;
   Symbol *func;    /* the function being checked */
   Symbol *strand;  /* the strand (set before the globals are checked) */
   int loop_depth;  /* foreach nesting */

@@ -862,6 +862,10 @@ static void translate_instr(Tr *t, IrInstr *in) {
       res = ir_emit_strand_reduce(t->cur, dst->name, (IrReduce)in->imm[0],
                                   (IrStrandSet)in->imm[1], fn, in->nargs, args);
       if (!res) tr_internal(t, "strand_reduce");
+    } else if (in->op == IR_OP_INPUT_GIVEN && in->nimm == 1 && t->gmap[in->imm[0]]) {
+      int gi = t->gmap[in->imm[0]]->index; /* the input's index at this level */
+      res = ir_emit_op(t->cur, dst->name, in->op, dst->ty, 0, NULL, 1, &gi);
+      if (!res) tr_internal(t, "input_given");
     } else if (!dst) {
       if (!ir_emit_effect(t->cur, in->op, in->nargs, args, in->nimm, in->imm))
         tr_internal(t, ir_op_info(IR_HIGH, in->op)->name);
@@ -976,6 +980,7 @@ IrModule *high_to_mid(IrModule *high, EinContext *ec, DiagCtx *diag, HighToMidSt
     ng->value = g->value;
     ng->path = g->path;
     ng->proxy = g->proxy;
+    ng->default_text = g->default_text;
   }
   t.smap = ARENA_NEW_ARRAY(t.a, IrStateVar *, high->nstate > 0 ? high->nstate : 1);
   for (int i = 0; i < high->nstate; i++) {

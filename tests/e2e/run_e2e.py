@@ -142,7 +142,8 @@ SIMD_CFLAGS = "-O3 -march=native -ffp-contract=off"
 # strands (probe_outside); each is built twice more.
 OMP_SUBSET = ["life", "life_seq", "primes", "collatz_v1", "probe_3d", "composite_2d",
               "layout_collection", "sequences", "print_format", "bad_input", "probe_outside",
-              "sequence_index", "tensor_index_range", "image_query", "trace", "eigen_field"]
+              "sequence_index", "tensor_index_range", "image_query", "trace", "eigen_field",
+              "input_default"]
 OMP_THREADS = [1, 2, 4]
 # scalar mode: vector-heavy programs built with --scalar (no vector
 # extensions) must pass their oracles too.

@@ -166,6 +166,11 @@ void emit_api_glue(EmitCtx *e, EmitBuf *out, bool header) {
                                           "true on error (a missing file, or the wrong sample "
                                           "type, shape or dimension)%s",
                                     g->has_default ? "; optional, it has a default" : "")
+          : g->default_text
+              ? arena_printf(e->a, "optional (when it is not set, %s_create_strands computes its "
+                                   "default, %s): get the current value (the computed default "
+                                   "once the strands are created), set it (returns false)",
+                             N, g->default_text)
           : g->has_default ? "optional (it has a default): get the current value, set it "
                              "(returns false)"
                            : arena_printf(e->a, "must be set before %s_create_strands (returns false)", N));
