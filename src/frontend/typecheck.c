@@ -80,6 +80,9 @@ static void check_input_decl(Tc *t, Decl *d) {
   if (d->init) {
     s->flags |= SF_HAS_INIT;
     t->input_default = d;
+    /* 1.0 allows literals only; anything else is an extension, a constant
+     * expression or a computed default as in 2.0 */
+    if (d->v1_nonliteral) tc_extension(t, EXT_V1_INPUT_DEFAULT, d->v1_nonliteral->span);
     if (is_load(d->init, E_LOAD_IMAGE) || is_load(d->init, E_LOAD_SEQ)) {
       const Type *it = check_expr(t, d->init, ty);
       if (!type_is_error(it) && !type_is_error(ty) && !tc_coerce(t, d->init, ty))
@@ -100,7 +103,7 @@ static void check_input_decl(Tc *t, Decl *d) {
       /* computed when the program starts, if the input is not given (an
        * extension, doc/language.md §3): global code like a global's
        * initializer, at its place in declaration order */
-      tc_extension(t, EXT_INPUT_DEFAULT, d->init->span);
+      if (!d->v1_nonliteral) tc_extension(t, EXT_INPUT_DEFAULT, d->init->span);
       s->flags |= SF_COMPUTED_DEFAULT;
     } else {
       const_check(&t->ce, d->init, true); /* dynamic sequences: constants only */

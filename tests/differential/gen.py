@@ -1445,8 +1445,10 @@ class Gen:
             fn = r.choice(["world_min", "world_max", "sample_min", "sample_max"])
             t = PT if fn.startswith("world") else (TEN(*img.shape) if img.shape else REAL)
             n = self.fresh("q")
-            self.decls.append(("global", t, n, N("iquery", t, [var(img.name, ("img", self.D, img.shape))],
-                                                 v=fn)))
+            # 2.0: also as an input whose default is computed (an extension)
+            kind = "cinput" if self.dia == 2 and r.random() < 0.4 else "global"
+            self.decls.append((kind, t, n, N("iquery", t, [var(img.name, ("img", self.D, img.shape))],
+                                               v=fn)))
             self.scope.append((n, t))
 
     def base_field(self, s, k):
@@ -2043,6 +2045,13 @@ class Gen:
             n = self.fresh("g")
             self.decls.append(("global", t, n, self.ex(t, 2)))
             self.scope.append((n, t))
+        if self.ext and dia == 2 and r.random() < 0.4:
+            # an input whose default reads what is declared before it (an
+            # extension); the programs run with every input at its default
+            t = r.choice([REAL, INT, TEN(2), BOOL])
+            n = self.fresh("ci")
+            self.decls.append(("cinput", t, n, self.ex(t, 2)))
+            self.scope.append((n, t))
         for _ in range(r.randint(0, 2)):
             rt = r.choice([REAL, TEN(2), TEN(3), INT])
             params = [(r.choice([REAL, INT, TEN(2), TEN(3)]), self.fresh("a")) for _ in range(r.randint(1, 2))]
@@ -2313,7 +2322,7 @@ def program_text(g):
             L.append("%s%s %s = %s;" % ("input " if kind == "input" else "", ty, n, src(e, dia)))
         elif kind == "const":
             L.append("const %s %s = %s;" % (tyname(t, dia), n, src(e, dia)))
-        elif kind == "input":
+        elif kind in ("input", "cinput"):   # cinput: a computed default (an extension)
             L.append("input %s %s = %s;" % (tyname(t, dia), n, src(e, dia)))
         else:
             L.append("%s %s = %s;" % (tyname(t, dia), n, src(e, dia)))
@@ -2593,7 +2602,8 @@ def uses_ext(g):
             return any(walk(c) for c in x)
         return False
     trees = (g.decls, g.funcs, g.state, g.sinit, g.start, g.update, g.stab, g.gupdate)
-    return bool(EXT_RE.search(program_text(g))) or walk(list(trees))
+    return (bool(EXT_RE.search(program_text(g))) or walk(list(trees))
+            or any(d[0] == "cinput" for d in g.decls))
 
 
 def generate(seed, outdir, dialect=None, max_tries=40, ext=False):
