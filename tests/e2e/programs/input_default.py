@@ -151,4 +151,11 @@ def run(t):
         e2elib.remove_outputs(t, OUTS)
         t.exec(args)
         check(t, expected(img or QIMG, given), label)
+    # the usage shows a computed default's expression, not a value
+    p = t.exec(["--help"], expect_rc=None)
+    text = " ".join(p.out.split())
+    for want in ('-lo <x y> = lower corner (2 %ss); default: "world_min(img)"' % t.real,
+                 '-ny <int> = (int); default: "nx + size(img)[1]"'):
+        if not t.fake and (want not in text) != t.perturb:
+            t.fail("--help: no %r in %r" % (want, text[-600:]))
     run_lib(t)
