@@ -2,7 +2,10 @@
  * signatures in basis.def cannot state (doc/language.md §6.1, §6.6):
  * which extension a built-in is, where the image queries may be used, and
  * whether a field is built from evals/evecs of a field (which have no
- * derivatives). Facts only: check_expr.c reports. */
+ * derivatives); and which declaration an input's default names that is
+ * not visible yet (§3). Facts only: check_expr.c reports. */
+#include <string.h>
+
 #include "frontend/typecheck_impl.h"
 
 static bool is_image_query(const Builtin *b) {
@@ -62,3 +65,11 @@ static const char *eigen_in(const Expr *x, int depth) {
 }
 
 const char *tc_eigen_field_of(const Expr *x) { return eigen_in(x, 0); }
+
+const Decl *tc_default_reads(const Tc *t, const char *name) {
+  const Decl *in = t->input_default;
+  for (const Decl *d = in && name ? t->prog->globals.head : NULL; d; d = d->next)
+    if (d->name && strcmp(d->name, name) == 0 && d->span.begin.line >= in->span.begin.line)
+      return d;
+  return NULL;
+}

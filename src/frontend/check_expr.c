@@ -726,12 +726,8 @@ static const Type *check_var(Tc *t, Expr *e) {
   Symbol *s = tc_lookup(t, e->name);
   if (!s || s->kind == SYM_FUNC || s->kind == SYM_BUILTIN || s->kind == SYM_STRAND) {
     diag_report(t->diag, ERR_UNDECLARED_VAR, e->span, e->name ? e->name : "?");
-    const Decl *later = NULL;
-    for (const Decl *d = t->input_default ? t->prog->globals.head : NULL; d && !later; d = d->next)
-      if (d->name && e->name && strcmp(d->name, e->name) == 0 &&
-          d->span.begin.line >= t->input_default->span.begin.line)
-        later = d;
-    if (later == t->input_default && later)
+    const Decl *later = tc_default_reads(t, e->name);
+    if (later && later == t->input_default)
       diag_report(t->diag, NOTE_DEFAULT_SELF, later->name_span, e->name);
     else if (later)
       diag_report(t->diag, NOTE_DECLARED_LATER, later->name_span, e->name, t->input_default->name);

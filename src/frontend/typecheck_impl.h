@@ -176,6 +176,10 @@ bool tc_builtin_allowed(const Builtin *b, TcWhere w);
 /* "evals"/"evecs" when the field x is built from one (for the message of
  * a derivative of it), else NULL. */
 const char *tc_eigen_field_of(const Expr *x);
+/* While an input's default is checked: the global declaration named
+ * `name` that is that input itself or comes after it (an undeclared name
+ * there gets a note at it), else NULL. */
+const Decl *tc_default_reads(const Tc *t, const char *name);
 
 /* check_access.c: a[i, :], s[i]; x.name and S.all/active/stable; {e | x in s} */
 const Type *tc_check_subscript(Tc *t, Expr *e);

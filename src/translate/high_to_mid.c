@@ -39,6 +39,9 @@
  *  - a probe of the position field POSITION (a FIELD parameter kept as a
  *    leaf, MA_POSITION) at x is x_α; its first derivative ∂_j x_α is δ_αj
  *    (1 when d = 1) and higher derivatives are 0;
+ *  - a probe of FIELD_EVALS/FIELD_EVECS(M) (a leaf, MA_EIGEN) at x is
+ *    evals/evecs of M's probe at x (an operator of its own), the sequence
+ *    built into a tensor (tensor_cons of seq_index); never differentiated;
  *  - inside(x, F) is, for each distinct underlying image of F (border
  *    control ignored) with the largest support s used with it,
  *    inside_image[s](img, world_to_index(img, x)), joined by `and` (§8.5);
