@@ -292,11 +292,16 @@ bool emit_c_json(Arena *a, IrModule *m, const EmitOptions *opt, const char **out
     ir_type_snprint(ty, sizeof ty, g->ty);
     const char *gn = emit_mangle(&e, "", g->name);
     OUT("%s\n    {\"name\": %s, \"type\": %s, \"description\": %s, \"has-default\": %s,\n"
-        "     \"setter\": \"%s_input_set_%s\"%s}",
+        "     \"setter\": \"%s_input_set_%s\"%s%s}",
         k++ ? "," : "", emit_string_lit(&e, g->name), emit_string_lit(&e, ty),
         g->desc ? emit_string_lit(&e, g->desc) : "null", g->has_default ? "true" : "false", N, gn,
         g->has_default && g->ty->kind != IR_TY_IMAGE && !is_dynseq(g->ty)
             ? arena_printf(a, ", \"getter\": \"%s_input_get_%s\"", N, gn)
+            : "",
+        /* a default the program computes when the strands are created
+         * (the getter has it only then): its source */
+        g->default_text
+            ? arena_printf(a, ",\n     \"computed-default\": %s", emit_string_lit(&e, g->default_text))
             : "");
   }
   OUT("\n  ],\n  \"outputs\": [");
