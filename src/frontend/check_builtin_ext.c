@@ -44,27 +44,47 @@ static bool is_field_node(const Expr *x) {
  * field variables initialized with such an expression (as written; depth
  * bounded); NULL otherwise. Only for the message: any field of continuity
  * 0 refuses derivatives, and one built from evals has continuity 0. */
-static const char *eigen_in(const Expr *x, int depth) {
+/* compose: look for F ∘ G instead of evals/evecs */
+static const char *eigen_in(const Expr *x, int depth, bool compose) {
   if (!is_field_node(x) || depth > 32) return NULL;
-  if (x->kind == E_APPLY && is_eigen_field(x->builtin)) return ((const Builtin *)x->builtin)->name;
+  if (!compose && x->kind == E_APPLY && is_eigen_field(x->builtin))
+    return ((const Builtin *)x->builtin)->name;
+  if (compose && x->kind == E_BINARY && x->op == OP_COMPOSE) return "∘";
   const char *r = NULL;
   switch (x->kind) {
   case E_VAR:
     if (x->sym && x->sym->decl && (x->sym->kind == SYM_GLOBAL || x->sym->kind == SYM_LOCAL))
-      r = eigen_in(x->sym->decl->init, depth + 1);
+      r = eigen_in(x->sym->decl->init, depth + 1, compose);
     return r;
   case E_APPLY:
   case E_TENSOR:
-    for (const Expr *y = x->args.head; y && !r; y = y->next) r = eigen_in(y, depth + 1);
+    for (const Expr *y = x->args.head; y && !r; y = y->next) r = eigen_in(y, depth + 1, compose);
     return r;
   default:
-    if (x->a) r = eigen_in(x->a, depth + 1);
-    if (!r && x->b) r = eigen_in(x->b, depth + 1);
+    if (x->a) r = eigen_in(x->a, depth + 1, compose);
+    if (!r && x->b) r = eigen_in(x->b, depth + 1, compose);
     return r;
   }
 }
 
-const char *tc_eigen_field_of(const Expr *x) { return eigen_in(x, 0); }
+const char *tc_eigen_field_of(const Expr *x) { return eigen_in(x, 0, false); }
+
+bool tc_has_compose(const Expr *x) { return eigen_in(x, 0, true) != NULL; }
+
+/* F ∘ G (an extension, doc/language.md §6.6): F : field#k(n)[σ] and
+ * G : field#m(d)[n] (field#m(d)[] when n = 1), the composition is
+ * field#c(d)[σ] with c = min(k, m, 1): the chain rule gives its first
+ * derivative only. NULL when the operands do not compose. */
+const Type *tc_compose_type(Tc *t, const Type *F, const Type *G) {
+  F = type_prune(F);
+  G = type_prune(G);
+  if (F->kind != TY_FIELD || G->kind != TY_FIELD) return NULL;
+  int n = F->dim;
+  bool pos = n == 1 ? G->shape.order == 0 : G->shape.order == 1 && G->shape.dims[0] == n;
+  if (!pos) return NULL;
+  int c = F->cont < G->cont ? F->cont : G->cont;
+  return type_field(&t->tc, c < 1 ? c : 1, G->dim, F->shape);
+}
 
 const Decl *tc_default_reads(const Tc *t, const char *name) {
   const Decl *in = t->input_default;

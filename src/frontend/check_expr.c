@@ -521,6 +521,10 @@ static const Type *check_builtin_call(Tc *t, Expr *e, Symbol *bs, const char *na
   if (!type_is_error(r) && b) {
     int x = tc_builtin_extension(b);
     if (x >= 0) tc_extension(t, (TcExtension)x, e->span);
+    if (b->id == BI_INSIDE && n == 2 && tc_has_compose(args[1])) {
+      diag_report(t->diag, ERR_INSIDE_COMPOSE, e->span);
+      return ERRT;
+    }
     if (!tc_builtin_allowed(b, t->where)) {
       diag_report(t->diag, ERR_IMAGE_QUERY_WHERE, e->span, b->name, tc_where_name(t->where));
       return ERRT;
@@ -844,9 +848,12 @@ static const Type *check_binary(Tc *t, Expr *e, const Type *hint) {
   case OP_OUTER:
   case OP_DDOT:
     return check_product(t, e);
-  case OP_COMPOSE:
-    diag_report(t->diag, ERR_COMPOSE_UNSUPPORTED, op_span(t, e, "∘"));
-    return ERRT;
+  case OP_COMPOSE: { /* an extension (doc/language.md §6.6) */
+    const Type *r = type_has_error(A) || type_has_error(B) ? ERRT : tc_compose_type(t, A, B);
+    if (!r) diag_report(t->diag, ERR_COMPOSE_TYPE, op_span(t, e, "∘"), tstr(t, A), tstr(t, B));
+    else if (!type_is_error(r)) tc_extension(t, EXT_COMPOSE, op_span(t, e, "∘"));
+    return r ? r : ERRT;
+  }
   default: {
     Expr *args[2] = {e->a, e->b};
     const Type *r = resolve(t, e, op, args, 2, RK_BINOP);

@@ -180,6 +180,10 @@ const char *tc_eigen_field_of(const Expr *x);
  * `name` that is that input itself or comes after it (an undeclared name
  * there gets a note at it), else NULL. */
 const Decl *tc_default_reads(const Tc *t, const char *name);
+/* Whether the field x is built from a composition F ∘ G (as tc_eigen_field_of). */
+bool tc_has_compose(const Expr *x);
+/* The type of F ∘ G, or NULL when they do not compose (§6.6). */
+const Type *tc_compose_type(Tc *t, const Type *F, const Type *G);
 
 /* check_access.c: a[i, :], s[i]; x.name and S.all/active/stable; {e | x in s} */
 const Type *tc_check_subscript(Tc *t, Expr *e);

@@ -695,6 +695,17 @@ static int check_rule(Ctx *c, const IrType **res) {
       return fail(c, IR_CHK_IMM, "global %d is not an input", imm[0]);
     *res = ir_type_bool(m);
     return IR_CHK_OK;
+  case IR_RULE_FIELD_COMPOSE: {
+    const IrType *F = ty(c, 0), *G = ty(c, 1);
+    if (!is_kind(F, IR_TY_FIELD)) return bad_arg(c, 0, "a field");
+    int n = F->dim;
+    if (!is_kind(G, IR_TY_FIELD) ||
+        !(n == 1 ? G->order == 0 : G->order == 1 && G->dims[0] == n))
+      return bad_arg(c, 1, "a field of positions in the first's domain");
+    int k = F->cont < G->cont ? F->cont : G->cont;
+    *res = ir_type_field(m, k < 1 ? k : 1, G->dim, F->order, F->dims);
+    return IR_CHK_OK;
+  }
   case IR_RULE_FIELD_EIGEN: {
     /* field(d)[n,n] → field#0(d)[n] (evals) or field#0(d)[n,n] (evecs), n = 2, 3 */
     const IrType *t = ty(c, 0);

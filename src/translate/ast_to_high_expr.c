@@ -777,6 +777,7 @@ static IrVar *raw(Fn *f, Expr *e) {
   case E_BOOL: return ir_emit_bool(f->cur, e->bval);
   case E_BINARY: {
     if (e->op == OP_AND || e->op == OP_OR) return logic(f, e);
+    if (e->op == OP_COMPOSE) return op2(f, IR_HOP_FIELD_COMPOSE, th_expr(f, e->a), th_expr(f, e->b));
     Expr *ax[2] = {e->a, e->b};
     return apply_builtin(f, e, ax, 2);
   }

@@ -42,6 +42,9 @@
  *  - a probe of FIELD_EVALS/FIELD_EVECS(M) (a leaf, MA_EIGEN) at x is
  *    evals/evecs of M's probe at x (an operator of its own), the sequence
  *    built into a tensor (tensor_cons of seq_index); never differentiated;
+ *  - a probe of FIELD_COMPOSE(F, G) (a leaf, MA_COMPOSE) at x is F's probe
+ *    at y = G's probe at x (operators of their own); its first derivative
+ *    Σ_k (∂_k F)@y (∂_j G_k)@x (the chain rule); no second derivative;
  *  - inside(x, F) is, for each distinct underlying image of F (border
  *    control ignored) with the largest support s used with it,
  *    inside_image[s](img, world_to_index(img, x)), joined by `and` (§8.5);
@@ -62,7 +65,7 @@
 /* A leaf argument of a symbolic field: a MidIR tensor, an image (its
  * border mode kept aside, §8.6), a kernel known at compile time, the
  * position of a field function, or evals/evecs of a matrix field. */
-typedef enum { MA_TENSOR, MA_IMAGE, MA_KERNEL, MA_POSITION, MA_EIGEN } MArgKind;
+typedef enum { MA_TENSOR, MA_IMAGE, MA_KERNEL, MA_POSITION, MA_EIGEN, MA_COMPOSE } MArgKind;
 typedef struct FieldDef FieldDef;
 typedef struct MArg {
   MArgKind kind;
@@ -70,9 +73,11 @@ typedef struct MArg {
   IrBorder border;  /* IMAGE */
   const Kernel *k;  /* KERNEL */
   int cont;
-  const FieldDef *eig;   /* EIGEN: the matrix field */
-  const IrType *eig_ty;  /* EIGEN: its type, field(d)[n,n] */
+  const FieldDef *eig;   /* EIGEN: the matrix field; COMPOSE: G of F ∘ G */
+  const IrType *eig_ty;  /* EIGEN: its type, field(d)[n,n]; COMPOSE: G's type */
   int eig_op;            /* EIGEN: IR_OP_EVALS or IR_OP_EVECS */
+  const FieldDef *outer; /* COMPOSE: F */
+  const IrType *outer_ty; /* COMPOSE: F's type */
 } MArg;
 
 /* A field as an EIN operator over leaf arguments (no field parameters). */
@@ -330,6 +335,21 @@ static FieldDef *field_def(Tr *t, IrVar *hv) {
       r->args[0] = (MArg){.kind = MA_EIGEN, .eig = m, .eig_ty = d->args[0]->ty,
                           .eig_op = d->op == IR_HOP_FIELD_EVALS ? IR_OP_EVALS : IR_OP_EVECS};
     }
+  } else if (d->kind == IR_I_OP && d->op == IR_HOP_FIELD_COMPOSE) {
+    /* F ∘ G = λC⟨C_α⟩ over a composition leaf (rewritten where probed) */
+    const FieldDef *fo = field_def(t, d->args[0]), *gi = fo ? field_def(t, d->args[1]) : NULL;
+    const IrType *ft = hv->ty;
+    if (gi) {
+      EinParam p = ein_param_field(ft->dim, ft->order, ft->dims);
+      EinIdx al[EIN_MAX_RANK];
+      for (int i = 0; i < ft->order; i++) al[i] = ein_ivar(i);
+      r = ARENA_NEW(t->a, FieldDef);
+      r->op = ein_op_new(t->ec, 1, &p, ft->order, ft->dims, ein_field(t->ec, 0, ft->order, al));
+      r->nargs = 1;
+      r->args = ARENA_NEW_ARRAY(t->a, MArg, 1);
+      r->args[0] = (MArg){.kind = MA_COMPOSE, .eig = gi, .eig_ty = d->args[1]->ty, .outer = fo,
+                          .outer_ty = d->args[0]->ty};
+    }
   } else if (d->kind == IR_I_OP && d->op == IR_HOP_CONVOLVE) {
     /* img ⊛ h = λV,H⟨V_α ⊛ H⟩_σ */
     const IrType *it = d->args[0]->ty;
@@ -557,6 +577,9 @@ static const EinExpr *probe_term(Tr *t, PList *pl, ProbeCtx *p, const EinExpr *c
   return ein_sum(ec, k, db, ein_mul(ec, k + 1, wf));
 }
 
+static IrVar *emit_tensor_op(Tr *t, const EinOp *op, int nargs, const MArg *args,
+                             const char *name);
+
 typedef struct Rewrite {
   Tr *t;
   const EinOp *op;
@@ -582,9 +605,6 @@ static const EinExpr *position_probe(Rewrite *rw, const EinExpr *e) {
   if (pos->kind != MA_TENSOR) return NULL;
   return ein_tensor(ec, rw->tmap[e->param], leaf->nidx, leaf->idx);
 }
-
-static IrVar *emit_tensor_op(Tr *t, const EinOp *op, int nargs, const MArg *args,
-                             const char *name);
 
 /* (F_α)@P for F = evals(M) or evecs(M): the matrix M probed at P (an
  * operator of its own), then the tensor evals/evecs, its elements built
@@ -630,6 +650,71 @@ static const EinExpr *eigen_probe(Rewrite *rw, const EinExpr *e) {
   return ein_tensor(ec, plist_tensor(t, rw->pl, v, leaf->nidx, shape), leaf->nidx, leaf->idx);
 }
 
+/* The MidIR tensor ((∂_j)^nd fd_α)@pos for field fd of type ft (nd = 0
+ * or 1): the derivative index last, left out when ft's domain is 1-D. */
+static IrVar *probe_def(Tr *t, const FieldDef *fd, const IrType *ft, IrVar *pos, int nd) {
+  EinContext *ec = t->ec;
+  int r = ft->order, sg[EIN_MAX_RANK + 1], prank = ft->dim == 1 ? 0 : 1;
+  EinIdx al[EIN_MAX_RANK];
+  for (int i = 0; i < r; i++) al[i] = ein_ivar(i), sg[i] = ft->dims[i];
+  const EinExpr *b = ein_field(ec, 0, r, al);
+  int ns = r;
+  if (nd) {
+    b = ein_diff(ec, ft->dim == 1 ? ein_icon(0) : ein_ivar(r), b);
+    if (ft->dim > 1) sg[ns++] = ft->dim;
+  }
+  EinParam ps[2] = {ein_param_field(ft->dim, r, ft->dims), ein_param_tensor(prank, &ft->dim)};
+  const EinOp *op = ein_op_subst(ec, ein_op_new(ec, 2, ps, ns, sg, ein_probe(ec, b, 1)), 0, fd->op);
+  if (!op) {
+    tr_internal(t, "a field that does not match its use");
+    return NULL;
+  }
+  MArg *as = ARENA_NEW_ARRAY(t->a, MArg, fd->nargs + 1);
+  memcpy(as, fd->args, sizeof *as * (size_t)fd->nargs);
+  as[fd->nargs] = (MArg){.kind = MA_TENSOR, .var = pos};
+  return emit_tensor_op(t, op, fd->nargs + 1, as, nd ? "dp" : "p");
+}
+
+/* (F ∘ G)_α@x = F_α@y with y = G@x, and (∂_j (F ∘ G)_α)@x =
+ * Σ_k (∂_k F_α)@y · (∂_j G_k)@x, the chain rule (k and j left out over 1-D
+ * domains); the typechecker allows no second derivative (continuity 1). */
+static const EinExpr *compose_probe(Rewrite *rw, const EinExpr *e) {
+  Tr *t = rw->t;
+  EinContext *ec = t->ec;
+  const EinExpr *leaf = e->kids[0];
+  int nd = 0;
+  EinIdx j = 0;
+  for (; leaf->tag == EIN_DIFF; leaf = leaf->kids[0]) nd++, j = leaf->idx[0];
+  if (leaf->tag != EIN_FIELD || rw->args[leaf->param].kind != MA_COMPOSE) return NULL;
+  const MArg *ca = &rw->args[leaf->param], *pos = &rw->args[e->param];
+  if (nd > 1 || pos->kind != MA_TENSOR) {
+    tr_fail(t, "a second derivative of a composition F ∘ G");
+    return NULL;
+  }
+  const IrType *ft = ca->outer_ty, *gt = ca->eig_ty;
+  IrVar *y = probe_def(t, ca->eig, gt, pos->var, 0);
+  IrVar *fv = y ? probe_def(t, ca->outer, ft, y, nd) : NULL;
+  if (!fv) return NULL;
+  int r = ft->order, n = ft->dim, d = gt->dim, shape[EIN_MAX_RANK + 1];
+  for (int i = 0; i < r; i++) shape[i] = ft->dims[i];
+  if (!nd) return ein_tensor(ec, plist_tensor(t, rw->pl, fv, r, shape), leaf->nidx, leaf->idx);
+  IrVar *jg = probe_def(t, ca->eig, gt, pos->var, 1); /* (∂_j G_k)@x: [n, d] (1s left out) */
+  if (!jg) return NULL;
+  int jsh[2], jr = 0;
+  if (n > 1) jsh[jr++] = n;
+  if (d > 1) jsh[jr++] = d;
+  if (n > 1) shape[r] = n;
+  int pf = plist_tensor(t, rw->pl, fv, r + (n > 1), shape), pg = plist_tensor(t, rw->pl, jg, jr, jsh);
+  int kv = rw->fresh;
+  EinIdx fi[EIN_MAX_RANK + 1], gi[2];
+  for (int i = 0; i < leaf->nidx; i++) fi[i] = leaf->idx[i];
+  int ng = 0;
+  if (n > 1) fi[leaf->nidx] = ein_ivar(kv), gi[ng++] = ein_ivar(kv);
+  if (d > 1) gi[ng++] = j;
+  const EinExpr *prod = ein_mul2(ec, ein_tensor(ec, pf, leaf->nidx + (n > 1), fi), ein_tensor(ec, pg, ng, gi));
+  return n > 1 ? ein_sum1(ec, kv, 0, n - 1, prod) : prod;
+}
+
 static const EinExpr *rewrite(Rewrite *rw, const EinExpr *e) {
   Tr *t = rw->t;
   if (t->failed) return NULL;
@@ -640,6 +725,7 @@ static const EinExpr *rewrite(Rewrite *rw, const EinExpr *e) {
     const EinExpr *px = conv->tag != EIN_CONV ? position_probe(rw, e) : NULL;
     if (px) return px;
     if (conv->tag != EIN_CONV && (px = eigen_probe(rw, e))) return px;
+    if (conv->tag != EIN_CONV && !t->failed && (px = compose_probe(rw, e))) return px;
     if (conv->tag != EIN_CONV) {
       if (t->failed) return NULL;
       tr_fail(t, "probing this field expression (it did not normalize to convolutions)");
@@ -771,6 +857,10 @@ static void collect_convs(const EinExpr *e, const MArg *args, ImgSupport *is, in
     collect_convs(args[e->param].eig->op->body, args[e->param].eig->args, is, n, cap);
     return;
   }
+  if (e->tag == EIN_FIELD && args[e->param].kind == MA_COMPOSE) { /* G's images (F's: below) */
+    collect_convs(args[e->param].eig->op->body, args[e->param].eig->args, is, n, cap);
+    return;
+  }
   if (e->tag == EIN_CONV) {
     const MArg *img = &args[e->param], *ker = &args[e->param2];
     if (img->kind != MA_IMAGE || ker->kind != MA_KERNEL) return;
@@ -789,6 +879,11 @@ static IrVar *translate_inside(Tr *t, const IrInstr *in) {
   IrVar *x = resolve_value(t, in->args[0]);
   FieldDef *fd = x ? field_def(t, in->args[1]) : NULL;
   if (!fd) return NULL;
+  for (int i = 0; i < fd->nargs; i++)
+    if (fd->args[i].kind == MA_COMPOSE) { /* F's domain would be tested at G(x) */
+      tr_fail(t, "inside(x, F ∘ G)");
+      return NULL;
+    }
   ImgSupport is[32];
   int n = 0;
   collect_convs(fd->op->body, fd->args, is, &n, 32);

@@ -591,7 +591,7 @@ static void test_programs(void) {
   REJECT("real v = variance(1.0);", "unknown function 'variance'");
   REJECT("real[] v = concat({1.0}, {2.0});", "unknown function 'concat'");
   /* Q1 */
-  REJECT("real x = 1.0;\nreal y = x ∘ x;", "the composition operator '∘' is not supported");
+  REJECT("real x = 1.0;\nreal y = x ∘ x;", "'∘' composes a field F with a field G of positions in F's domain, not real ∘ real");
   /* • ⊗ : shape rules (§3.5) */
   ACCEPT("tensor[2,3] a = [[1,2,3],[4,5,6]];\nvec3 b = [1,2,3];\nvec2 c = a • b;");
   ACCEPT("mat3 a = identity[3];\nreal c = a : a;");
