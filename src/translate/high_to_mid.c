@@ -62,55 +62,14 @@
 
 /* ---- state ----------------------------------------------------------------------- */
 
-/* A leaf argument of a symbolic field: a MidIR tensor, an image (its
- * border mode kept aside, §8.6), a kernel known at compile time, the
- * position of a field function, or evals/evecs of a matrix field. */
-typedef enum { MA_TENSOR, MA_IMAGE, MA_KERNEL, MA_POSITION, MA_EIGEN, MA_COMPOSE } MArgKind;
-typedef struct FieldDef FieldDef;
-typedef struct MArg {
-  MArgKind kind;
-  IrVar *var;       /* TENSOR, IMAGE (the underlying image) */
-  IrBorder border;  /* IMAGE */
-  const Kernel *k;  /* KERNEL */
-  int cont;
-  const FieldDef *eig;   /* EIGEN: the matrix field; COMPOSE: G of F ∘ G */
-  const IrType *eig_ty;  /* EIGEN: its type, field(d)[n,n]; COMPOSE: G's type */
-  int eig_op;            /* EIGEN: IR_OP_EVALS or IR_OP_EVECS */
-  const FieldDef *outer; /* COMPOSE: F */
-  const IrType *outer_ty; /* COMPOSE: F's type */
-} MArg;
+#include "translate/high_to_mid_impl.h"
 
-/* A field as an EIN operator over leaf arguments (no field parameters). */
-struct FieldDef {
-  const EinOp *op;
-  int nargs;
-  MArg *args;
-};
-
-typedef struct Tr {
-  IrModule *high, *mid;
-  EinContext *ec;
-  Arena *a;
-  DiagCtx *diag;
-  HighToMidStats *st;
-  IrGlobal **gmap;
-  IrStateVar **smap;
-  IrCFG **cfgmap;
-  /* per CFG (indexed by HighIR variable id, reset for each CFG) */
-  IrCFG *hcfg, *mcfg;
-  IrVar **vmap;
-  IrBlock **bmap; /* indexed by HighIR block id */
-  IrBlock *cur;   /* where instructions are emitted */
-  int depth;      /* recursion guard for field definitions */
-  bool failed;
-} Tr;
-
-static void tr_fail(Tr *t, const char *what) {
+void h2m_fail(Tr *t, const char *what) {
   if (!t->failed && t->diag) diag_report(t->diag, ERR_NOT_YET, (Span){{0, 0}, {0, 0}}, what);
   t->failed = true;
 }
 
-static void tr_internal(Tr *t, const char *what) {
+void h2m_internal(Tr *t, const char *what) {
   if (!t->failed && t->diag)
     diag_report(t->diag, ERR_LOWERING_FAILED, (Span){{0, 0}, {0, 0}}, "MidIR", what);
   t->failed = true;
@@ -162,7 +121,7 @@ static IrVar *resolve_value(Tr *t, IrVar *hv) {
   if (!hv) return NULL;
   if (hv->cfg == t->hcfg) {
     IrVar *v = t->vmap[hv->id];
-    if (!v) tr_internal(t, "a value used before its translation");
+    if (!v) h2m_internal(t, "a value used before its translation");
     return v;
   }
   IrInstr *d = hv->def;
@@ -174,7 +133,7 @@ static IrVar *resolve_value(Tr *t, IrVar *hv) {
     return resolve_value(t, d->args[0]);
   IrGlobal *g = d && d->kind == IR_I_GLOBAL_GET ? d->global : global_holding(t, hv);
   if (g && t->gmap[g->index]) return ir_emit_global_get(t->cur, hv->name, t->gmap[g->index]);
-  tr_fail(t, "a field built from a value of another block of the program");
+  h2m_fail(t, "a field built from a value of another block of the program");
   return NULL;
 }
 
@@ -198,7 +157,7 @@ static bool resolve_image(Tr *t, IrVar *hv, MArg *out) {
     }
     if (d->kind != IR_I_OP) break;
     if (d->op == IR_HOP_BORDER_CONST) {
-      tr_fail(t, "border(image, value)");
+      h2m_fail(t, "border(image, value)");
       return false;
     }
     IrBorder bm = d->op == IR_HOP_BORDER_CLAMP    ? IR_BORDER_CLAMP
@@ -231,7 +190,7 @@ static bool resolve_kernel(Tr *t, IrVar *hv, MArg *out) {
       break;
     }
   }
-  tr_fail(t, "a kernel that is not known at compile time");
+  h2m_fail(t, "a kernel that is not known at compile time");
   return false;
 }
 
@@ -270,7 +229,7 @@ static bool resolve_ein_args(Tr *t, const EinOp **opp, IrVar *const *hargs, int 
     if (op->params[i].kind != EIN_PARAM_FIELD) continue;
     const EinOp *fused = ein_op_subst(t->ec, op, i, fd[i]->op);
     if (!fused) {
-      tr_internal(t, "a field definition does not match its use");
+      h2m_internal(t, "a field definition does not match its use");
       return false;
     }
     int m = fd[i]->nargs, nn = n - 1 + m;
@@ -291,13 +250,13 @@ static bool resolve_ein_args(Tr *t, const EinOp **opp, IrVar *const *hargs, int 
 
 static FieldDef *field_def(Tr *t, IrVar *hv) {
   if (++t->depth > 200) {
-    tr_fail(t, "a field defined this deeply");
+    h2m_fail(t, "a field defined this deeply");
     return NULL;
   }
   FieldDef *r = NULL;
   IrInstr *d = hv ? hv->def : NULL;
   if (!d) {
-    tr_fail(t, "a field passed as a parameter");
+    h2m_fail(t, "a field passed as a parameter");
   } else if (d->kind == IR_I_COPY) {
     r = field_def(t, d->args[0]);
   } else if (d->kind == IR_I_GLOBAL_GET) {
@@ -305,9 +264,9 @@ static FieldDef *field_def(Tr *t, IrVar *hv) {
     if (v)
       r = field_def(t, v);
     else
-      tr_fail(t, "a field global assigned more than once");
+      h2m_fail(t, "a field global assigned more than once");
   } else if (d->kind == IR_I_PHI) {
-    tr_fail(t, "a field chosen at run time");
+    h2m_fail(t, "a field chosen at run time");
   } else if (d->kind == IR_I_OP && d->op == IR_HOP_POSITION && d->nimm == 1 &&
              d->imm[0] >= 1 && d->imm[0] <= EIN_MAX_DIM) {
     /* x ↦ x = λF⟨F_α⟩ over a position leaf (rewritten where probed) */
@@ -365,7 +324,7 @@ static FieldDef *field_def(Tr *t, IrVar *hv) {
       r = NULL;
   } else if (d->kind == IR_I_OP && d->op == IR_HOP_EIN && d->ein &&
              (!params_ok(d->ein, d->ein->body) || d->nargs != d->ein->nparams)) {
-    tr_internal(t, "an ill-formed HighIR EIN operator");
+    h2m_internal(t, "an ill-formed HighIR EIN operator");
   } else if (d->kind == IR_I_OP && d->op == IR_HOP_EIN && d->ein) {
     r = ARENA_NEW(t->a, FieldDef);
     r->op = d->ein;
@@ -390,7 +349,7 @@ static FieldDef *field_def(Tr *t, IrVar *hv) {
     r->op = ein_op_new(t->ec, n, ps, rank + 1, sg, ein_add(t->ec, n, terms));
     if (!resolve_ein_args(t, &r->op, d->args, &r->nargs, &r->args)) r = NULL;
   } else {
-    tr_fail(t, "this kind of field definition");
+    h2m_fail(t, "this kind of field definition");
   }
   t->depth--;
   return r;
@@ -402,7 +361,7 @@ enum { MAX_DERIV = 6 };
 
 /* What one probe site needs, memoized per (image, border, kernel, position)
  * within one instruction. */
-typedef struct ProbeCtx {
+struct ProbeCtx {
   IrVar *img, *pos;
   IrBorder border;
   const Kernel *k;
@@ -411,14 +370,8 @@ typedef struct ProbeCtx {
   IrVar *fc[EIN_MAX_DIM];
   IrVar *keval[EIN_MAX_DIM][MAX_DERIV + 1];
   IrVar *kd[EIN_MAX_DIM][MAX_DERIV + 1];
-} ProbeCtx;
+};
 
-/* Parameters of the operator being built. */
-typedef struct PList {
-  int n, cap;
-  EinParam *p;
-  IrVar **args;
-} PList;
 
 static int plist_add(Tr *t, PList *l, EinParam p, IrVar *arg) {
   if (l->n == l->cap) {
@@ -438,19 +391,15 @@ static int plist_add(Tr *t, PList *l, EinParam p, IrVar *arg) {
   return l->n++;
 }
 
-static int plist_tensor(Tr *t, PList *l, IrVar *arg, int rank, const int *shape) {
+int h2m_plist_tensor(Tr *t, PList *l, IrVar *arg, int rank, const int *shape) {
   return plist_add(t, l, ein_param_tensor(rank, shape), arg);
 }
 
-typedef struct ProbeSet {
-  int n, cap;
-  ProbeCtx **v;
-} ProbeSet;
 
-static IrVar *emit_op(Tr *t, const char *hint, int op, int nargs, IrVar *const *args, int nimm,
+IrVar *h2m_emit_op(Tr *t, const char *hint, int op, int nargs, IrVar *const *args, int nimm,
                       const int *imm) {
   IrVar *v = ir_emit_op(t->cur, hint, op, NULL, nargs, args, nimm, imm);
-  if (!v) tr_internal(t, ir_op_info(IR_MID, op) ? ir_op_info(IR_MID, op)->name : "an operator");
+  if (!v) h2m_internal(t, ir_op_info(IR_MID, op) ? ir_op_info(IR_MID, op)->name : "an operator");
   return v;
 }
 
@@ -470,19 +419,19 @@ static ProbeCtx *probe_ctx(Tr *t, ProbeSet *set, const MArg *img, const MArg *ke
   p->d = img->var->ty->dim;
   p->s = ker->k->support;
   IrVar *a2[2] = {img->var, pos};
-  IrVar *pi = emit_op(t, "p", IR_MOP_WORLD_TO_INDEX, 2, a2, 0, NULL);
+  IrVar *pi = h2m_emit_op(t, "p", IR_MOP_WORLD_TO_INDEX, 2, a2, 0, NULL);
   if (!pi) return NULL;
-  p->f = emit_op(t, "f", IR_MOP_TFRACT, 1, &pi, 0, NULL);
-  IrVar *fl = emit_op(t, "nf", IR_MOP_TFLOOR, 1, &pi, 0, NULL);
-  IrVar *n = fl ? emit_op(t, "n", IR_MOP_REAL_TO_INT, 1, &fl, 0, NULL) : NULL;
+  p->f = h2m_emit_op(t, "f", IR_MOP_TFRACT, 1, &pi, 0, NULL);
+  IrVar *fl = h2m_emit_op(t, "nf", IR_MOP_TFLOOR, 1, &pi, 0, NULL);
+  IrVar *n = fl ? h2m_emit_op(t, "n", IR_MOP_REAL_TO_INT, 1, &fl, 0, NULL) : NULL;
   if (!p->f || !n) return NULL;
   int imm[2] = {p->s, (int)p->border};
   a2[1] = n;
-  if (!(p->vox = emit_op(t, "vox", IR_MOP_LOAD_VOXELS, 2, a2, 2, imm))) return NULL;
+  if (!(p->vox = h2m_emit_op(t, "vox", IR_MOP_LOAD_VOXELS, 2, a2, 2, imm))) return NULL;
   if (!(p->h = ir_emit_kernel(t->cur, p->k, p->cont))) return NULL;
   for (int c = 0; c < p->d; c++) {
     int ci = c;
-    p->fc[c] = p->d == 1 ? p->f : emit_op(t, "fc", IR_OP_TENSOR_INDEX, 1, &p->f, 1, &ci);
+    p->fc[c] = p->d == 1 ? p->f : h2m_emit_op(t, "fc", IR_OP_TENSOR_INDEX, 1, &p->f, 1, &ci);
     if (!p->fc[c]) return NULL;
   }
   if (set->n == set->cap) {
@@ -500,7 +449,7 @@ static IrVar *probe_keval(Tr *t, ProbeCtx *p, int c, int j) {
   if (!p->keval[c][j]) {
     int imm[2] = {j, p->s};
     IrVar *a2[2] = {p->h, p->fc[c]};
-    p->keval[c][j] = emit_op(t, "k", IR_MOP_KERNEL_EVAL, 2, a2, 2, imm);
+    p->keval[c][j] = h2m_emit_op(t, "k", IR_MOP_KERNEL_EVAL, 2, a2, 2, imm);
   }
   return p->keval[c][j];
 }
@@ -513,7 +462,7 @@ static IrVar *probe_kd_rec(Tr *t, ProbeCtx *p, int c, int k, int depth, int coun
     el[a] = probe_kd_rec(t, p, c, k, depth + 1, count + (a == c));
     if (!el[a]) return NULL;
   }
-  return emit_op(t, "kd", IR_OP_TENSOR_CONS, p->d, el, 0, NULL);
+  return h2m_emit_op(t, "kd", IR_OP_TENSOR_CONS, p->d, el, 0, NULL);
 }
 
 static IrVar *probe_kd(Tr *t, ProbeCtx *p, int c, int k) {
@@ -526,7 +475,7 @@ static const EinExpr *probe_term(Tr *t, PList *pl, ProbeCtx *p, const EinExpr *c
   EinContext *ec = t->ec;
   int d = p->d, s = p->s, k = conv->nidx2, na = conv->nidx;
   if (k > MAX_DERIV || d + na > EIN_MAX_RANK || k + 1 > EIN_MAX_RANK) {
-    tr_fail(t, "a probe with this many derivatives");
+    h2m_fail(t, "a probe with this many derivatives");
     return NULL;
   }
   const IrType *it = p->img->ty;
@@ -534,12 +483,12 @@ static const EinExpr *probe_term(Tr *t, PList *pl, ProbeCtx *p, const EinExpr *c
   for (int c = 0; c < d; c++) vshape[c] = 2 * s;
   for (int i = 0; i < it->order; i++) vshape[d + i] = it->dims[i];
   if (d + it->order != d + na) {
-    tr_internal(t, "a convolution indexed with the wrong number of indices");
+    h2m_internal(t, "a convolution indexed with the wrong number of indices");
     return NULL;
   }
   for (int r = 0; r < k; r++) kshape[r] = d;
   kshape[k] = 2 * s;
-  int pv = plist_tensor(t, pl, p->vox, d + na, vshape);
+  int pv = h2m_plist_tensor(t, pl, p->vox, d + na, vshape);
   const EinExpr *fac[EIN_MAX_DIM + 1];
   EinIdx vi[EIN_MAX_RANK], ki[EIN_MAX_RANK];
   EinBinder tb[EIN_MAX_DIM], db[MAX_DERIV];
@@ -556,7 +505,7 @@ static const EinExpr *probe_term(Tr *t, PList *pl, ProbeCtx *p, const EinExpr *c
   for (int c = 0; c < d; c++) {
     IrVar *kv = probe_kd(t, p, c, k);
     if (!kv) return NULL;
-    int pk = plist_tensor(t, pl, kv, k + 1, kshape);
+    int pk = h2m_plist_tensor(t, pl, kv, k + 1, kshape);
     ki[k] = ein_ivar(fresh + k + c);
     fac[c + 1] = ein_tensor(ec, pk, k + 1, ki);
   }
@@ -564,10 +513,10 @@ static const EinExpr *probe_term(Tr *t, PList *pl, ProbeCtx *p, const EinExpr *c
   if (k == 0) return inner;
   if (!p->W) {
     IrVar *img = p->img;
-    p->W = emit_op(t, "W", IR_MOP_IMG_TRANSFORM, 1, &img, 0, NULL);
+    p->W = h2m_emit_op(t, "W", IR_MOP_IMG_TRANSFORM, 1, &img, 0, NULL);
     if (!p->W) return NULL;
   }
-  int pw = plist_tensor(t, pl, p->W, 2, wshape);
+  int pw = h2m_plist_tensor(t, pl, p->W, 2, wshape);
   const EinExpr *wf[MAX_DERIV + 1];
   for (int r = 0; r < k; r++) {
     EinIdx wi[2] = {ein_ivar(fresh + r), conv->idx2[r]};
@@ -577,18 +526,6 @@ static const EinExpr *probe_term(Tr *t, PList *pl, ProbeCtx *p, const EinExpr *c
   return ein_sum(ec, k, db, ein_mul(ec, k + 1, wf));
 }
 
-static IrVar *emit_tensor_op(Tr *t, const EinOp *op, int nargs, const MArg *args,
-                             const char *name);
-
-typedef struct Rewrite {
-  Tr *t;
-  const EinOp *op;
-  const MArg *args;
-  const int *tmap; /* tensor parameter → its index in pl */
-  PList *pl;
-  ProbeSet *probes;
-  int fresh;
-} Rewrite;
 
 /* (∂_{j_1}..∂_{j_k} X_α)@P for the position field X, or NULL when e is
  * not such a probe: P_α, δ_{α,j_1} (1 when d = 1) or 0. */
@@ -606,115 +543,6 @@ static const EinExpr *position_probe(Rewrite *rw, const EinExpr *e) {
   return ein_tensor(ec, rw->tmap[e->param], leaf->nidx, leaf->idx);
 }
 
-/* (F_α)@P for F = evals(M) or evecs(M): the matrix M probed at P (an
- * operator of its own), then the tensor evals/evecs, its elements built
- * into a tensor (a vector, or the eigenvectors as rows) that becomes a
- * tensor parameter; NULL when e is not such a probe. Eigenvalues have no
- * derivatives: the typechecker refuses them (continuity 0). */
-static const EinExpr *eigen_probe(Rewrite *rw, const EinExpr *e) {
-  Tr *t = rw->t;
-  EinContext *ec = t->ec;
-  const EinExpr *leaf = e->kids[0];
-  while (leaf->tag == EIN_DIFF) leaf = leaf->kids[0];
-  if (leaf->tag != EIN_FIELD || rw->args[leaf->param].kind != MA_EIGEN) return NULL;
-  const MArg *ea = &rw->args[leaf->param], *pos = &rw->args[e->param];
-  if (leaf != e->kids[0] || pos->kind != MA_TENSOR) {
-    tr_internal(t, "a derivative of evals or evecs of a field");
-    return NULL;
-  }
-  const IrType *mt = ea->eig_ty;
-  int n = mt->dims[0], prank = mt->dim == 1 ? 0 : 1;
-  EinParam ps[2] = {ein_param_field(mt->dim, 2, mt->dims), ein_param_tensor(prank, &mt->dim)};
-  EinIdx al[2] = {ein_ivar(0), ein_ivar(1)};
-  const EinOp *pr = ein_op_new(ec, 2, ps, 2, mt->dims, ein_probe(ec, ein_field(ec, 0, 2, al), 1));
-  const EinOp *op = ein_op_subst(ec, pr, 0, ea->eig->op);
-  if (!op) {
-    tr_internal(t, "a matrix field that does not match its evals");
-    return NULL;
-  }
-  int na = ea->eig->nargs + 1;
-  MArg *as = ARENA_NEW_ARRAY(t->a, MArg, na);
-  memcpy(as, ea->eig->args, sizeof *as * (size_t)(na - 1));
-  as[na - 1] = *pos;
-  IrVar *m = emit_tensor_op(t, op, na, as, "m");
-  IrVar *sq = m ? emit_op(t, "ev", ea->eig_op, 1, &m, 0, NULL) : NULL;
-  if (!sq) return NULL;
-  IrVar *el[3];
-  for (int k = 0; k < n; k++) {
-    IrVar *a2[2] = {sq, ir_emit_int(t->cur, k)};
-    if (!(el[k] = emit_op(t, "e", IR_OP_SEQ_INDEX, 2, a2, 0, NULL))) return NULL;
-  }
-  IrVar *v = emit_op(t, "eig", IR_OP_TENSOR_CONS, n, el, 0, NULL);
-  if (!v) return NULL;
-  int shape[2] = {n, n};
-  return ein_tensor(ec, plist_tensor(t, rw->pl, v, leaf->nidx, shape), leaf->nidx, leaf->idx);
-}
-
-/* The MidIR tensor ((∂_j)^nd fd_α)@pos for field fd of type ft (nd = 0
- * or 1): the derivative index last, left out when ft's domain is 1-D. */
-static IrVar *probe_def(Tr *t, const FieldDef *fd, const IrType *ft, IrVar *pos, int nd) {
-  EinContext *ec = t->ec;
-  int r = ft->order, sg[EIN_MAX_RANK + 1], prank = ft->dim == 1 ? 0 : 1;
-  EinIdx al[EIN_MAX_RANK];
-  for (int i = 0; i < r; i++) al[i] = ein_ivar(i), sg[i] = ft->dims[i];
-  const EinExpr *b = ein_field(ec, 0, r, al);
-  int ns = r;
-  if (nd) {
-    b = ein_diff(ec, ft->dim == 1 ? ein_icon(0) : ein_ivar(r), b);
-    if (ft->dim > 1) sg[ns++] = ft->dim;
-  }
-  EinParam ps[2] = {ein_param_field(ft->dim, r, ft->dims), ein_param_tensor(prank, &ft->dim)};
-  const EinOp *op = ein_op_subst(ec, ein_op_new(ec, 2, ps, ns, sg, ein_probe(ec, b, 1)), 0, fd->op);
-  if (!op) {
-    tr_internal(t, "a field that does not match its use");
-    return NULL;
-  }
-  MArg *as = ARENA_NEW_ARRAY(t->a, MArg, fd->nargs + 1);
-  memcpy(as, fd->args, sizeof *as * (size_t)fd->nargs);
-  as[fd->nargs] = (MArg){.kind = MA_TENSOR, .var = pos};
-  return emit_tensor_op(t, op, fd->nargs + 1, as, nd ? "dp" : "p");
-}
-
-/* (F ∘ G)_α@x = F_α@y with y = G@x, and (∂_j (F ∘ G)_α)@x =
- * Σ_k (∂_k F_α)@y · (∂_j G_k)@x, the chain rule (k and j left out over 1-D
- * domains); the typechecker allows no second derivative (continuity 1). */
-static const EinExpr *compose_probe(Rewrite *rw, const EinExpr *e) {
-  Tr *t = rw->t;
-  EinContext *ec = t->ec;
-  const EinExpr *leaf = e->kids[0];
-  int nd = 0;
-  EinIdx j = 0;
-  for (; leaf->tag == EIN_DIFF; leaf = leaf->kids[0]) nd++, j = leaf->idx[0];
-  if (leaf->tag != EIN_FIELD || rw->args[leaf->param].kind != MA_COMPOSE) return NULL;
-  const MArg *ca = &rw->args[leaf->param], *pos = &rw->args[e->param];
-  if (nd > 1 || pos->kind != MA_TENSOR) {
-    tr_fail(t, "a second derivative of a composition F ∘ G");
-    return NULL;
-  }
-  const IrType *ft = ca->outer_ty, *gt = ca->eig_ty;
-  IrVar *y = probe_def(t, ca->eig, gt, pos->var, 0);
-  IrVar *fv = y ? probe_def(t, ca->outer, ft, y, nd) : NULL;
-  if (!fv) return NULL;
-  int r = ft->order, n = ft->dim, d = gt->dim, shape[EIN_MAX_RANK + 1];
-  for (int i = 0; i < r; i++) shape[i] = ft->dims[i];
-  if (!nd) return ein_tensor(ec, plist_tensor(t, rw->pl, fv, r, shape), leaf->nidx, leaf->idx);
-  IrVar *jg = probe_def(t, ca->eig, gt, pos->var, 1); /* (∂_j G_k)@x: [n, d] (1s left out) */
-  if (!jg) return NULL;
-  int jsh[2], jr = 0;
-  if (n > 1) jsh[jr++] = n;
-  if (d > 1) jsh[jr++] = d;
-  if (n > 1) shape[r] = n;
-  int pf = plist_tensor(t, rw->pl, fv, r + (n > 1), shape), pg = plist_tensor(t, rw->pl, jg, jr, jsh);
-  int kv = rw->fresh;
-  EinIdx fi[EIN_MAX_RANK + 1], gi[2];
-  for (int i = 0; i < leaf->nidx; i++) fi[i] = leaf->idx[i];
-  int ng = 0;
-  if (n > 1) fi[leaf->nidx] = ein_ivar(kv), gi[ng++] = ein_ivar(kv);
-  if (d > 1) gi[ng++] = j;
-  const EinExpr *prod = ein_mul2(ec, ein_tensor(ec, pf, leaf->nidx + (n > 1), fi), ein_tensor(ec, pg, ng, gi));
-  return n > 1 ? ein_sum1(ec, kv, 0, n - 1, prod) : prod;
-}
-
 static const EinExpr *rewrite(Rewrite *rw, const EinExpr *e) {
   Tr *t = rw->t;
   if (t->failed) return NULL;
@@ -724,17 +552,17 @@ static const EinExpr *rewrite(Rewrite *rw, const EinExpr *e) {
     const EinExpr *conv = e->kids[0];
     const EinExpr *px = conv->tag != EIN_CONV ? position_probe(rw, e) : NULL;
     if (px) return px;
-    if (conv->tag != EIN_CONV && (px = eigen_probe(rw, e))) return px;
-    if (conv->tag != EIN_CONV && !t->failed && (px = compose_probe(rw, e))) return px;
+    if (conv->tag != EIN_CONV && (px = h2m_eigen_probe(rw, e))) return px;
+    if (conv->tag != EIN_CONV && !t->failed && (px = h2m_compose_probe(rw, e))) return px;
     if (conv->tag != EIN_CONV) {
       if (t->failed) return NULL;
-      tr_fail(t, "probing this field expression (it did not normalize to convolutions)");
+      h2m_fail(t, "probing this field expression (it did not normalize to convolutions)");
       return NULL;
     }
     const MArg *img = &rw->args[conv->param], *ker = &rw->args[conv->param2];
     const MArg *pos = &rw->args[e->param];
     if (img->kind != MA_IMAGE || ker->kind != MA_KERNEL || pos->kind != MA_TENSOR) {
-      tr_internal(t, "a convolution of the wrong parameter kinds");
+      h2m_internal(t, "a convolution of the wrong parameter kinds");
       return NULL;
     }
     ProbeCtx *p = probe_ctx(t, rw->probes, img, ker, pos->var);
@@ -746,7 +574,7 @@ static const EinExpr *rewrite(Rewrite *rw, const EinExpr *e) {
   case EIN_CONV:
   case EIN_DIFF:
   case EIN_LIFT:
-    tr_fail(t, "a field expression outside a probe");
+    h2m_fail(t, "a field expression outside a probe");
     return NULL;
   default: break;
   }
@@ -804,18 +632,18 @@ static IrVar *translate_ein(Tr *t, const IrInstr *in) {
   int nargs;
   MArg *args;
   if (in->nargs != op->nparams || !params_ok(op, op->body)) {
-    tr_internal(t, "an ill-formed HighIR EIN operator");
+    h2m_internal(t, "an ill-formed HighIR EIN operator");
     return NULL;
   }
   if (!resolve_ein_args(t, &op, in->args, &nargs, &args)) return NULL;
-  IrVar *v = emit_tensor_op(t, op, nargs, args, in->dst->name);
-  if (v && !ir_type_equal(v->ty, in->dst->ty)) tr_internal(t, "an EIN result of the wrong type");
+  IrVar *v = h2m_emit_tensor_op(t, op, nargs, args, in->dst->name);
+  if (v && !ir_type_equal(v->ty, in->dst->ty)) h2m_internal(t, "an EIN result of the wrong type");
   return v;
 }
 
 /* The MidIR value of the fused operator op over the leaf arguments args:
  * normalized (probes pushed to the leaves), then each probe rewritten. */
-static IrVar *emit_tensor_op(Tr *t, const EinOp *op, int nargs, const MArg *args,
+IrVar *h2m_emit_tensor_op(Tr *t, const EinOp *op, int nargs, const MArg *args,
                              const char *name) {
   if (op->body->flags & (EIN_FL_PROBE | EIN_FL_DIFF | EIN_FL_FIELD)) {
     EinNormOpts no = {0, t->diag, (Span){{0, 0}, {0, 0}}};
@@ -826,7 +654,7 @@ static IrVar *emit_tensor_op(Tr *t, const EinOp *op, int nargs, const MArg *args
       return NULL;
     }
     if (!params_ok(op, op->body)) {
-      tr_internal(t, "an ill-formed EIN operator after normalization");
+      h2m_internal(t, "an ill-formed EIN operator after normalization");
       return NULL;
     }
   }
@@ -841,7 +669,7 @@ static IrVar *emit_tensor_op(Tr *t, const EinOp *op, int nargs, const MArg *args
   if (!body) return NULL;
   IrVar *v = mid_emit_ein(t->cur, -1, name, t->ec, pl.n, pl.p, pl.args, op->nsigma,
                           op->sigma, body);
-  if (!v) tr_internal(t, "an EIN operator over tensors");
+  if (!v) h2m_internal(t, "an EIN operator over tensors");
   return v;
 }
 
@@ -881,7 +709,7 @@ static IrVar *translate_inside(Tr *t, const IrInstr *in) {
   if (!fd) return NULL;
   for (int i = 0; i < fd->nargs; i++)
     if (fd->args[i].kind == MA_COMPOSE) { /* F's domain would be tested at G(x) */
-      tr_fail(t, "inside(x, F ∘ G)");
+      h2m_fail(t, "inside(x, F ∘ G)");
       return NULL;
     }
   ImgSupport is[32];
@@ -892,10 +720,10 @@ static IrVar *translate_inside(Tr *t, const IrInstr *in) {
   IrVar *acc = NULL;
   for (int i = 0; i < n; i++) {
     IrVar *a2[2] = {is[i].img, x};
-    IrVar *p = emit_op(t, "p", IR_MOP_WORLD_TO_INDEX, 2, a2, 0, NULL);
+    IrVar *p = h2m_emit_op(t, "p", IR_MOP_WORLD_TO_INDEX, 2, a2, 0, NULL);
     if (!p) return NULL;
     a2[1] = p;
-    IrVar *b = emit_op(t, "in", IR_MOP_INSIDE_IMAGE, 2, a2, 1, &is[i].s);
+    IrVar *b = h2m_emit_op(t, "in", IR_MOP_INSIDE_IMAGE, 2, a2, 1, &is[i].s);
     if (!b) return NULL;
     acc = acc ? ir_emit2(t->cur, IR_OP_AND, acc, b) : b;
   }
@@ -915,7 +743,7 @@ static void translate_instr(Tr *t, IrInstr *in) {
     args = ARENA_NEW_ARRAY(t->a, IrVar *, in->nargs);
     for (int i = 0; i < in->nargs; i++) {
       if (is_field(in->args[i]->ty)) {
-        tr_fail(t, "a field used as a value");
+        h2m_fail(t, "a field used as a value");
         return;
       }
       if (!(args[i] = resolve_value(t, in->args[i]))) return;
@@ -926,7 +754,7 @@ static void translate_instr(Tr *t, IrInstr *in) {
   case IR_I_COPY: res = ir_emit_copy(t->cur, dst->name, args[0]); break;
   case IR_I_GLOBAL_GET:
     if (!t->gmap[in->global->index]) {
-      tr_internal(t, "a dropped global");
+      h2m_internal(t, "a dropped global");
       return;
     }
     res = ir_emit_global_get(t->cur, dst->name, t->gmap[in->global->index]);
@@ -951,7 +779,7 @@ static void translate_instr(Tr *t, IrInstr *in) {
                in->op == IR_HOP_BORDER_WRAP) {
       res = args[0]; /* the image itself; probes read the mode from the HighIR */
     } else if (in->op == IR_HOP_BORDER_CONST) {
-      tr_fail(t, "border(image, value)");
+      h2m_fail(t, "border(image, value)");
       return;
     } else if (in->op == IR_OP_STRAND_REDUCE) {
       IrCFG *fn = NULL;
@@ -959,18 +787,18 @@ static void translate_instr(Tr *t, IrInstr *in) {
         if (t->high->cfgs[c] == in->fn) fn = t->cfgmap[c];
       res = ir_emit_strand_reduce(t->cur, dst->name, (IrReduce)in->imm[0],
                                   (IrStrandSet)in->imm[1], fn, in->nargs, args);
-      if (!res) tr_internal(t, "strand_reduce");
+      if (!res) h2m_internal(t, "strand_reduce");
     } else if (in->op == IR_OP_INPUT_GIVEN && in->nimm == 1 && t->gmap[in->imm[0]]) {
       int gi = t->gmap[in->imm[0]]->index; /* the input's index at this level */
       res = ir_emit_op(t->cur, dst->name, in->op, dst->ty, 0, NULL, 1, &gi);
-      if (!res) tr_internal(t, "input_given");
+      if (!res) h2m_internal(t, "input_given");
     } else if (!dst) {
       if (!ir_emit_effect(t->cur, in->op, in->nargs, args, in->nimm, in->imm))
-        tr_internal(t, ir_op_info(IR_HIGH, in->op)->name);
+        h2m_internal(t, ir_op_info(IR_HIGH, in->op)->name);
       return;
     } else {
       res = ir_emit_op(t->cur, dst->name, in->op, dst->ty, in->nargs, args, in->nimm, in->imm);
-      if (!res) tr_internal(t, ir_op_info(IR_HIGH, in->op)->name);
+      if (!res) h2m_internal(t, ir_op_info(IR_HIGH, in->op)->name);
     }
     break;
   }
@@ -1021,7 +849,7 @@ static void translate_cfg(Tr *t, IrCFG *h, IrCFG *m) {
     const IrTerm *tm = &hb->term;
     IrVar *v = tm->value ? t->vmap[tm->value->id] : NULL;
     if (tm->value && !v) {
-      tr_fail(t, "a field used as a value");
+      h2m_fail(t, "a field used as a value");
       return;
     }
     switch (tm->kind) {
@@ -1048,7 +876,7 @@ static void translate_cfg(Tr *t, IrCFG *h, IrCFG *m) {
         if (pred->rpo < 0 || !hp->args[j]) continue;
         IrVar *a = t->vmap[hp->args[j]->id];
         if (!a) {
-          tr_internal(t, "a phi argument without translation");
+          h2m_internal(t, "a phi argument without translation");
           return;
         }
         ir_phi_set(mv->def, t->bmap[pred->id], a);
@@ -1084,7 +912,7 @@ IrModule *high_to_mid(IrModule *high, EinContext *ec, DiagCtx *diag, HighToMidSt
   for (int i = 0; i < high->nstate; i++) {
     IrStateVar *s = high->state[i];
     if (!ir_type_allowed(IR_MID, s->ty)) {
-      tr_fail(&t, "a field as strand state");
+      h2m_fail(&t, "a field as strand state");
       return NULL;
     }
     t.smap[i] = ir_state_new(m, s->name, s->ty, s->output);
@@ -1096,7 +924,7 @@ IrModule *high_to_mid(IrModule *high, EinContext *ec, DiagCtx *diag, HighToMidSt
     IrCFG *h = high->cfgs[c], *mc = t.cfgmap[c] = ir_cfg_new(m, h->kind, h->name);
     mc->result = h->result;
     for (int i = 0; i < h->nparams; i++) {
-      if (is_field(h->params[i]->ty)) tr_fail(&t, "a field passed as a parameter");
+      if (is_field(h->params[i]->ty)) h2m_fail(&t, "a field passed as a parameter");
       ir_cfg_add_param(mc, h->params[i]->name, h->params[i]->ty);
     }
   }

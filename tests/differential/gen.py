@@ -228,7 +228,7 @@ class N:
 BIN = {"add": "+", "sub": "-", "mul": "*", "div": "/", "mod": "%", "dot": "•",
        "cross": "×", "outer": "⊗", "colon": ":", "lt": "<", "le": "<=",
        "gt": ">", "ge": ">=", "eq": "==", "ne": "!=", "and": "&&", "or": "||",
-       "pow": "^", "conv": "⊛", "at": "@"}
+       "pow": "^", "conv": "⊛", "at": "@", "compose": "∘"}
 
 
 def src(e, dia):
@@ -1166,6 +1166,8 @@ def ev_op(e, op, args, P):
         return ev_call(e, e.v, args, P)
     if op == "efield":
         return eigen_field(e, args[0], P)
+    if op == "compose":
+        return compose_field(args[0], args[1])
     if op == "select":
         return args[0].st[e.v]
     raise ValueError(op)
@@ -1285,6 +1287,30 @@ def ev_call(e, name, args, P):
     raise ValueError(name)
 
 
+def compose_field(F, G):
+    """F ∘ G (an extension, language.md §6.6): F's series at y = G(x),
+    composed with G's to first order, the chain rule (the generator never
+    asks for more: a composition has continuity at most 1)."""
+    def fn(x, K):
+        if K > 1:
+            raise ValueError("a second derivative of a composition")
+        gs = G.fn(x, K)
+        ys = [g.v0() for g in gs]
+        fs = F.fn(ys, K)
+        out = []
+        for f in fs:
+            t = TPS.const(G.d, K, f.v0())
+            for k in range(F.d):
+                e = [0] * F.d
+                e[k] = 1
+                fk = f.c.get(tuple(e), 0)
+                if K >= 1 and fk:
+                    t = t + (gs[k] - gs[k].v0()) * fk
+            out.append(tps_rd(t))
+        return out
+    return Fld(G.d, F.s, fn, merge_imgs(F, G))
+
+
 def eigen_field(e, F, P):
     """evals(F) / evecs(F) of a field of symmetric matrices (an extension,
     language.md §6.6): at each x, the tensor evals/evecs of F(x) as a
@@ -1353,6 +1379,7 @@ class Gen:
         self.dia = dialect or r.choice([1, 2])
         self.D = r.choice([1, 1, 2, 2, 2, 2, 3, 3])
         self.wide = r.random() < 0.25      # border control on every image
+        self.no_compose = False
         # rank-3 tensors and fields (outer products, ∇⊗ of matrix fields,
         # slices and contractions back to lower ranks) in a third of the
         # programs: they multiply a program's size
@@ -1451,7 +1478,7 @@ class Gen:
                                                v=fn)))
             self.scope.append((n, t))
 
-    def base_field(self, s, k):
+    def base_field(self, s, k, border_always=False):
         r = self.r
         imgs = [i for i in self.images.values() if i.shape == s]
         if not imgs or (len(imgs) < 2 and r.random() < 0.15):
@@ -1460,7 +1487,7 @@ class Gen:
             img = r.choice(imgs)
         kerns = [kk for kk in KERNELS if DECL_CONT[kk] >= k]
         kern = r.choice(kerns)
-        border = r.choice(["clamp", "mirror", "wrap"]) if self.wide else None
+        border = r.choice(["clamp", "mirror", "wrap"]) if self.wide or border_always else None
         key = (img.name, kern, border, k)
         if key not in self.fieldvars:
             name = self.fresh("F")
@@ -1506,6 +1533,8 @@ class Gen:
                 opts += ["jac", "outer3", "add", "neg", "scale"]
             if self.ext and k == 0 and D > 1 and s in ((), (D,), (D, D)):
                 opts += ["efield"] * 4   # evals/evecs of a field (an extension)
+            if self.ext and k <= 1 and self.dia == 2 and not self.no_compose and s in self.img_shapes:
+                opts += ["compose"] * 2   # F ∘ G (an extension, 2.0)
         if not opts and D > 1 and s == (D, D):
             return N("outer", t, [self.fld((D,), k, 0), self.fld((D,), k, 0)])
         if not opts and D > 1 and s == (D, D, D):
@@ -1580,6 +1609,10 @@ class Gen:
             return N("pow", t, [sub(()), N("lit", INT, v=("2", 2))])
         if o == "normalize":
             return N("call", t, [sub((D,))], v="normalize")
+        if o == "compose":
+            # F border-controlled, so that it is defined wherever G takes x
+            F = self.base_field(s, k, border_always=True)
+            return N("compose", t, [F, sub(() if D == 1 else (D,))])
         if o == "efield":
             # of M + transpose(M), symmetric; a component of evals(S), evals(S),
             # or e ⊗ e of a row e of evecs(S) (sign-free)
@@ -1982,7 +2015,10 @@ class Gen:
                                                     N("lit", STR, v=('"%s"' % w, w))])
         if o == "inside":
             s = r.choice(self.img_shapes)
-            return N("inside", BOOL, [self.pos_expr(), self.fld(s, 0, 1)])
+            self.no_compose = True    # inside(x, F ∘ G) is refused
+            f = self.fld(s, 0, 1)
+            self.no_compose = False
+            return N("inside", BOOL, [self.pos_expr(), f])
         if o == "breduce":
             k = self.fresh("k")
             self.scope.append((k, INT))
@@ -2591,7 +2627,7 @@ def to_json(v):
 # the text of int(x), of int ^ int or of SEP_UTF8, or a node of EXT_OPS in its trees
 SEP_UTF8 = " \u2248 "     # " ≈ ": a string literal beyond ASCII
 EXT_RE = re.compile(r"\bint\(|\)\^\(|\u2248")
-EXT_OPS = ("dindex", "isdbl", "efield")
+EXT_OPS = ("dindex", "isdbl", "efield", "compose")
 
 
 def uses_ext(g):
