@@ -397,6 +397,12 @@ typedef enum DrtOptType {
  * -n/--nworkers), the earlier one keeps only its long form (--help,
  * --nworkers); without a long form it cannot be given (its default holds).
  * Names longer than DRT_CLI_MAX_NAME are refused (hest's fixed buffers). */
+/* A DFLT that starts with DRT_CLI_COMPUTED is not a value: the program
+ * computes the default when the option is not given (an input default
+ * that is not a constant, doc/language.md §3); the rest of DFLT (its
+ * source) is shown in the usage, and nothing is parsed or stored. */
+#define DRT_CLI_COMPUTED "\001"
+
 typedef struct DrtOption {
   const char *name;
   DrtOptType type;

@@ -285,9 +285,15 @@ static unsigned count_words(const char *s) {
   }
 }
 
+/* The default text that is a value: DFLT, or NULL for none or for a
+ * default the program computes (DRT_CLI_COMPUTED). */
+static const char *value_dflt(const DrtOption *o) {
+  return o->dflt && o->dflt[0] != DRT_CLI_COMPUTED[0] ? o->dflt : NULL;
+}
+
 /* The default of an option that cannot be given (see shadowed). */
 static void parse_default(CliOpt *c) {
-  const char *s = c->o->dflt;
+  const char *s = value_dflt(c->o);
   char word[128];
   for (unsigned i = 0; i < c->nv; i++) {
     while (isspace((unsigned char)*s)) s++;
@@ -369,7 +375,7 @@ static CliState *state_new(const DrtCli *cli, bool display, char **why) {
                          o->name, DRT_CLI_MAX_NAME);
       goto fail;
     }
-    if (!is_string(o->type) && o->type != DRT_OPT_FLAG && o->dflt &&
+    if (!is_string(o->type) && o->type != DRT_OPT_FLAG && value_dflt(o) &&
         count_words(o->dflt) != c->nv) {
       *why = text_printf("option '-%.*s': bad default '%s' (internal error)",
                          (int)short_len(o->name), o->name, o->dflt);
@@ -392,7 +398,11 @@ static CliState *state_new(const DrtCli *cli, bool display, char **why) {
     char *name = value_name(o, c->nv);
     char *dflt = NULL;
     if (!o->required && o->type != DRT_OPT_FLAG) {
-      dflt = o->dflt ? airStrdup(o->dflt) : current_text(o, c->nv);
+      /* a computed default: its source in the usage; parsing needs a
+       * value, and the current one is never stored (see store) */
+      dflt = value_dflt(o)             ? airStrdup(o->dflt)
+             : o->dflt && display      ? airStrdup(o->dflt + 1)
+                                       : current_text(o, c->nv);
       if (dflt && display) {
         char *cut = capped(dflt, 600);
         free(dflt);
@@ -490,10 +500,10 @@ static void store(const CliOpt *c, bool from_user) {
   }
   if (is_string(o->type)) {
     if (from_user) *(const char **)o->dest = c->slots[0].v.s;
-    else if (o->dflt) *(const char **)o->dest = o->dflt; /* hest's copy squeezes spaces */
+    else if (value_dflt(o)) *(const char **)o->dest = o->dflt; /* hest's copy squeezes spaces */
     return;
   }
-  if (!from_user && !o->dflt) return; /* hest's default was *dest itself */
+  if (!from_user && !value_dflt(o)) return; /* hest's default was *dest itself (or computed) */
   for (unsigned i = 0; i < c->nv; i++) {
     const CliSlot *s = &c->slots[i];
     switch (o->type) {
@@ -564,7 +574,7 @@ static int parse(DrtCli *cli, CliState *st, int argc, const char *const *argv,
   }
   for (unsigned i = 0; i < st->n; i++) {
     const DrtOption *o = st->opts[i].o;
-    if (st->opts[i].hidx < 0 && o->dflt && !is_string(o->type) && o->type != DRT_OPT_FLAG)
+    if (st->opts[i].hidx < 0 && value_dflt(o) && !is_string(o->type) && o->type != DRT_OPT_FLAG)
       parse_default(&st->opts[i]);
   }
   /* hest wants a NULL-terminated argv */

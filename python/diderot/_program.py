@@ -257,6 +257,10 @@ class Program:
         self.has_default = {i["name"]: i["has-default"] for i in d["inputs"]}
         self._setters = {i["name"]: i["setter"] for i in d["inputs"]}
         self._getters = {i["name"]: i.get("getter") for i in d["inputs"]}
+        # inputs whose default the program computes when the strands are
+        # created (doc/language.md §3): name -> the default's source
+        self.computed_defaults = {i["name"]: i["computed-default"] for i in d["inputs"]
+                                  if isinstance(i.get("computed-default"), str)}
         self.outputs = collections.OrderedDict((o["name"], DType(o["type"])) for o in d["outputs"])
         self._out_getters = {o["name"]: o["getter"] for o in d["outputs"]}
         self.ffi, self.lib = _load(directory, d)
@@ -297,10 +301,13 @@ class Program:
             return w.outputs()
 
     def defaults(self):
-        """name -> default value of the value inputs that have one."""
+        """name -> default value of the value inputs that have one (a
+        default the program computes is its source text, computed_defaults:
+        its value exists only once the strands are created)."""
         with self.world() as w:
             w._ensure_world()
-            return {n: w._get_input(n) for n in self.inputs if self._getters.get(n)}
+            return {n: self.computed_defaults[n] if n in self.computed_defaults else w._get_input(n)
+                    for n in self.inputs if self._getters.get(n)}
 
     def __repr__(self):
         ins = ", ".join("%s %s%s" % (t, n, "" if self.has_default[n] else " (required)")

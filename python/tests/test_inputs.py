@@ -288,3 +288,27 @@ def test_image_in_teem_layout(compile, exe, tmp_path):
     prog = compile(src)
     for form in (dict(header, data=data), (data, header)):
         np.testing.assert_array_equal(prog.run(flow=form, sizeX=40, sizeY=16).vort, want)
+
+
+COMPUTED = """#version 2.0
+input real a = 2.0;
+input real b = a * 3.0;
+input int n = 2;
+strand S (int i) {
+  output real x = b + real(i);
+  update { stabilize; }
+}
+create_collection { S(i) | i in 0..n-1 };
+"""
+
+
+def test_computed_default(compile, tmp_path_factory):
+    """A default the program computes (doc/language.md §3): its source in
+    defaults() and computed_defaults; its value follows the inputs given."""
+    prog = compile(write(tmp_path_factory.mktemp("computed"), "computed.diderot", COMPUTED))
+    assert prog.computed_defaults == {"b": "a * 3.0"} and prog.has_default["b"]
+    d = prog.defaults()
+    assert d["b"] == "a * 3.0" and d["a"] == 2.0 and d["n"] == 2
+    np.testing.assert_array_equal(prog.run()["x"], [6.0, 7.0])
+    np.testing.assert_array_equal(prog.run(a=1.5)["x"], [4.5, 5.5])
+    np.testing.assert_array_equal(prog.run(a=1.5, b=-1.0)["x"], [-1.0, 0.0])

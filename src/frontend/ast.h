@@ -216,6 +216,7 @@ struct Decl {
   bool has_desc;       /* D_INPUT */
   Token desc;          /* D_INPUT: the description STRING */
   Expr *init;          /* initializer / expression body (NULL if none) */
+  const Expr *v1_nonliteral; /* D_INPUT in 1.0: the first part of init that is not a 1.0 literal */
   ParamList params;    /* D_FUNC, D_FIELD_FUNC */
   Stmt *body;          /* D_FUNC with a block body (then init is NULL) */
   Decl *next;

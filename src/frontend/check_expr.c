@@ -299,7 +299,9 @@ static const Type *resolve_q(Tc *t, Expr *e, const char *name, Expr **args, int 
             break;
           }
         }
-        diag_report(t->diag, ERR_FIELD_CONTINUITY, e->span, k, name);
+        const char *eig = n == 1 ? tc_eigen_field_of(args[0]) : NULL;
+        if (eig) diag_report(t->diag, ERR_EIGEN_FIELD_DIFF, e->span, eig, name);
+        else diag_report(t->diag, ERR_FIELD_CONTINUITY, e->span, k, name);
         return ERRT;
       }
       for (int i = 0; i < n; i++) {
@@ -501,21 +503,6 @@ static const Type *check_user_call(Tc *t, Expr *e, Symbol *f) {
   return ok ? ft->result : ERRT;
 }
 
-/* world_min, world_max, sample_min, sample_max (an extension, doc/language.md
- * §6.1): global code only, where they are evaluated once on the host
- * (sample_min reads every sample) and not in code a strand or a function
- * (callable from strands) runs. Returns true after an error. */
-static bool image_query(Tc *t, Expr *e, const Builtin *b) {
-  bool extent = b->id == BI_WORLD_MIN || b->id == BI_WORLD_MAX;
-  if (!extent && b->id != BI_SAMPLE_MIN && b->id != BI_SAMPLE_MAX) return false;
-  tc_extension(t, extent ? EXT_IMAGE_EXTENT : EXT_IMAGE_RANGE, e->span);
-  TcWhere w = t->where;
-  if (w == W_GLOBAL_DECL || w == W_GLOBAL_INIT || w == W_GLOBAL_START || w == W_GLOBAL_UPDATE)
-    return false;
-  diag_report(t->diag, ERR_IMAGE_QUERY_WHERE, e->span, b->name, tc_where_name(w));
-  return true;
-}
-
 static const Type *check_builtin_call(Tc *t, Expr *e, Symbol *bs, const char *name) {
   if (bs->overloads && (bs->overloads->flags & BF_SPECIAL)) {
     if (strcmp(name, "sphere") == 0) return check_sphere(t, e, bs);
@@ -531,7 +518,18 @@ static const Type *check_builtin_call(Tc *t, Expr *e, Symbol *bs, const char *na
   }
   const Type *r = resolve(t, e, name, args, n, RK_FUNC);
   const Builtin *b = e->builtin;
-  if (!type_is_error(r) && b && image_query(t, e, b)) return ERRT;
+  if (!type_is_error(r) && b) {
+    int x = tc_builtin_extension(b);
+    if (x >= 0) tc_extension(t, (TcExtension)x, e->span);
+    if (b->id == BI_INSIDE && n == 2 && tc_has_compose(args[1])) {
+      diag_report(t->diag, ERR_INSIDE_COMPOSE, e->span);
+      return ERRT;
+    }
+    if (!tc_builtin_allowed(b, t->where)) {
+      diag_report(t->diag, ERR_IMAGE_QUERY_WHERE, e->span, b->name, tc_where_name(t->where));
+      return ERRT;
+    }
+  }
   if (!type_is_error(r) && b && (b->id == BI_NORMALIZE_T || b->id == BI_NORMALIZE_F) &&
       type_prune(r)->shape.order == 0) {
     diag_report(t->diag, ERR_NORMALIZE_SCALAR, e->span, tstr(t, args[0]->ty));
@@ -732,7 +730,12 @@ static const Type *check_var(Tc *t, Expr *e) {
   Symbol *s = tc_lookup(t, e->name);
   if (!s || s->kind == SYM_FUNC || s->kind == SYM_BUILTIN || s->kind == SYM_STRAND) {
     diag_report(t->diag, ERR_UNDECLARED_VAR, e->span, e->name ? e->name : "?");
-    diag_suggest(t->diag, tc_suggest(t, e->name, TC_SUGGEST_VARIABLE | TC_SUGGEST_KERNEL));
+    const Decl *later = tc_default_reads(t, e->name);
+    if (later && later == t->input_default)
+      diag_report(t->diag, NOTE_DEFAULT_SELF, later->name_span, e->name);
+    else if (later)
+      diag_report(t->diag, NOTE_DECLARED_LATER, later->name_span, e->name, t->input_default->name);
+    else diag_suggest(t->diag, tc_suggest(t, e->name, TC_SUGGEST_VARIABLE | TC_SUGGEST_KERNEL));
     return ERRT;
   }
   if (s == t->real_is_double) tc_extension(t, EXT_REAL_IS_DOUBLE, e->span);
@@ -845,9 +848,12 @@ static const Type *check_binary(Tc *t, Expr *e, const Type *hint) {
   case OP_OUTER:
   case OP_DDOT:
     return check_product(t, e);
-  case OP_COMPOSE:
-    diag_report(t->diag, ERR_COMPOSE_UNSUPPORTED, op_span(t, e, "∘"));
-    return ERRT;
+  case OP_COMPOSE: { /* an extension (doc/language.md §6.6) */
+    const Type *r = type_has_error(A) || type_has_error(B) ? ERRT : tc_compose_type(t, A, B);
+    if (!r) diag_report(t->diag, ERR_COMPOSE_TYPE, op_span(t, e, "∘"), tstr(t, A), tstr(t, B));
+    else if (!type_is_error(r)) tc_extension(t, EXT_COMPOSE, op_span(t, e, "∘"));
+    return r ? r : ERRT;
+  }
   default: {
     Expr *args[2] = {e->a, e->b};
     const Type *r = resolve(t, e, op, args, 2, RK_BINOP);

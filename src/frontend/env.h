@@ -50,6 +50,7 @@ enum {
   SF_ASSIGNED = 1 << 3,   /* assigned after its declaration */
   SF_LOAD_IMAGE = 1 << 4, /* initializer is load_image(...) (see proxy) */
   SF_LOAD_SEQ = 1 << 5,   /* initializer is load_sequence(...) */
+  SF_COMPUTED_DEFAULT = 1 << 6, /* SYM_INPUT: a default computed by the program (an extension) */
   /* SYM_STRAND: whole-program facts for the back end */
   SF_STRAND_DIE = 1 << 8,    /* some 'die' (strand or global) */
   SF_STRAND_NEW = 1 << 9,    /* some 'new' */

@@ -85,11 +85,11 @@ init_opt(A) ::= EQ expr(E). { A = E; }
 %type gdecl {Decl *}
 gdecl(A) ::= INPUT(K) type(T) ID(N) init_opt(E) SEMI(S). {
   A = parser_input_decl(st, K, T, N, NULL, E, S);
-  parser_v1_check_input_init(st, N, E);
+  parser_v1_check_input_init(A);
 }
 gdecl(A) ::= INPUT(K) type(T) ID(N) LPAREN STRING(D) RPAREN init_opt(E) SEMI(S). {
   A = parser_input_decl(st, K, T, N, &D, E, S);
-  parser_v1_check_input_init(st, N, E);
+  parser_v1_check_input_init(A);
 }
 gdecl(A) ::= type(T) ID(N) init_opt(E) SEMI(S). {
   A = parser_var_decl(st, D_VAR, T->span, T, N, E, S);

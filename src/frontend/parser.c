@@ -392,9 +392,8 @@ static const Expr *parser_v1_bad_init(const Expr *e) {
   }
 }
 
-void parser_v1_check_input_init(ParseState *st, Token id, const Expr *init) {
-  const Expr *bad = init ? parser_v1_bad_init(init) : NULL;
-  if (bad) diag_report(st->diag, ERR_V1_INPUT_INIT, bad->span, parser_name(&id));
+void parser_v1_check_input_init(Decl *d) {
+  if (d && d->init) d->v1_nonliteral = parser_v1_bad_init(d->init);
 }
 
 /* ------------------------------------------------------- syntax errors */

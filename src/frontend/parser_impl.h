@@ -117,8 +117,9 @@ StrandDecl *parser_strand_end(StrandDecl *s, Token kw, Token id, ParamList param
 Create *parser_create(ParseState *st, CreateKind k, Token kw, Expr *e, IterList iters,
                       Token close);
 
-/* 1.0 restricts input initializers (doc/language.md §11); reports
- * ERR_V1_INPUT_INIT at the first offending sub-expression. */
-void parser_v1_check_input_init(ParseState *st, Token id, const Expr *init);
+/* 1.0 restricts input initializers to literals (doc/language.md §11):
+ * records the first sub-expression beyond them in d->v1_nonliteral (the
+ * typechecker accepts it as an extension, rejected by --strict). */
+void parser_v1_check_input_init(Decl *d);
 
 #endif

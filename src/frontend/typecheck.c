@@ -79,6 +79,10 @@ static void check_input_decl(Tc *t, Decl *d) {
   }
   if (d->init) {
     s->flags |= SF_HAS_INIT;
+    t->input_default = d;
+    /* 1.0 allows literals only; anything else is an extension, a constant
+     * expression or a computed default as in 2.0 */
+    if (d->v1_nonliteral) tc_extension(t, EXT_V1_INPUT_DEFAULT, d->v1_nonliteral->span);
     if (is_load(d->init, E_LOAD_IMAGE) || is_load(d->init, E_LOAD_SEQ)) {
       const Type *it = check_expr(t, d->init, ty);
       if (!type_is_error(it) && !type_is_error(ty) && !tc_coerce(t, d->init, ty))
@@ -93,12 +97,21 @@ static void check_input_decl(Tc *t, Decl *d) {
       /* an image default other than load_image: nothing else has an
        * image type that is constant */
       const_check(&t->ce, d->init, true);
-    } else if (const_check(&t->ce, d->init, true)) {
+    } else if (const_check(&t->ce, d->init, false)) {
       s->cval = const_fold(&t->ce, d->init);
+    } else if (type_has_fixed_size(ty)) {
+      /* computed when the program starts, if the input is not given (an
+       * extension, doc/language.md §3): global code like a global's
+       * initializer, at its place in declaration order */
+      if (!d->v1_nonliteral) tc_extension(t, EXT_INPUT_DEFAULT, d->init->span);
+      s->flags |= SF_COMPUTED_DEFAULT;
+    } else {
+      const_check(&t->ce, d->init, true); /* dynamic sequences: constants only */
     }
   } else if (p->kind == TY_IMAGE) {
     diag_report(t->diag, WARN_ASSUME_FLOAT, d->name_span, d->name);
   }
+  t->input_default = NULL;
   tc_declare(t, s);
 }
 

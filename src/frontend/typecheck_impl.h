@@ -1,6 +1,6 @@
 /* typecheck_impl.h -- declarations shared by the typechecker's files
- * (typecheck.c, check_type.c, check_expr.c, check_access.c, check_stmt.c,
- * var_uses.c).
+ * (typecheck.c, check_type.c, check_expr.c, check_builtin_ext.c,
+ * check_access.c, check_stmt.c, var_uses.c).
  *
  * What the typechecker leaves on the AST (the contract with later phases):
  *  - AstType.resolved: the Type of every type expression.
@@ -80,6 +80,9 @@ typedef struct Tc {
   ConstEval ce;
   Env *env;
   TcWhere where;
+  /* the input whose default is being checked (a name declared after it
+   * gets a note), or NULL */
+  const Decl *input_default;
   Symbol *func;    /* the function being checked */
   Symbol *strand;  /* the strand (set before the globals are checked) */
   int loop_depth;  /* foreach nesting */
@@ -161,6 +164,26 @@ const Type *tc_resolve_compound(Tc *t, Expr *bin);
 const Scheme *tc_scheme(Tc *t, const Builtin *b);
 /* Check each argument of a list (no expected type). */
 void tc_check_args(Tc *t, ExprList *args);
+
+/* check_builtin_ext.c (facts only: no reports, no calls into the other
+ * typechecker files) */
+/* The TcExtension a built-in overload is (image queries, evals/evecs of a
+ * field), or -1. */
+int tc_builtin_extension(const Builtin *b);
+/* Whether b may be used in code of kind w (the image queries: global code
+ * only, doc/language.md §6.1). */
+bool tc_builtin_allowed(const Builtin *b, TcWhere w);
+/* "evals"/"evecs" when the field x is built from one (for the message of
+ * a derivative of it), else NULL. */
+const char *tc_eigen_field_of(const Expr *x);
+/* While an input's default is checked: the global declaration named
+ * `name` that is that input itself or comes after it (an undeclared name
+ * there gets a note at it), else NULL. */
+const Decl *tc_default_reads(const Tc *t, const char *name);
+/* Whether the field x is built from a composition F ∘ G (as tc_eigen_field_of). */
+bool tc_has_compose(const Expr *x);
+/* The type of F ∘ G, or NULL when they do not compose (§6.6). */
+const Type *tc_compose_type(Tc *t, const Type *F, const Type *G);
 
 /* check_access.c: a[i, :], s[i]; x.name and S.all/active/stable; {e | x in s} */
 const Type *tc_check_subscript(Tc *t, Expr *e);

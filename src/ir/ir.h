@@ -90,7 +90,7 @@ typedef enum IrCommonOp {
   X(WORLD_TO_INDEX) X(TENSOR_SAME) X(REAL_TO_INT) X(TRUNC_TO_INT) X(LOAD_VOXELS) X(KERNEL_EVAL)  \
   X(INSIDE_IMAGE) X(FLOOR_TO_INT) X(VEC1) X(VEC2) X(VSCALE) X(VSUM) X(VDOT)      \
   X(VINDEX) X(VSPLAT) X(VSLICE) X(VCONS) X(VEC_TO_TENSOR) X(TENSOR_TO_VEC)       \
-  X(HORNER) X(LOAD) X(VLOAD) X(POSITION)
+  X(HORNER) X(LOAD) X(VLOAD) X(POSITION) X(FIELD_EIGEN) X(INPUT_GIVEN) X(FIELD_COMPOSE)
 
 typedef enum IrRule {
 #define IR_RULE_X(id) IR_RULE_##id,
@@ -382,6 +382,10 @@ struct IrGlobal {
   const IrValue *value; /* folded constant value / input default, or NULL */
   const char *path;     /* load_image/load_sequence file of the default or initializer */
   const IrProxy *proxy; /* image with a proxy file at compile time, or NULL */
+  /* an input whose default the program computes (an extension): the
+   * default's source text (GLOBAL_INIT evaluates it when the input was
+   * not given, see input_given); NULL otherwise */
+  const char *default_text;
 };
 
 struct IrStateVar {

@@ -31,10 +31,10 @@ static const IrOpInfo low_ops[] = {
 #undef COMM
 
 /* Every level starts with the common list, so the numbers agree. */
-_Static_assert((int)IR_HOP_DIE_ALL == (int)IR_OP_DIE_ALL &&
-                   (int)IR_MOP_DIE_ALL == (int)IR_OP_DIE_ALL &&
-                   (int)IR_LOP_DIE_ALL == (int)IR_OP_DIE_ALL &&
-                   IR_OP_DIE_ALL + 1 == IR_OP_COMMON_COUNT,
+_Static_assert((int)IR_HOP_INPUT_GIVEN == (int)IR_OP_INPUT_GIVEN &&
+                   (int)IR_MOP_INPUT_GIVEN == (int)IR_OP_INPUT_GIVEN &&
+                   (int)IR_LOP_INPUT_GIVEN == (int)IR_OP_INPUT_GIVEN &&
+                   IR_OP_INPUT_GIVEN + 1 == IR_OP_COMMON_COUNT,
                "common operators must come first in every level's table");
 _Static_assert(sizeof high_ops / sizeof *high_ops == IR_HOP_COUNT, "high table");
 _Static_assert(sizeof mid_ops / sizeof *mid_ops == IR_MOP_COUNT, "mid table");
@@ -162,6 +162,7 @@ static int rule_imm(IrRule r) {
   case IR_RULE_VSLICE: return 2;
   case IR_RULE_INSIDE_IMAGE:
   case IR_RULE_POSITION:
+  case IR_RULE_INPUT_GIVEN:
   case IR_RULE_VINDEX:
   case IR_RULE_VSPLAT:
   case IR_RULE_VLOAD:
@@ -687,6 +688,32 @@ static int check_rule(Ctx *c, const IrType **res) {
     if (imm[0] < 1 || imm[0] > 3) return fail(c, IR_CHK_IMM, "dimension %d", imm[0]);
     int d = imm[0];
     *res = ir_type_field(m, IR_CONT_INF, d, d == 1 ? 0 : 1, &d);
+    return IR_CHK_OK;
+  }
+  case IR_RULE_INPUT_GIVEN:
+    if (imm[0] < 0 || imm[0] >= m->nglobals || m->globals[imm[0]]->kind != IR_GLOBAL_INPUT)
+      return fail(c, IR_CHK_IMM, "global %d is not an input", imm[0]);
+    *res = ir_type_bool(m);
+    return IR_CHK_OK;
+  case IR_RULE_FIELD_COMPOSE: {
+    const IrType *F = ty(c, 0), *G = ty(c, 1);
+    if (!is_kind(F, IR_TY_FIELD)) return bad_arg(c, 0, "a field");
+    int n = F->dim;
+    if (!is_kind(G, IR_TY_FIELD) ||
+        !(n == 1 ? G->order == 0 : G->order == 1 && G->dims[0] == n))
+      return bad_arg(c, 1, "a field of positions in the first's domain");
+    int k = F->cont < G->cont ? F->cont : G->cont;
+    *res = ir_type_field(m, k < 1 ? k : 1, G->dim, F->order, F->dims);
+    return IR_CHK_OK;
+  }
+  case IR_RULE_FIELD_EIGEN: {
+    /* field(d)[n,n] → field#0(d)[n] (evals) or field#0(d)[n,n] (evecs), n = 2, 3 */
+    const IrType *t = ty(c, 0);
+    if (!(is_kind(t, IR_TY_FIELD) && t->order == 2 && t->dims[0] == t->dims[1] &&
+          (t->dims[0] == 2 || t->dims[0] == 3)))
+      return bad_arg(c, 0, "field(d)[2,2] or field(d)[3,3]");
+    bool vals = c->in->op == IR_HOP_FIELD_EVALS;
+    *res = ir_type_field(m, 0, t->dim, vals ? 1 : 2, t->dims);
     return IR_CHK_OK;
   }
   case IR_RULE_COUNT: break;

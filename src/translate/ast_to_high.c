@@ -117,7 +117,11 @@
 
 #include <limits.h>
 #include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+
+#include "frontend/ast_print.h"
 
 /* ---- maps ------------------------------------------------------------------ */
 
@@ -674,6 +678,23 @@ static bool has_ir_global(const Decl *d) {
   return true;
 }
 
+/* The default's source as --dump=ast prints it, on one line (for the
+ * usage of an executable: "default: sample_min(img)"). */
+static const char *expr_text(Tr *t, const Expr *e) {
+  char *buf = NULL;
+  size_t len = 0;
+  FILE *mem = open_memstream(&buf, &len);
+  if (!mem) return "";
+  ast_print_expr(mem, e);
+  fclose(mem);
+  if (!buf) return "";
+  for (char *c = buf; *c; c++)
+    if (*c == '\n' || *c == '\t') *c = ' ';
+  const char *r = arena_strdup(t->a, buf);
+  free(buf);
+  return r;
+}
+
 static void declare_globals(Tr *t) {
   for (Decl *d = t->prog->globals.head; d; d = d->next) {
     Symbol *s = d->sym;
@@ -697,7 +718,9 @@ static void declare_globals(Tr *t) {
     if (init && (init->kind == E_LOAD_IMAGE || init->kind == E_LOAD_SEQ))
       g->path = load_path(t, init);
     g->proxy = proxy_of(t, s);
-    if (d->kind == D_INPUT && init && !g->value && !g->path)
+    if (d->kind == D_INPUT && (s->flags & SF_COMPUTED_DEFAULT))
+      g->default_text = expr_text(t, d->init);
+    else if (d->kind == D_INPUT && init && !g->value && !g->path)
       th_unsupported(t, d->name_span, "an input default that is not a compile-time constant");
     th_map_put(t->a, &t->globals, ptr_key(s, 0), g);
   }
@@ -804,6 +827,35 @@ static void declare_state(Tr *t, StrandDecl *sd) {
   }
 }
 
+/* An input's default computed by the program (an extension, doc/language.md
+ * §3), in declaration order among the globals' initializers: evaluated and
+ * assigned when the input was not given (input_given), else skipped. */
+static void computed_default(Fn *f, Decl *d) {
+  Symbol *s = d->sym;
+  IrGlobal *g = th_map_get(&f->t->globals, ptr_key(s, 0));
+  if (!g) return;
+  f->cfg->cur_line = d->span.begin.line;
+  int gi = g->index;
+  IrVar *given = ir_emit_op(f->cur, "given", IR_OP_INPUT_GIVEN, NULL, 0, NULL, 1, &gi);
+  if (!given) {
+    th_internal(f->t, "input_given");
+    return;
+  }
+  IrBlock *cb = th_block(f, "default"), *join = th_block(f, "join");
+  ir_block_set_branch(f->cur, given, join, cb);
+  th_seal(f, cb);
+  f->cur = cb;
+  IrVar *v = th_expr(f, d->init);
+  if (f->cur) {
+    int slot = th_slot_sym(f, s);
+    th_write(f, slot, f->cur, v);
+    if (slot >= 0) f->slots[slot].assigned = true;
+  }
+  th_jump(f, join);
+  th_seal(f, join);
+  f->cur = join->npreds ? join : NULL;
+}
+
 static void global_init(Tr *t) {
   Fn *f = th_fn_new(t, IR_CFG_GLOBAL_INIT, "global_init", FW_INIT);
   for (int i = 0; i < t->prog->nimage_loads && f->cur; i++) {
@@ -817,6 +869,10 @@ static void global_init(Tr *t) {
   }
   for (Decl *d = t->prog->globals.head; d; d = d->next) {
     Symbol *s = d->sym;
+    if (s && d->kind == D_INPUT && (s->flags & SF_COMPUTED_DEFAULT) && f->cur) {
+      computed_default(f, d);
+      continue;
+    }
     if (!s || !d->init || (d->kind != D_CONST && d->kind != D_VAR) || !has_ir_global(d)) continue;
     IrGlobal *g = th_map_get(&t->globals, ptr_key(s, 0));
     if (!g || (d->kind == D_CONST && g->value)) continue;

@@ -422,6 +422,8 @@ static IrVar *builtin(Fn *f, Expr *e, const Builtin *b, Expr **ax, IrVar **a, in
   case BI_MAX_II: case BI_MAX_RR: return op(f, IR_OP_MAX, 2, a);
   case BI_EVALS2: case BI_EVALS3: return op(f, IR_OP_EVALS, 1, a);
   case BI_EVECS2: case BI_EVECS3: return op(f, IR_OP_EVECS, 1, a);
+  case BI_EVALS2_F: case BI_EVALS3_F: return op(f, IR_HOP_FIELD_EVALS, 1, a);
+  case BI_EVECS2_F: case BI_EVECS3_F: return op(f, IR_HOP_FIELD_EVECS, 1, a);
   case BI_REAL: return op(f, IR_OP_INT_TO_REAL, 1, a);
   case BI_INSIDE: return op(f, IR_HOP_INSIDE, 2, a);
   case BI_LENGTH: return op(f, IR_OP_SEQ_LENGTH, 1, a);
@@ -775,6 +777,7 @@ static IrVar *raw(Fn *f, Expr *e) {
   case E_BOOL: return ir_emit_bool(f->cur, e->bval);
   case E_BINARY: {
     if (e->op == OP_AND || e->op == OP_OR) return logic(f, e);
+    if (e->op == OP_COMPOSE) return op2(f, IR_HOP_FIELD_COMPOSE, th_expr(f, e->a), th_expr(f, e->b));
     Expr *ax[2] = {e->a, e->b};
     return apply_builtin(f, e, ax, 2);
   }

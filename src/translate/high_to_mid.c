@@ -39,6 +39,12 @@
  *  - a probe of the position field POSITION (a FIELD parameter kept as a
  *    leaf, MA_POSITION) at x is x_α; its first derivative ∂_j x_α is δ_αj
  *    (1 when d = 1) and higher derivatives are 0;
+ *  - a probe of FIELD_EVALS/FIELD_EVECS(M) (a leaf, MA_EIGEN) at x is
+ *    evals/evecs of M's probe at x (an operator of its own), the sequence
+ *    built into a tensor (tensor_cons of seq_index); never differentiated;
+ *  - a probe of FIELD_COMPOSE(F, G) (a leaf, MA_COMPOSE) at x is F's probe
+ *    at y = G's probe at x (operators of their own); its first derivative
+ *    Σ_k (∂_k F)@y (∂_j G_k)@x (the chain rule); no second derivative;
  *  - inside(x, F) is, for each distinct underlying image of F (border
  *    control ignored) with the largest support s used with it,
  *    inside_image[s](img, world_to_index(img, x)), joined by `and` (§8.5);
@@ -56,48 +62,14 @@
 
 /* ---- state ----------------------------------------------------------------------- */
 
-/* A leaf argument of a symbolic field: a MidIR tensor, an image (its
- * border mode kept aside, §8.6) or a kernel known at compile time. */
-typedef enum { MA_TENSOR, MA_IMAGE, MA_KERNEL, MA_POSITION } MArgKind;
-typedef struct MArg {
-  MArgKind kind;
-  IrVar *var;       /* TENSOR, IMAGE (the underlying image) */
-  IrBorder border;  /* IMAGE */
-  const Kernel *k;  /* KERNEL */
-  int cont;
-} MArg;
+#include "translate/high_to_mid_impl.h"
 
-/* A field as an EIN operator over leaf arguments (no field parameters). */
-typedef struct FieldDef {
-  const EinOp *op;
-  int nargs;
-  MArg *args;
-} FieldDef;
-
-typedef struct Tr {
-  IrModule *high, *mid;
-  EinContext *ec;
-  Arena *a;
-  DiagCtx *diag;
-  HighToMidStats *st;
-  IrGlobal **gmap;
-  IrStateVar **smap;
-  IrCFG **cfgmap;
-  /* per CFG (indexed by HighIR variable id, reset for each CFG) */
-  IrCFG *hcfg, *mcfg;
-  IrVar **vmap;
-  IrBlock **bmap; /* indexed by HighIR block id */
-  IrBlock *cur;   /* where instructions are emitted */
-  int depth;      /* recursion guard for field definitions */
-  bool failed;
-} Tr;
-
-static void tr_fail(Tr *t, const char *what) {
+void h2m_fail(Tr *t, const char *what) {
   if (!t->failed && t->diag) diag_report(t->diag, ERR_NOT_YET, (Span){{0, 0}, {0, 0}}, what);
   t->failed = true;
 }
 
-static void tr_internal(Tr *t, const char *what) {
+void h2m_internal(Tr *t, const char *what) {
   if (!t->failed && t->diag)
     diag_report(t->diag, ERR_LOWERING_FAILED, (Span){{0, 0}, {0, 0}}, "MidIR", what);
   t->failed = true;
@@ -149,7 +121,7 @@ static IrVar *resolve_value(Tr *t, IrVar *hv) {
   if (!hv) return NULL;
   if (hv->cfg == t->hcfg) {
     IrVar *v = t->vmap[hv->id];
-    if (!v) tr_internal(t, "a value used before its translation");
+    if (!v) h2m_internal(t, "a value used before its translation");
     return v;
   }
   IrInstr *d = hv->def;
@@ -161,7 +133,7 @@ static IrVar *resolve_value(Tr *t, IrVar *hv) {
     return resolve_value(t, d->args[0]);
   IrGlobal *g = d && d->kind == IR_I_GLOBAL_GET ? d->global : global_holding(t, hv);
   if (g && t->gmap[g->index]) return ir_emit_global_get(t->cur, hv->name, t->gmap[g->index]);
-  tr_fail(t, "a field built from a value of another block of the program");
+  h2m_fail(t, "a field built from a value of another block of the program");
   return NULL;
 }
 
@@ -185,7 +157,7 @@ static bool resolve_image(Tr *t, IrVar *hv, MArg *out) {
     }
     if (d->kind != IR_I_OP) break;
     if (d->op == IR_HOP_BORDER_CONST) {
-      tr_fail(t, "border(image, value)");
+      h2m_fail(t, "border(image, value)");
       return false;
     }
     IrBorder bm = d->op == IR_HOP_BORDER_CLAMP    ? IR_BORDER_CLAMP
@@ -218,7 +190,7 @@ static bool resolve_kernel(Tr *t, IrVar *hv, MArg *out) {
       break;
     }
   }
-  tr_fail(t, "a kernel that is not known at compile time");
+  h2m_fail(t, "a kernel that is not known at compile time");
   return false;
 }
 
@@ -257,7 +229,7 @@ static bool resolve_ein_args(Tr *t, const EinOp **opp, IrVar *const *hargs, int 
     if (op->params[i].kind != EIN_PARAM_FIELD) continue;
     const EinOp *fused = ein_op_subst(t->ec, op, i, fd[i]->op);
     if (!fused) {
-      tr_internal(t, "a field definition does not match its use");
+      h2m_internal(t, "a field definition does not match its use");
       return false;
     }
     int m = fd[i]->nargs, nn = n - 1 + m;
@@ -278,13 +250,13 @@ static bool resolve_ein_args(Tr *t, const EinOp **opp, IrVar *const *hargs, int 
 
 static FieldDef *field_def(Tr *t, IrVar *hv) {
   if (++t->depth > 200) {
-    tr_fail(t, "a field defined this deeply");
+    h2m_fail(t, "a field defined this deeply");
     return NULL;
   }
   FieldDef *r = NULL;
   IrInstr *d = hv ? hv->def : NULL;
   if (!d) {
-    tr_fail(t, "a field passed as a parameter");
+    h2m_fail(t, "a field passed as a parameter");
   } else if (d->kind == IR_I_COPY) {
     r = field_def(t, d->args[0]);
   } else if (d->kind == IR_I_GLOBAL_GET) {
@@ -292,9 +264,9 @@ static FieldDef *field_def(Tr *t, IrVar *hv) {
     if (v)
       r = field_def(t, v);
     else
-      tr_fail(t, "a field global assigned more than once");
+      h2m_fail(t, "a field global assigned more than once");
   } else if (d->kind == IR_I_PHI) {
-    tr_fail(t, "a field chosen at run time");
+    h2m_fail(t, "a field chosen at run time");
   } else if (d->kind == IR_I_OP && d->op == IR_HOP_POSITION && d->nimm == 1 &&
              d->imm[0] >= 1 && d->imm[0] <= EIN_MAX_DIM) {
     /* x ↦ x = λF⟨F_α⟩ over a position leaf (rewritten where probed) */
@@ -307,6 +279,36 @@ static FieldDef *field_def(Tr *t, IrVar *hv) {
     r->args = ARENA_NEW_ARRAY(t->a, MArg, 1);
     memset(r->args, 0, sizeof *r->args);
     r->args[0].kind = MA_POSITION;
+  } else if (d->kind == IR_I_OP && (d->op == IR_HOP_FIELD_EVALS || d->op == IR_HOP_FIELD_EVECS)) {
+    /* evals(M), evecs(M) = λF⟨F_α⟩ over an eigen leaf (rewritten where probed) */
+    const FieldDef *m = field_def(t, d->args[0]);
+    const IrType *ft = hv->ty;
+    if (m) {
+      EinParam p = ein_param_field(ft->dim, ft->order, ft->dims);
+      EinIdx al[2] = {ein_ivar(0), ein_ivar(1)};
+      r = ARENA_NEW(t->a, FieldDef);
+      r->op = ein_op_new(t->ec, 1, &p, ft->order, ft->dims, ein_field(t->ec, 0, ft->order, al));
+      r->nargs = 1;
+      r->args = ARENA_NEW_ARRAY(t->a, MArg, 1);
+      memset(r->args, 0, sizeof *r->args);
+      r->args[0] = (MArg){.kind = MA_EIGEN, .eig = m, .eig_ty = d->args[0]->ty,
+                          .eig_op = d->op == IR_HOP_FIELD_EVALS ? IR_OP_EVALS : IR_OP_EVECS};
+    }
+  } else if (d->kind == IR_I_OP && d->op == IR_HOP_FIELD_COMPOSE) {
+    /* F ∘ G = λC⟨C_α⟩ over a composition leaf (rewritten where probed) */
+    const FieldDef *fo = field_def(t, d->args[0]), *gi = fo ? field_def(t, d->args[1]) : NULL;
+    const IrType *ft = hv->ty;
+    if (gi) {
+      EinParam p = ein_param_field(ft->dim, ft->order, ft->dims);
+      EinIdx al[EIN_MAX_RANK];
+      for (int i = 0; i < ft->order; i++) al[i] = ein_ivar(i);
+      r = ARENA_NEW(t->a, FieldDef);
+      r->op = ein_op_new(t->ec, 1, &p, ft->order, ft->dims, ein_field(t->ec, 0, ft->order, al));
+      r->nargs = 1;
+      r->args = ARENA_NEW_ARRAY(t->a, MArg, 1);
+      r->args[0] = (MArg){.kind = MA_COMPOSE, .eig = gi, .eig_ty = d->args[1]->ty, .outer = fo,
+                          .outer_ty = d->args[0]->ty};
+    }
   } else if (d->kind == IR_I_OP && d->op == IR_HOP_CONVOLVE) {
     /* img ⊛ h = λV,H⟨V_α ⊛ H⟩_σ */
     const IrType *it = d->args[0]->ty;
@@ -322,7 +324,7 @@ static FieldDef *field_def(Tr *t, IrVar *hv) {
       r = NULL;
   } else if (d->kind == IR_I_OP && d->op == IR_HOP_EIN && d->ein &&
              (!params_ok(d->ein, d->ein->body) || d->nargs != d->ein->nparams)) {
-    tr_internal(t, "an ill-formed HighIR EIN operator");
+    h2m_internal(t, "an ill-formed HighIR EIN operator");
   } else if (d->kind == IR_I_OP && d->op == IR_HOP_EIN && d->ein) {
     r = ARENA_NEW(t->a, FieldDef);
     r->op = d->ein;
@@ -347,7 +349,7 @@ static FieldDef *field_def(Tr *t, IrVar *hv) {
     r->op = ein_op_new(t->ec, n, ps, rank + 1, sg, ein_add(t->ec, n, terms));
     if (!resolve_ein_args(t, &r->op, d->args, &r->nargs, &r->args)) r = NULL;
   } else {
-    tr_fail(t, "this kind of field definition");
+    h2m_fail(t, "this kind of field definition");
   }
   t->depth--;
   return r;
@@ -359,7 +361,7 @@ enum { MAX_DERIV = 6 };
 
 /* What one probe site needs, memoized per (image, border, kernel, position)
  * within one instruction. */
-typedef struct ProbeCtx {
+struct ProbeCtx {
   IrVar *img, *pos;
   IrBorder border;
   const Kernel *k;
@@ -368,14 +370,8 @@ typedef struct ProbeCtx {
   IrVar *fc[EIN_MAX_DIM];
   IrVar *keval[EIN_MAX_DIM][MAX_DERIV + 1];
   IrVar *kd[EIN_MAX_DIM][MAX_DERIV + 1];
-} ProbeCtx;
+};
 
-/* Parameters of the operator being built. */
-typedef struct PList {
-  int n, cap;
-  EinParam *p;
-  IrVar **args;
-} PList;
 
 static int plist_add(Tr *t, PList *l, EinParam p, IrVar *arg) {
   if (l->n == l->cap) {
@@ -395,19 +391,15 @@ static int plist_add(Tr *t, PList *l, EinParam p, IrVar *arg) {
   return l->n++;
 }
 
-static int plist_tensor(Tr *t, PList *l, IrVar *arg, int rank, const int *shape) {
+int h2m_plist_tensor(Tr *t, PList *l, IrVar *arg, int rank, const int *shape) {
   return plist_add(t, l, ein_param_tensor(rank, shape), arg);
 }
 
-typedef struct ProbeSet {
-  int n, cap;
-  ProbeCtx **v;
-} ProbeSet;
 
-static IrVar *emit_op(Tr *t, const char *hint, int op, int nargs, IrVar *const *args, int nimm,
+IrVar *h2m_emit_op(Tr *t, const char *hint, int op, int nargs, IrVar *const *args, int nimm,
                       const int *imm) {
   IrVar *v = ir_emit_op(t->cur, hint, op, NULL, nargs, args, nimm, imm);
-  if (!v) tr_internal(t, ir_op_info(IR_MID, op) ? ir_op_info(IR_MID, op)->name : "an operator");
+  if (!v) h2m_internal(t, ir_op_info(IR_MID, op) ? ir_op_info(IR_MID, op)->name : "an operator");
   return v;
 }
 
@@ -427,19 +419,19 @@ static ProbeCtx *probe_ctx(Tr *t, ProbeSet *set, const MArg *img, const MArg *ke
   p->d = img->var->ty->dim;
   p->s = ker->k->support;
   IrVar *a2[2] = {img->var, pos};
-  IrVar *pi = emit_op(t, "p", IR_MOP_WORLD_TO_INDEX, 2, a2, 0, NULL);
+  IrVar *pi = h2m_emit_op(t, "p", IR_MOP_WORLD_TO_INDEX, 2, a2, 0, NULL);
   if (!pi) return NULL;
-  p->f = emit_op(t, "f", IR_MOP_TFRACT, 1, &pi, 0, NULL);
-  IrVar *fl = emit_op(t, "nf", IR_MOP_TFLOOR, 1, &pi, 0, NULL);
-  IrVar *n = fl ? emit_op(t, "n", IR_MOP_REAL_TO_INT, 1, &fl, 0, NULL) : NULL;
+  p->f = h2m_emit_op(t, "f", IR_MOP_TFRACT, 1, &pi, 0, NULL);
+  IrVar *fl = h2m_emit_op(t, "nf", IR_MOP_TFLOOR, 1, &pi, 0, NULL);
+  IrVar *n = fl ? h2m_emit_op(t, "n", IR_MOP_REAL_TO_INT, 1, &fl, 0, NULL) : NULL;
   if (!p->f || !n) return NULL;
   int imm[2] = {p->s, (int)p->border};
   a2[1] = n;
-  if (!(p->vox = emit_op(t, "vox", IR_MOP_LOAD_VOXELS, 2, a2, 2, imm))) return NULL;
+  if (!(p->vox = h2m_emit_op(t, "vox", IR_MOP_LOAD_VOXELS, 2, a2, 2, imm))) return NULL;
   if (!(p->h = ir_emit_kernel(t->cur, p->k, p->cont))) return NULL;
   for (int c = 0; c < p->d; c++) {
     int ci = c;
-    p->fc[c] = p->d == 1 ? p->f : emit_op(t, "fc", IR_OP_TENSOR_INDEX, 1, &p->f, 1, &ci);
+    p->fc[c] = p->d == 1 ? p->f : h2m_emit_op(t, "fc", IR_OP_TENSOR_INDEX, 1, &p->f, 1, &ci);
     if (!p->fc[c]) return NULL;
   }
   if (set->n == set->cap) {
@@ -457,7 +449,7 @@ static IrVar *probe_keval(Tr *t, ProbeCtx *p, int c, int j) {
   if (!p->keval[c][j]) {
     int imm[2] = {j, p->s};
     IrVar *a2[2] = {p->h, p->fc[c]};
-    p->keval[c][j] = emit_op(t, "k", IR_MOP_KERNEL_EVAL, 2, a2, 2, imm);
+    p->keval[c][j] = h2m_emit_op(t, "k", IR_MOP_KERNEL_EVAL, 2, a2, 2, imm);
   }
   return p->keval[c][j];
 }
@@ -470,7 +462,7 @@ static IrVar *probe_kd_rec(Tr *t, ProbeCtx *p, int c, int k, int depth, int coun
     el[a] = probe_kd_rec(t, p, c, k, depth + 1, count + (a == c));
     if (!el[a]) return NULL;
   }
-  return emit_op(t, "kd", IR_OP_TENSOR_CONS, p->d, el, 0, NULL);
+  return h2m_emit_op(t, "kd", IR_OP_TENSOR_CONS, p->d, el, 0, NULL);
 }
 
 static IrVar *probe_kd(Tr *t, ProbeCtx *p, int c, int k) {
@@ -483,7 +475,7 @@ static const EinExpr *probe_term(Tr *t, PList *pl, ProbeCtx *p, const EinExpr *c
   EinContext *ec = t->ec;
   int d = p->d, s = p->s, k = conv->nidx2, na = conv->nidx;
   if (k > MAX_DERIV || d + na > EIN_MAX_RANK || k + 1 > EIN_MAX_RANK) {
-    tr_fail(t, "a probe with this many derivatives");
+    h2m_fail(t, "a probe with this many derivatives");
     return NULL;
   }
   const IrType *it = p->img->ty;
@@ -491,12 +483,12 @@ static const EinExpr *probe_term(Tr *t, PList *pl, ProbeCtx *p, const EinExpr *c
   for (int c = 0; c < d; c++) vshape[c] = 2 * s;
   for (int i = 0; i < it->order; i++) vshape[d + i] = it->dims[i];
   if (d + it->order != d + na) {
-    tr_internal(t, "a convolution indexed with the wrong number of indices");
+    h2m_internal(t, "a convolution indexed with the wrong number of indices");
     return NULL;
   }
   for (int r = 0; r < k; r++) kshape[r] = d;
   kshape[k] = 2 * s;
-  int pv = plist_tensor(t, pl, p->vox, d + na, vshape);
+  int pv = h2m_plist_tensor(t, pl, p->vox, d + na, vshape);
   const EinExpr *fac[EIN_MAX_DIM + 1];
   EinIdx vi[EIN_MAX_RANK], ki[EIN_MAX_RANK];
   EinBinder tb[EIN_MAX_DIM], db[MAX_DERIV];
@@ -513,7 +505,7 @@ static const EinExpr *probe_term(Tr *t, PList *pl, ProbeCtx *p, const EinExpr *c
   for (int c = 0; c < d; c++) {
     IrVar *kv = probe_kd(t, p, c, k);
     if (!kv) return NULL;
-    int pk = plist_tensor(t, pl, kv, k + 1, kshape);
+    int pk = h2m_plist_tensor(t, pl, kv, k + 1, kshape);
     ki[k] = ein_ivar(fresh + k + c);
     fac[c + 1] = ein_tensor(ec, pk, k + 1, ki);
   }
@@ -521,10 +513,10 @@ static const EinExpr *probe_term(Tr *t, PList *pl, ProbeCtx *p, const EinExpr *c
   if (k == 0) return inner;
   if (!p->W) {
     IrVar *img = p->img;
-    p->W = emit_op(t, "W", IR_MOP_IMG_TRANSFORM, 1, &img, 0, NULL);
+    p->W = h2m_emit_op(t, "W", IR_MOP_IMG_TRANSFORM, 1, &img, 0, NULL);
     if (!p->W) return NULL;
   }
-  int pw = plist_tensor(t, pl, p->W, 2, wshape);
+  int pw = h2m_plist_tensor(t, pl, p->W, 2, wshape);
   const EinExpr *wf[MAX_DERIV + 1];
   for (int r = 0; r < k; r++) {
     EinIdx wi[2] = {ein_ivar(fresh + r), conv->idx2[r]};
@@ -534,15 +526,6 @@ static const EinExpr *probe_term(Tr *t, PList *pl, ProbeCtx *p, const EinExpr *c
   return ein_sum(ec, k, db, ein_mul(ec, k + 1, wf));
 }
 
-typedef struct Rewrite {
-  Tr *t;
-  const EinOp *op;
-  const MArg *args;
-  const int *tmap; /* tensor parameter → its index in pl */
-  PList *pl;
-  ProbeSet *probes;
-  int fresh;
-} Rewrite;
 
 /* (∂_{j_1}..∂_{j_k} X_α)@P for the position field X, or NULL when e is
  * not such a probe: P_α, δ_{α,j_1} (1 when d = 1) or 0. */
@@ -569,14 +552,17 @@ static const EinExpr *rewrite(Rewrite *rw, const EinExpr *e) {
     const EinExpr *conv = e->kids[0];
     const EinExpr *px = conv->tag != EIN_CONV ? position_probe(rw, e) : NULL;
     if (px) return px;
+    if (conv->tag != EIN_CONV && (px = h2m_eigen_probe(rw, e))) return px;
+    if (conv->tag != EIN_CONV && !t->failed && (px = h2m_compose_probe(rw, e))) return px;
     if (conv->tag != EIN_CONV) {
-      tr_fail(t, "probing this field expression (it did not normalize to convolutions)");
+      if (t->failed) return NULL;
+      h2m_fail(t, "probing this field expression (it did not normalize to convolutions)");
       return NULL;
     }
     const MArg *img = &rw->args[conv->param], *ker = &rw->args[conv->param2];
     const MArg *pos = &rw->args[e->param];
     if (img->kind != MA_IMAGE || ker->kind != MA_KERNEL || pos->kind != MA_TENSOR) {
-      tr_internal(t, "a convolution of the wrong parameter kinds");
+      h2m_internal(t, "a convolution of the wrong parameter kinds");
       return NULL;
     }
     ProbeCtx *p = probe_ctx(t, rw->probes, img, ker, pos->var);
@@ -588,7 +574,7 @@ static const EinExpr *rewrite(Rewrite *rw, const EinExpr *e) {
   case EIN_CONV:
   case EIN_DIFF:
   case EIN_LIFT:
-    tr_fail(t, "a field expression outside a probe");
+    h2m_fail(t, "a field expression outside a probe");
     return NULL;
   default: break;
   }
@@ -646,10 +632,19 @@ static IrVar *translate_ein(Tr *t, const IrInstr *in) {
   int nargs;
   MArg *args;
   if (in->nargs != op->nparams || !params_ok(op, op->body)) {
-    tr_internal(t, "an ill-formed HighIR EIN operator");
+    h2m_internal(t, "an ill-formed HighIR EIN operator");
     return NULL;
   }
   if (!resolve_ein_args(t, &op, in->args, &nargs, &args)) return NULL;
+  IrVar *v = h2m_emit_tensor_op(t, op, nargs, args, in->dst->name);
+  if (v && !ir_type_equal(v->ty, in->dst->ty)) h2m_internal(t, "an EIN result of the wrong type");
+  return v;
+}
+
+/* The MidIR value of the fused operator op over the leaf arguments args:
+ * normalized (probes pushed to the leaves), then each probe rewritten. */
+IrVar *h2m_emit_tensor_op(Tr *t, const EinOp *op, int nargs, const MArg *args,
+                             const char *name) {
   if (op->body->flags & (EIN_FL_PROBE | EIN_FL_DIFF | EIN_FL_FIELD)) {
     EinNormOpts no = {0, t->diag, (Span){{0, 0}, {0, 0}}};
     bool hit = false;
@@ -659,7 +654,7 @@ static IrVar *translate_ein(Tr *t, const IrInstr *in) {
       return NULL;
     }
     if (!params_ok(op, op->body)) {
-      tr_internal(t, "an ill-formed EIN operator after normalization");
+      h2m_internal(t, "an ill-formed EIN operator after normalization");
       return NULL;
     }
   }
@@ -672,10 +667,9 @@ static IrVar *translate_ein(Tr *t, const IrInstr *in) {
   if (rw.fresh < op->nsigma) rw.fresh = op->nsigma;
   const EinExpr *body = rewrite(&rw, op->body);
   if (!body) return NULL;
-  IrVar *v = mid_emit_ein(t->cur, -1, in->dst->name, t->ec, pl.n, pl.p, pl.args, op->nsigma,
+  IrVar *v = mid_emit_ein(t->cur, -1, name, t->ec, pl.n, pl.p, pl.args, op->nsigma,
                           op->sigma, body);
-  if (!v) tr_internal(t, "an EIN operator over tensors");
-  else if (!ir_type_equal(v->ty, in->dst->ty)) tr_internal(t, "an EIN result of the wrong type");
+  if (!v) h2m_internal(t, "an EIN operator over tensors");
   return v;
 }
 
@@ -687,6 +681,14 @@ typedef struct ImgSupport {
 } ImgSupport;
 
 static void collect_convs(const EinExpr *e, const MArg *args, ImgSupport *is, int *n, int cap) {
+  if (e->tag == EIN_FIELD && args[e->param].kind == MA_EIGEN) { /* the matrix field's images */
+    collect_convs(args[e->param].eig->op->body, args[e->param].eig->args, is, n, cap);
+    return;
+  }
+  if (e->tag == EIN_FIELD && args[e->param].kind == MA_COMPOSE) { /* G's images (F's: below) */
+    collect_convs(args[e->param].eig->op->body, args[e->param].eig->args, is, n, cap);
+    return;
+  }
   if (e->tag == EIN_CONV) {
     const MArg *img = &args[e->param], *ker = &args[e->param2];
     if (img->kind != MA_IMAGE || ker->kind != MA_KERNEL) return;
@@ -705,6 +707,11 @@ static IrVar *translate_inside(Tr *t, const IrInstr *in) {
   IrVar *x = resolve_value(t, in->args[0]);
   FieldDef *fd = x ? field_def(t, in->args[1]) : NULL;
   if (!fd) return NULL;
+  for (int i = 0; i < fd->nargs; i++)
+    if (fd->args[i].kind == MA_COMPOSE) { /* F's domain would be tested at G(x) */
+      h2m_fail(t, "inside(x, F ∘ G)");
+      return NULL;
+    }
   ImgSupport is[32];
   int n = 0;
   collect_convs(fd->op->body, fd->args, is, &n, 32);
@@ -713,10 +720,10 @@ static IrVar *translate_inside(Tr *t, const IrInstr *in) {
   IrVar *acc = NULL;
   for (int i = 0; i < n; i++) {
     IrVar *a2[2] = {is[i].img, x};
-    IrVar *p = emit_op(t, "p", IR_MOP_WORLD_TO_INDEX, 2, a2, 0, NULL);
+    IrVar *p = h2m_emit_op(t, "p", IR_MOP_WORLD_TO_INDEX, 2, a2, 0, NULL);
     if (!p) return NULL;
     a2[1] = p;
-    IrVar *b = emit_op(t, "in", IR_MOP_INSIDE_IMAGE, 2, a2, 1, &is[i].s);
+    IrVar *b = h2m_emit_op(t, "in", IR_MOP_INSIDE_IMAGE, 2, a2, 1, &is[i].s);
     if (!b) return NULL;
     acc = acc ? ir_emit2(t->cur, IR_OP_AND, acc, b) : b;
   }
@@ -736,7 +743,7 @@ static void translate_instr(Tr *t, IrInstr *in) {
     args = ARENA_NEW_ARRAY(t->a, IrVar *, in->nargs);
     for (int i = 0; i < in->nargs; i++) {
       if (is_field(in->args[i]->ty)) {
-        tr_fail(t, "a field used as a value");
+        h2m_fail(t, "a field used as a value");
         return;
       }
       if (!(args[i] = resolve_value(t, in->args[i]))) return;
@@ -747,7 +754,7 @@ static void translate_instr(Tr *t, IrInstr *in) {
   case IR_I_COPY: res = ir_emit_copy(t->cur, dst->name, args[0]); break;
   case IR_I_GLOBAL_GET:
     if (!t->gmap[in->global->index]) {
-      tr_internal(t, "a dropped global");
+      h2m_internal(t, "a dropped global");
       return;
     }
     res = ir_emit_global_get(t->cur, dst->name, t->gmap[in->global->index]);
@@ -772,7 +779,7 @@ static void translate_instr(Tr *t, IrInstr *in) {
                in->op == IR_HOP_BORDER_WRAP) {
       res = args[0]; /* the image itself; probes read the mode from the HighIR */
     } else if (in->op == IR_HOP_BORDER_CONST) {
-      tr_fail(t, "border(image, value)");
+      h2m_fail(t, "border(image, value)");
       return;
     } else if (in->op == IR_OP_STRAND_REDUCE) {
       IrCFG *fn = NULL;
@@ -780,14 +787,18 @@ static void translate_instr(Tr *t, IrInstr *in) {
         if (t->high->cfgs[c] == in->fn) fn = t->cfgmap[c];
       res = ir_emit_strand_reduce(t->cur, dst->name, (IrReduce)in->imm[0],
                                   (IrStrandSet)in->imm[1], fn, in->nargs, args);
-      if (!res) tr_internal(t, "strand_reduce");
+      if (!res) h2m_internal(t, "strand_reduce");
+    } else if (in->op == IR_OP_INPUT_GIVEN && in->nimm == 1 && t->gmap[in->imm[0]]) {
+      int gi = t->gmap[in->imm[0]]->index; /* the input's index at this level */
+      res = ir_emit_op(t->cur, dst->name, in->op, dst->ty, 0, NULL, 1, &gi);
+      if (!res) h2m_internal(t, "input_given");
     } else if (!dst) {
       if (!ir_emit_effect(t->cur, in->op, in->nargs, args, in->nimm, in->imm))
-        tr_internal(t, ir_op_info(IR_HIGH, in->op)->name);
+        h2m_internal(t, ir_op_info(IR_HIGH, in->op)->name);
       return;
     } else {
       res = ir_emit_op(t->cur, dst->name, in->op, dst->ty, in->nargs, args, in->nimm, in->imm);
-      if (!res) tr_internal(t, ir_op_info(IR_HIGH, in->op)->name);
+      if (!res) h2m_internal(t, ir_op_info(IR_HIGH, in->op)->name);
     }
     break;
   }
@@ -838,7 +849,7 @@ static void translate_cfg(Tr *t, IrCFG *h, IrCFG *m) {
     const IrTerm *tm = &hb->term;
     IrVar *v = tm->value ? t->vmap[tm->value->id] : NULL;
     if (tm->value && !v) {
-      tr_fail(t, "a field used as a value");
+      h2m_fail(t, "a field used as a value");
       return;
     }
     switch (tm->kind) {
@@ -865,7 +876,7 @@ static void translate_cfg(Tr *t, IrCFG *h, IrCFG *m) {
         if (pred->rpo < 0 || !hp->args[j]) continue;
         IrVar *a = t->vmap[hp->args[j]->id];
         if (!a) {
-          tr_internal(t, "a phi argument without translation");
+          h2m_internal(t, "a phi argument without translation");
           return;
         }
         ir_phi_set(mv->def, t->bmap[pred->id], a);
@@ -895,12 +906,13 @@ IrModule *high_to_mid(IrModule *high, EinContext *ec, DiagCtx *diag, HighToMidSt
     ng->value = g->value;
     ng->path = g->path;
     ng->proxy = g->proxy;
+    ng->default_text = g->default_text;
   }
   t.smap = ARENA_NEW_ARRAY(t.a, IrStateVar *, high->nstate > 0 ? high->nstate : 1);
   for (int i = 0; i < high->nstate; i++) {
     IrStateVar *s = high->state[i];
     if (!ir_type_allowed(IR_MID, s->ty)) {
-      tr_fail(&t, "a field as strand state");
+      h2m_fail(&t, "a field as strand state");
       return NULL;
     }
     t.smap[i] = ir_state_new(m, s->name, s->ty, s->output);
@@ -912,7 +924,7 @@ IrModule *high_to_mid(IrModule *high, EinContext *ec, DiagCtx *diag, HighToMidSt
     IrCFG *h = high->cfgs[c], *mc = t.cfgmap[c] = ir_cfg_new(m, h->kind, h->name);
     mc->result = h->result;
     for (int i = 0; i < h->nparams; i++) {
-      if (is_field(h->params[i]->ty)) tr_fail(&t, "a field passed as a parameter");
+      if (is_field(h->params[i]->ty)) h2m_fail(&t, "a field passed as a parameter");
       ir_cfg_add_param(mc, h->params[i]->name, h->params[i]->ty);
     }
   }

@@ -602,6 +602,15 @@ static void lower_instr(M2L *L, const IrInstr *in, IrGlobal **gmap, IrStateVar *
     break;
   case IR_I_COPY: v = m2l_get(L, in->args[0]); break;
   case IR_I_PHI: return; /* lower_block */
+  case IR_I_OP:
+    if (in->op == IR_OP_INPUT_GIVEN && in->nimm == 1 && in->imm[0] >= 0 &&
+        in->imm[0] < L->mid->nglobals && gmap[in->imm[0]]) {
+      int gi = gmap[in->imm[0]]->index; /* the input's index at this level */
+      v = m2l_plain(L, ir_emit_op(L->cur, in->dst->name, in->op, in->dst->ty, 0, NULL, 1, &gi));
+      break;
+    }
+    v = lower_op(L, in);
+    break;
   case IR_I_GLOBAL_GET: {
     IrGlobal *g = global_of(L, gmap, in->global);
     if (!g) {
@@ -638,7 +647,6 @@ static void lower_instr(M2L *L, const IrInstr *in, IrGlobal **gmap, IrStateVar *
       v = decompose(L, ir_emit_state_get(L->cur, in->dst->name, smap[in->state->index], strand));
       break;
     }
-  case IR_I_OP: v = lower_op(L, in); break;
   }
   if (in->dst) {
     if (!v)
@@ -805,6 +813,7 @@ IrModule *mid_to_low(IrModule *mid, DiagCtx *diag, const MidToLowOptions *opts,
     ng->value = g->value;
     ng->path = g->path;
     ng->proxy = g->proxy;
+    ng->default_text = g->default_text;
     gmap[i] = ng;
   }
   IrStateVar **smap = ARENA_NEW_ARRAY(L.a, IrStateVar *, mid->nstate + 1);

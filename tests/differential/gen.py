@@ -228,7 +228,7 @@ class N:
 BIN = {"add": "+", "sub": "-", "mul": "*", "div": "/", "mod": "%", "dot": "•",
        "cross": "×", "outer": "⊗", "colon": ":", "lt": "<", "le": "<=",
        "gt": ">", "ge": ">=", "eq": "==", "ne": "!=", "and": "&&", "or": "||",
-       "pow": "^", "conv": "⊛", "at": "@"}
+       "pow": "^", "conv": "⊛", "at": "@", "compose": "∘"}
 
 
 def src(e, dia):
@@ -248,7 +248,7 @@ def src(e, dia):
     if op == "norm":
         inner = S(e.a[0])
         return "|(%s)|" % inner if inner.startswith("|") else "|%s|" % inner
-    if op == "call":
+    if op in ("call", "efield"):   # efield: evals/evecs of a field (an extension)
         return "%s(%s)" % (e.v, ", ".join(S(x) for x in e.a))
     if op == "probe":
         f = S(e.a[0])
@@ -1164,6 +1164,10 @@ def ev_op(e, op, args, P):
         return Fld(d, t[2], deriv_fn, F.imgs)
     if op == "call":
         return ev_call(e, e.v, args, P)
+    if op == "efield":
+        return eigen_field(e, args[0], P)
+    if op == "compose":
+        return compose_field(args[0], args[1])
     if op == "select":
         return args[0].st[e.v]
     raise ValueError(op)
@@ -1283,6 +1287,45 @@ def ev_call(e, name, args, P):
     raise ValueError(name)
 
 
+def compose_field(F, G):
+    """F ∘ G (an extension, language.md §6.6): F's series at y = G(x),
+    composed with G's to first order, the chain rule (the generator never
+    asks for more: a composition has continuity at most 1)."""
+    def fn(x, K):
+        if K > 1:
+            raise ValueError("a second derivative of a composition")
+        gs = G.fn(x, K)
+        ys = [g.v0() for g in gs]
+        fs = F.fn(ys, K)
+        out = []
+        for f in fs:
+            t = TPS.const(G.d, K, f.v0())
+            for k in range(F.d):
+                e = [0] * F.d
+                e[k] = 1
+                fk = f.c.get(tuple(e), 0)
+                if K >= 1 and fk:
+                    t = t + (gs[k] - gs[k].v0()) * fk
+            out.append(tps_rd(t))
+        return out
+    return Fld(G.d, F.s, fn, merge_imgs(F, G))
+
+
+def eigen_field(e, F, P):
+    """evals(F) / evecs(F) of a field of symmetric matrices (an extension,
+    language.md §6.6): at each x, the tensor evals/evecs of F(x) as a
+    vector, or the eigenvectors as the rows of a matrix; constant series
+    (no derivatives: the generator never differentiates them)."""
+    n = F.s[0]
+
+    def fn(x, K):
+        m = Ten((n, n), [c.v0() for c in F.fn(x, 0)])
+        vals = ev_call(e, e.v, [m], P)
+        flat = vals if e.v == "evals" else [c for v in vals for c in v.v]
+        return [TPS.const(F.d, K, v) for v in flat]
+    return Fld(F.d, (n,) if e.v == "evals" else (n, n), fn, F.imgs)
+
+
 def unwrap(v):
     if isinstance(v, Ten) and v.s == ():
         return v.v[0]
@@ -1336,6 +1379,7 @@ class Gen:
         self.dia = dialect or r.choice([1, 2])
         self.D = r.choice([1, 1, 2, 2, 2, 2, 3, 3])
         self.wide = r.random() < 0.25      # border control on every image
+        self.no_compose = False
         # rank-3 tensors and fields (outer products, ∇⊗ of matrix fields,
         # slices and contractions back to lower ranks) in a third of the
         # programs: they multiply a program's size
@@ -1428,11 +1472,13 @@ class Gen:
             fn = r.choice(["world_min", "world_max", "sample_min", "sample_max"])
             t = PT if fn.startswith("world") else (TEN(*img.shape) if img.shape else REAL)
             n = self.fresh("q")
-            self.decls.append(("global", t, n, N("iquery", t, [var(img.name, ("img", self.D, img.shape))],
-                                                 v=fn)))
+            # 2.0: also as an input whose default is computed (an extension)
+            kind = "cinput" if self.dia == 2 and r.random() < 0.4 else "global"
+            self.decls.append((kind, t, n, N("iquery", t, [var(img.name, ("img", self.D, img.shape))],
+                                               v=fn)))
             self.scope.append((n, t))
 
-    def base_field(self, s, k):
+    def base_field(self, s, k, border_always=False):
         r = self.r
         imgs = [i for i in self.images.values() if i.shape == s]
         if not imgs or (len(imgs) < 2 and r.random() < 0.15):
@@ -1441,7 +1487,7 @@ class Gen:
             img = r.choice(imgs)
         kerns = [kk for kk in KERNELS if DECL_CONT[kk] >= k]
         kern = r.choice(kerns)
-        border = r.choice(["clamp", "mirror", "wrap"]) if self.wide else None
+        border = r.choice(["clamp", "mirror", "wrap"]) if self.wide or border_always else None
         key = (img.name, kern, border, k)
         if key not in self.fieldvars:
             name = self.fresh("F")
@@ -1485,6 +1531,10 @@ class Gen:
                     opts += ["slice3"]
             if D > 1 and s == (D, D, D):
                 opts += ["jac", "outer3", "add", "neg", "scale"]
+            if self.ext and k == 0 and D > 1 and s in ((), (D,), (D, D)):
+                opts += ["efield"] * 4   # evals/evecs of a field (an extension)
+            if self.ext and k <= 1 and self.dia == 2 and not self.no_compose and s in self.img_shapes:
+                opts += ["compose"] * 2   # F ∘ G (an extension, 2.0)
         if not opts and D > 1 and s == (D, D):
             return N("outer", t, [self.fld((D,), k, 0), self.fld((D,), k, 0)])
         if not opts and D > 1 and s == (D, D, D):
@@ -1559,6 +1609,23 @@ class Gen:
             return N("pow", t, [sub(()), N("lit", INT, v=("2", 2))])
         if o == "normalize":
             return N("call", t, [sub((D,))], v="normalize")
+        if o == "compose":
+            # F border-controlled, so that it is defined wherever G takes x
+            F = self.base_field(s, k, border_always=True)
+            return N("compose", t, [F, sub(() if D == 1 else (D,))])
+        if o == "efield":
+            # of M + transpose(M), symmetric; a component of evals(S), evals(S),
+            # or e ⊗ e of a row e of evecs(S) (sign-free)
+            m = sub((D, D))
+            ft = FLD(D, (D, D), k)
+            sym = N("add", ft, [m, N("call", ft, [m], v="transpose")])
+            kk = r.randrange(D)
+            if s == (D, D):
+                row = N("index", FLD(D, (D,), 0),
+                        [N("efield", FLD(D, (D, D), 0), [sym], v="evecs")], v=[kk, None])
+                return N("outer", t, [row, row])
+            ev = N("efield", FLD(D, (D,), 0), [sym], v="evals")
+            return ev if s == (D,) else N("index", t, [ev], v=[kk])
         if o == "tcons":
             return N("tcons", t, [sub(()) for _ in range(D)])
         if o == "transpose":
@@ -1948,7 +2015,10 @@ class Gen:
                                                     N("lit", STR, v=('"%s"' % w, w))])
         if o == "inside":
             s = r.choice(self.img_shapes)
-            return N("inside", BOOL, [self.pos_expr(), self.fld(s, 0, 1)])
+            self.no_compose = True    # inside(x, F ∘ G) is refused
+            f = self.fld(s, 0, 1)
+            self.no_compose = False
+            return N("inside", BOOL, [self.pos_expr(), f])
         if o == "breduce":
             k = self.fresh("k")
             self.scope.append((k, INT))
@@ -2010,6 +2080,13 @@ class Gen:
             t = r.choice([REAL, INT, TEN(2), TEN(3), TEN(2, 2), BOOL])
             n = self.fresh("g")
             self.decls.append(("global", t, n, self.ex(t, 2)))
+            self.scope.append((n, t))
+        if self.ext and dia == 2 and r.random() < 0.4:
+            # an input whose default reads what is declared before it (an
+            # extension); the programs run with every input at its default
+            t = r.choice([REAL, INT, TEN(2), BOOL])
+            n = self.fresh("ci")
+            self.decls.append(("cinput", t, n, self.ex(t, 2)))
             self.scope.append((n, t))
         for _ in range(r.randint(0, 2)):
             rt = r.choice([REAL, TEN(2), TEN(3), INT])
@@ -2281,7 +2358,7 @@ def program_text(g):
             L.append("%s%s %s = %s;" % ("input " if kind == "input" else "", ty, n, src(e, dia)))
         elif kind == "const":
             L.append("const %s %s = %s;" % (tyname(t, dia), n, src(e, dia)))
-        elif kind == "input":
+        elif kind in ("input", "cinput"):   # cinput: a computed default (an extension)
             L.append("input %s %s = %s;" % (tyname(t, dia), n, src(e, dia)))
         else:
             L.append("%s %s = %s;" % (tyname(t, dia), n, src(e, dia)))
@@ -2550,7 +2627,7 @@ def to_json(v):
 # the text of int(x), of int ^ int or of SEP_UTF8, or a node of EXT_OPS in its trees
 SEP_UTF8 = " \u2248 "     # " ≈ ": a string literal beyond ASCII
 EXT_RE = re.compile(r"\bint\(|\)\^\(|\u2248")
-EXT_OPS = ("dindex", "isdbl")
+EXT_OPS = ("dindex", "isdbl", "efield", "compose")
 
 
 def uses_ext(g):
@@ -2561,7 +2638,8 @@ def uses_ext(g):
             return any(walk(c) for c in x)
         return False
     trees = (g.decls, g.funcs, g.state, g.sinit, g.start, g.update, g.stab, g.gupdate)
-    return bool(EXT_RE.search(program_text(g))) or walk(list(trees))
+    return (bool(EXT_RE.search(program_text(g))) or walk(list(trees))
+            or any(d[0] == "cinput" for d in g.decls))
 
 
 def generate(seed, outdir, dialect=None, max_tries=40, ext=False):

@@ -454,6 +454,9 @@ static void emit_op(EmitCtx *e, EmitBuf *out, IrInstr *in) {
           world ? "world" : "sample", A(e, in, 0), i, upper ? "true" : "false");
     return;
   }
+  case IR_OP_INPUT_GIVEN: /* GLOBAL_INIT: the input was set (command line, library) */
+    OUT("  %s = wrld->def_%s;\n", d, emit_global_field(e, e->m->globals[in->imm[0]]));
+    return;
   case IR_OP_NUM_STRANDS: OUT("  %s = (dint)drt_world_nstrands(wrld->rt);\n", d); return;
   case IR_OP_NUM_ACTIVE: OUT("  %s = (dint)drt_world_nactive(wrld->rt);\n", d); return;
   case IR_OP_NUM_STABLE: OUT("  %s = (dint)drt_world_nstable(wrld->rt);\n", d); return;

@@ -166,6 +166,11 @@ void emit_api_glue(EmitCtx *e, EmitBuf *out, bool header) {
                                           "true on error (a missing file, or the wrong sample "
                                           "type, shape or dimension)%s",
                                     g->has_default ? "; optional, it has a default" : "")
+          : g->default_text
+              ? arena_printf(e->a, "optional (when it is not set, %s_create_strands computes its "
+                                   "default, %s): get the current value (the computed default "
+                                   "once the strands are created), set it (returns false)",
+                             N, g->default_text)
           : g->has_default ? "optional (it has a default): get the current value, set it "
                              "(returns false)"
                            : arena_printf(e->a, "must be set before %s_create_strands (returns false)", N));
@@ -287,11 +292,16 @@ bool emit_c_json(Arena *a, IrModule *m, const EmitOptions *opt, const char **out
     ir_type_snprint(ty, sizeof ty, g->ty);
     const char *gn = emit_mangle(&e, "", g->name);
     OUT("%s\n    {\"name\": %s, \"type\": %s, \"description\": %s, \"has-default\": %s,\n"
-        "     \"setter\": \"%s_input_set_%s\"%s}",
+        "     \"setter\": \"%s_input_set_%s\"%s%s}",
         k++ ? "," : "", emit_string_lit(&e, g->name), emit_string_lit(&e, ty),
         g->desc ? emit_string_lit(&e, g->desc) : "null", g->has_default ? "true" : "false", N, gn,
         g->has_default && g->ty->kind != IR_TY_IMAGE && !is_dynseq(g->ty)
             ? arena_printf(a, ", \"getter\": \"%s_input_get_%s\"", N, gn)
+            : "",
+        /* a default the program computes when the strands are created
+         * (the getter has it only then): its source */
+        g->default_text
+            ? arena_printf(a, ",\n     \"computed-default\": %s", emit_string_lit(&e, g->default_text))
             : "");
   }
   OUT("\n  ],\n  \"outputs\": [");

@@ -311,8 +311,9 @@ static void emit_create(EmitCtx *e, EmitBuf *out) {
                              arena_printf(e->a, "wrld->%s", f)),
           f);
     }
-    OUT("  if (!wrld->def_%s) drt_error(err, \"undefined input '%%s'\", %s);\n", f,
-        emit_string_lit(e, g->name));
+    if (!g->default_text) /* a computed default is set in global_init when not given */
+      OUT("  if (!wrld->def_%s) drt_error(err, \"undefined input '%%s'\", %s);\n", f,
+          emit_string_lit(e, g->name));
   }
   OUT("  if (drt_any_errors(err)) return true;\n");
   if (ir_module_find_cfg(m, IR_CFG_GLOBAL_INIT)) OUT("  d_global_init(wrld);\n");
@@ -568,7 +569,10 @@ static void emit_main(EmitCtx *e, EmitBuf *out) {
     else if (ei.is_int) type = e->opt->long_int ? "DRT_OPT_LONG" : "DRT_OPT_INT";
     else type = e->opt->double_real ? "DRT_OPT_DOUBLE" : "DRT_OPT_FLOAT";
     const char *dflt = "NULL";
-    if (g->value) {
+    if (g->default_text) {
+      /* computed by the program when not given: shown, never parsed */
+      dflt = arena_printf(e->a, "DRT_CLI_COMPUTED %s", emit_string_lit(e, g->default_text));
+    } else if (g->value) {
       EmitBuf b;
       emit_buf_init(&b, e->a);
       value_text(e, &b, g->value, g->ty);
@@ -628,7 +632,7 @@ static void emit_main(EmitCtx *e, EmitBuf *out) {
           emit_load_seq_call(e, g->ty, what, arena_printf(e->a, "wrld->path_%s", f), "NULL",
                              arena_printf(e->a, "wrld->%s", f)),
           f);
-    } else {
+    } else if (!g->default_text) { /* a computed default: def_ says whether it was given */
       OUT("  wrld->def_%s = true;\n", f);
     }
   }
