@@ -227,6 +227,25 @@ def _readback(p, w, accepted):
     return None
 
 
+def _run_steps(w, steps, refused):
+    """Step world w and check its output count: None when it ran, else the
+    (finding or None, label) its caller returns (refused: the label's
+    prefix when the run is refused with a message naming an input)."""
+    try:
+        w.step(steps)
+        out = w.outputs()
+    except KeyboardInterrupt:
+        raise
+    except BaseException as e:  # noqa: B902
+        bad = _judge(e, list(w._values), "step")
+        if bad:
+            return bad + "\n" + traceback.format_exc(), "finding"
+        return None, refused + type(e).__name__
+    if "v" in out and len(out.v) != out.stable:
+        return "output v has %d values for %d stable strands" % (len(out.v), out.stable), "finding"
+    return None
+
+
 def execute(progs, text):
     """(finding text or None, outcome) of one recipe."""
     prog_name, threads, steps, items = parse_recipe(text)
@@ -276,18 +295,9 @@ def execute(progs, text):
             return None, tag + "accepted"
         if nv is not None and abs(nv[1]) > N_LIMIT:
             return None, tag + "accepted (n too large to run)"
-        try:
-            w.step(steps)
-            out = w.outputs()
-        except KeyboardInterrupt:
-            raise
-        except BaseException as e:  # noqa: B902
-            bad = _judge(e, list(w._values), "step")
-            if bad:
-                return bad + "\n" + traceback.format_exc(), "finding"
-            return None, tag + "run refused: %s" % type(e).__name__
-        if "v" in out and len(out.v) != out.stable:
-            return "output v has %d values for %d stable strands" % (len(out.v), out.stable), "finding"
+        r = _run_steps(w, steps, tag + "run refused: ")
+        if r:
+            return r
         bad = _readback(p, w, accepted)
         if bad:
             return bad, "finding"
@@ -309,18 +319,9 @@ def execute(progs, text):
             nv = w._values.get("n") if "n" in p.inputs and p.inputs["n"].kind == "int" else None
             if nv is not None and abs(nv[1]) > N_LIMIT:
                 return None, tag + "ran, later accepted (n too large to run)"
-            try:
-                w.step(steps)
-                out = w.outputs()
-            except KeyboardInterrupt:
-                raise
-            except BaseException as e:  # noqa: B902
-                bad = _judge(e, list(w._values), "step")
-                if bad:
-                    return bad + "\n" + traceback.format_exc(), "finding"
-                return None, tag + "ran, later run refused: %s" % type(e).__name__
-            if "v" in out and len(out.v) != out.stable:
-                return "output v has %d values for %d stable strands" % (len(out.v), out.stable), "finding"
+            r = _run_steps(w, steps, tag + "ran, later run refused: ")
+            if r:
+                return r
             return None, tag + "ran, later ran"
         return None, tag + "ran"
     finally:
