@@ -950,7 +950,10 @@ class Runner:
     # (dc_run.h, dc_seq.h).
     # -O1: the emulation's C++ compile is most of these tests' time (-O2 costs
     # 1.6x as much for the same IEEE results: no contraction, no reassociation)
-    CUDA_CFLAGS = "-O1 -ffp-contract=off"
+    # -Wall -Wextra -Werror: the generated C++ (and the C build) warning-free,
+    # as compile/ checks the C target's; not -Wmaybe-uninitialized, whose
+    # analysis at -O1 reports phi copies that -O3 (compile/) sees through
+    CUDA_CFLAGS = "-O1 -ffp-contract=off -Wall -Wextra -Werror -Wno-maybe-uninitialized"
 
     def cudarun(self, path):
         stem = os.path.basename(path)[:-len(".diderot")]
