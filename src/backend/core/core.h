@@ -65,6 +65,8 @@ typedef struct EmitCtx {
                                (emit_c_cfg.c; ids are unique in the module) */
   int nhoisted;
   const char *print_to;     /* the stream emit_print_value writes to (NULL: wrld->print) */
+  const IrCFG **dist_maps;  /* the maps of reductions over strands other than collections */
+  int ndist_maps;           /* (emit_c_expr.c, found in one walk on first use; -1: not yet) */
 } EmitCtx;
 
 /* ---- emit_c.c: buffers, names, types, the prelude ---- */

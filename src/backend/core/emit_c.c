@@ -382,6 +382,7 @@ void emit_ctx_init(EmitCtx *e, Arena *a, IrModule *m, const EmitOptions *opt) {
   e->a = a;
   e->m = m;
   e->opt = opt;
+  e->ndist_maps = -1;
   emit_buf_init(&e->types, a);
 }
 

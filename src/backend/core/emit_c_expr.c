@@ -157,16 +157,31 @@ static const char *mathfn(EmitCtx *e, const char *name) {
  * collection: under EmitHooks.distributed it runs on the ranks that own
  * the strands (emit_strand_reduce). */
 static bool distributed_map(EmitCtx *e, const IrCFG *f) {
-  for (int c = 0; c < e->m->ncfgs; c++) {
-    const IrCFG *g = e->m->cfgs[c];
-    for (int b = 0; b < g->nblocks; b++)
-      for (int i = 0; i < g->blocks[b]->ninstrs; i++) {
-        const IrInstr *in = g->blocks[b]->instrs[i];
-        if (in->kind == IR_I_OP && in->op == IR_OP_STRAND_REDUCE && in->fn == f && in->nimm > 0 &&
-            in->imm[0] != IR_REDUCE_COLLECT)
-          return true;
-      }
+  if (e->ndist_maps < 0) { /* one walk of the module, not one per print */
+    int n = 0, cap = 0;
+    const IrCFG **maps = NULL;
+    for (int c = 0; c < e->m->ncfgs; c++) {
+      const IrCFG *g = e->m->cfgs[c];
+      for (int b = 0; b < g->nblocks; b++)
+        for (int i = 0; i < g->blocks[b]->ninstrs; i++) {
+          const IrInstr *in = g->blocks[b]->instrs[i];
+          if (in->kind != IR_I_OP || in->op != IR_OP_STRAND_REDUCE || !in->fn || in->nimm == 0 ||
+              in->imm[0] == IR_REDUCE_COLLECT)
+            continue;
+          if (n == cap) {
+            cap = cap ? 2 * cap : 8;
+            const IrCFG **nm = ARENA_NEW_ARRAY(e->a, const IrCFG *, cap);
+            if (n) memcpy(nm, maps, (size_t)n * sizeof *nm);
+            maps = nm;
+          }
+          maps[n++] = in->fn;
+        }
+    }
+    e->dist_maps = maps;
+    e->ndist_maps = n;
   }
+  for (int i = 0; i < e->ndist_maps; i++)
+    if (e->dist_maps[i] == f) return true;
   return false;
 }
 
