@@ -99,7 +99,14 @@ for t in $targets; do
     execs=$(sed -n 's/^stat::number_of_executed_units: *//p' "$out/campaign-$t.log" | tail -1)
     [ -n "$execs" ] || { tail -5 "$out/campaign-$t.log"; bad=1; }
     found=$(($(ls "$src/tests/fuzz/crashes-new" | wc -l) - before))
-    [ "$found" -eq 0 ] || bad=1
+    if [ "$found" -ne 0 ]; then
+      # the log's tail holds the finding's traceback: CI keeps nothing else
+      bad=1; echo "== $t: $found finding(s); its seed and the end of its log:"
+      grep -m1 "seed" "$out/campaign-$t.log"; tail -60 "$out/campaign-$t.log"
+      for f in "$src"/tests/fuzz/crashes-new/"$t"-*; do
+        [ -f "$f" ] && [ "$(wc -c <"$f")" -le 4096 ] && { echo "-- $f:"; cat "$f"; echo; }
+      done
+    fi
     rows="$rows| $t | ${execs:-?} | $((t1 - t0)) | $found |
 "
     continue

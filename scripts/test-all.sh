@@ -108,7 +108,11 @@ line=$(sum "$logdir/normal.log" "$logdir/asan.log" "$logdir/conformance.log")
   for part in normal asan conformance; do
     grep -A6 -E '^FAIL |^ *FAIL ' "$logdir/$part.log" | grep -v '^--$' | sed "s/^/[$part] /"
   done
-  [ "$fuzz_fail" -eq 0 ] || sed 's/^/[fuzz] /' "$logdir/fuzz.log" "$logdir/fuzz-rt.log" | tail -20
+  # (a Python target's finding: its seed, traceback and input, which
+  # fuzz-campaign.sh prints between "== fuzz_X: N finding(s)" and the table)
+  [ "$fuzz_fail" -eq 0 ] || { sed 's/^/[fuzz] /' "$logdir/fuzz.log" | tail -12
+    sed -n '/^== fuzz_[a-z]*: [0-9]* finding/,$p' "$logdir/fuzz-rt.log" | head -120 | sed 's/^/[fuzz-rt] /'
+    tail -8 "$logdir/fuzz-rt.log" | sed 's/^/[fuzz-rt] /'; }
   [ "$tsan_fail" -eq 0 ] || sed 's/^/[tsan] /' "$logdir/tsan.log" | grep -v "^\[tsan\] PASS" | tail -30
   [ "$diff_fail" -eq 0 ] || grep -E 'unexplained|ours-wrong' "$logdir/diff.log" | sed 's/^/[differential] /' | tail -20
 } >"$logdir/failures"
