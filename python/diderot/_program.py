@@ -72,6 +72,12 @@ def _load(directory, desc):
         for name in _functions(desc):
             try:
                 ok = ffi.typeof(getattr(lib, name)).kind == "function"
+            # a function declared as a variable is read at getattr: its
+            # code's first bytes may be no value of the declared type
+            # (a _Bool of 65: found by tests/fuzz/fuzz_json.py)
+            except ValueError:
+                raise _errors.DescriptionError("%s: %s is declared as a variable, not a function%s"
+                                               % (where, name, _describe._HINT)) from None
             except (AttributeError, TypeError, cffi.FFIError) as e:
                 raise _errors.DescriptionError("%s: the function %s is not in %s or not declared: %s%s"
                                                % (where, name, so, str(e)[:200], _describe._HINT)) from None
