@@ -293,16 +293,26 @@ typedef struct DrtDistrib {
  * (diderotc --target=mpi gives them to drt_mpi_world_run): a packed
  * record's sequences are pointers into one process's memory, so a record
  * that goes to another process takes their elements along
- * (rt_distrib_seq.c). pack writes the elements of every sequence of the
- * record rec, one after another, to out (NULL: only counts them) and
- * returns their bytes; unpack puts them (read from in, as pack wrote
- * them) into sequences of world w and points rec's sequences at them;
- * true when out of memory (the error recorded in w). NULL, NULL: none.
- * Such a world is not rebalanced (the elements would have to come from
- * the chunks' old owners). */
+ * (rt_distrib_seq.c), and its strings their bytes. pack writes what every
+ * pointer of the record rec points at (elements of sequences, nested
+ * ones after them; strings as drt_str_pack writes them), one after
+ * another, to out (NULL: only counts them) and returns their bytes;
+ * unpack puts them (read from in, as pack wrote them) into sequences and
+ * strings of world w, points rec's pointers at them and sets *used to the
+ * bytes it read; true when out of memory (the error recorded in w).
+ * NULL, NULL: none. Such a world is not rebalanced (the elements would
+ * have to come from the chunks' old owners). */
 typedef uint64_t (*DrtSeqPack)(const void *rec, unsigned char *out);
-typedef bool (*DrtSeqUnpack)(DrtWorld *w, void *rec, const unsigned char *in);
+typedef bool (*DrtSeqUnpack)(DrtWorld *w, void *rec, const unsigned char *in, uint64_t *used);
 void drt_world_set_seq_codec(DrtWorld *w, DrtSeqPack pack, DrtSeqUnpack unpack);
+/* For the codec: the string whose pointer is at src (an unaligned
+ * place in a record) as its length (4 bytes) and bytes, written at out
+ * unless NULL; returns the bytes. drt_str_unpack reads one at in + *n,
+ * stores w's copy of it (one per distinct text, kept until the world is
+ * freed: a program's strings are its literals, inputs and globals) at
+ * dst and adds its bytes to *n; true when out of memory (recorded in w). */
+uint64_t drt_str_pack(const void *src, unsigned char *out);
+bool drt_str_unpack(DrtWorld *w, const unsigned char *in, void *dst, uint64_t *n);
 
 enum { DRT_MOVE_OUT = 1, DRT_MOVE_IN = 2 };
 

@@ -148,6 +148,7 @@ void drt_world_free(DrtWorld *w) {
   free(w->act);
   free(w->mapbuf);
   drt_seqheap_free(w->seqs);
+  drt_distrib_strs_free(w);
   drt_errors_free(&w->err);
   free(w);
 }

@@ -59,6 +59,8 @@ struct DrtWorld {
   bool in_step;
   DrtSeqPack seq_pack;     /* drt_world_set_seq_codec (rt_distrib_seq.c) */
   DrtSeqUnpack seq_unpack;
+  char **strs;             /* drt_str_unpack's copies: an open-addressing set */
+  size_t nstrs, capstrs;
   bool in_global;          /* in a global block: a global `die` defers compaction */
   DrtSeqHeap *seqs;        /* buffers of dynamic sequences (rt_seqheap.c) */
   DrtProgressFn progress;  /* drt_world_set_progress */
@@ -119,6 +121,8 @@ void drt_distrib_rebalance(DrtWorld *w, uint32_t nchunks);
  * a codec. */
 typedef unsigned char *(*DrtRecAt)(void *arg, uint32_t c, uint64_t j);
 bool drt_distrib_seqs(DrtWorld *w, uint32_t nchunks, const uint64_t *count, DrtRecAt at, void *arg);
+/* drt_world_free: the strings drt_str_unpack made. */
+void drt_distrib_strs_free(DrtWorld *w);
 /* A reduction's per-chunk partials from their owners. */
 void drt_distrib_partials(DrtWorld *w, uint32_t nchunks, double *pr, int64_t *pi, uint32_t *cnt);
 /* The strands [lo, hi) of chunk c (rt_distrib.c). */

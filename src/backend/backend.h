@@ -62,8 +62,5 @@ void target_schedule_facts(Arena *a, IrModule *m, const EmitOptions *opt, SchedF
  * device cannot run, one ERR_NOT_YET per construct at its position in
  * `prog` (the typed AST m came from; NULL: no positions). */
 bool target_check_module(EmitTarget t, IrModule *m, DiagCtx *diag, const struct Program *prog);
-/* Whether --target=mpi can run module m (mpi/emit_mpi_check.c): one
- * ERR_NOT_YET per construct it does not distribute yet, at its line. */
-bool target_check_mpi(IrModule *m, DiagCtx *diag);
 
 #endif

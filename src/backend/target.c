@@ -150,4 +150,3 @@ bool target_check_module(EmitTarget t, IrModule *m, DiagCtx *diag, const struct 
   return t != EMIT_TARGET_CUDA || cuda_check_module(m, diag, prog);
 }
 
-bool target_check_mpi(IrModule *m, DiagCtx *diag) { return mpi_check_module(m, diag); }

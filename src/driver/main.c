@@ -427,12 +427,6 @@ static int driver_codegen(Arena *arena, DiagCtx *diag, Program *prog, const Driv
     diag_flush(diag);
     if (!ok) return EXIT_PROGRAM_ERROR;
   }
-  /* the MPI target: refuse what is not distributed yet, with lines */
-  if (o->target == TARGET_MPI) {
-    bool ok = target_check_mpi(low, diag);
-    diag_flush(diag);
-    if (!ok) return EXIT_PROGRAM_ERROR;
-  }
   TargetOptions to = {
       .emit = driver_emit_options(o, env),
       .source = o->file,

@@ -10,9 +10,8 @@ collect() returns (name, fn) pairs; fn() returns (status, details).
                    prints and their sequences are on every rank): exit status,
                    stdout, the program's stderr and every output file
                    byte-identical to the sequential run's at the same chunk (whose values
-                   run/NAME checks against the oracle NAME.py). A program the
-                   target refuses ("... with --target=mpi is not yet
-                   supported") is skipped with that message;
+                   run/NAME checks against the oracle NAME.py); every
+                   run/ program builds for the target;
   mpi/image        tests/mpi/probe.diderot: an image read by rank 0 and
                    broadcast (also from stdin), strands that stop at different
                    steps, a real sum over all strands that depends on the order
@@ -42,9 +41,6 @@ collect() returns (name, fn) pairs; fn() returns (status, details).
                    (lib_host.c, mpicc): every rank holds every strand's
                    result, the closed form of rebalance.diderot; a second
                    world over another communicator is refused;
-  mpi/refuse/...   what the target does not distribute yet is refused by
-                   diderotc with FILE:LINE:COL: error: ... (FILE: error: for
-                   state no line sets) and no file.
 
 Every run has a timeout (a hang fails). Skipped, with the reason, where
 mpirun is missing or diderotc was configured without MPI. Python 3 standard
@@ -76,7 +72,7 @@ SANITIZE_RUN_SUBSET = {
     "life_sphere", "loop_lanes", "output_parts", "population", "population_control",
     "print_strands", "reduce_prints", "reductions_all", "repel_circle", "seq_churn", "snapshots",
     "sphere_count1", "sphere_outliers", "sphere_stabilizing_neighbour", "state_read_before_write",
-    "strandwise", "utf8_string"}
+    "strandwise", "strings_exchange", "utf8_string"}
 if SANITIZED:
     # scripts/check-asan.sh: programs built with the sanitizers run 3-5x
     # slower (repel_sphere at -np 2 took over 60 s on a loaded 2-core VM)
@@ -213,9 +209,6 @@ def t_run(builddir, diderotc, path):
     seq, par = os.path.join(work, "prog-seq"), os.path.join(work, "prog-mpi")
     why = build(diderotc, path, par, flags + ["--target=mpi"], env, SRCDIR)
     if why:
-        m = re.search(r"error: (.* with --target=mpi is not yet supported)", why)
-        if m:
-            raise Skip(m.group(1))
         raise Failure("--target=mpi build failed: " + why.strip())
     why = build(diderotc, path, seq, flags, env, SRCDIR)
     if why:
@@ -658,30 +651,6 @@ def t_example(builddir, diderotc, name, src, args):
     shutil.rmtree(work, ignore_errors=True)
 
 
-# ---- mpi/refuse -------------------------------------------------------------
-
-# (strand state without an initialising line is refused at the file:
-# FILE: error: ...; else at the line of its initialisation)
-REFUSALS = [
-    ("string-state", "strings_strands", "strand state holding strings or sequences of sequences "
-     "or strings with --target=mpi is not yet supported"),
-]
-
-
-def t_refuse(builddir, diderotc, stem, text):
-    work = fresh(builddir, "refuse_" + stem)
-    src = os.path.join(SRCDIR, "tests", "programs", "run", stem + ".diderot")
-    exe = os.path.join(work, stem)
-    rc, _, err = run([diderotc, "--exec", "--target=mpi", "-o", exe, src], SRCDIR,
-                     mpi_env(builddir), timeout=COMPILE_TIMEOUT)
-    msg = err.decode("utf-8", "replace")
-    if rc == 0 or not re.search(r"^\S+\.diderot:(\d+:\d+:)? error: " + re.escape(text), msg, re.M):
-        raise Failure("exit status %d, stderr %r (expected FILE[:L:C]: error: %s)" % (rc, msg[:300], text))
-    if os.listdir(work):
-        raise Failure("files written: %s" % os.listdir(work))
-    shutil.rmtree(work, ignore_errors=True)
-
-
 SPAWN_N = 600
 
 
@@ -803,8 +772,6 @@ def collect(srcdir, builddir, diderotc):
              ("mpi/library", t_library),
              ("mpi/new", t_new),
              ("mpi/rebalance", t_rebalance)]
-    for what, stem, text in REFUSALS:
-        cases.append(("mpi/refuse/" + what, lambda b, d, s=stem, t=text: t_refuse(b, d, s, t)))
     for name, src, args in EXAMPLES:
         cases.append(("mpi/examples/" + name,
                       lambda b, d, n=name, s=src, a=args: t_example(b, d, n, s, a)))

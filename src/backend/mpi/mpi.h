@@ -15,21 +15,16 @@
 bool emit_mpi_program(Arena *a, IrModule *m, const EmitOptions *opt, const char **out,
                       EmitInfo *info, char *err, size_t errlen);
 
-/* What the target does not distribute yet (emit_mpi_check.c): one
- * ERR_NOT_YET per construct, at the source line of its first use (LowIR
- * keeps lines, not columns: the caret is under the line's first
- * character). True when there is none. */
-bool mpi_check_module(IrModule *m, DiagCtx *diag);
 /* Whether strands read strands another rank may own (another strand's
  * state, sphere(), strands collected in a global block): then every
  * state goes to every rank after each step (DrtProgram.exchange_states). */
 bool mpi_exchanges_states(Arena *a, const IrModule *m);
 
 /* Whether values of type t hold pointers that another rank cannot read:
- * strings, dynamic sequences (emit_mpi_check.c). */
+ * strings, dynamic sequences (emit_mpi_state.c). */
 bool mpi_type_has_pointer(const IrType *t);
-/* Whether the strand state holds dynamic sequences of values without
- * pointers (emit_mpi_seq.c); then emit_mpi_seq_codec prints d_seq_pack
+/* Whether the strand state holds pointers: strings, dynamic sequences
+ * (emit_mpi_seq.c); then emit_mpi_seq_codec prints d_seq_pack
  * and d_seq_unpack (rt/diderot_world.h DrtSeqPack, DrtSeqUnpack), which
  * the run call gives the runtime. */
 bool mpi_has_seq_state(EmitCtx *e);
