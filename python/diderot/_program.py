@@ -56,9 +56,10 @@ def _load(directory, desc):
             ffi.cdef("\n".join(decls))
         # cffi's parser (pycparser and ply under it) reports bad C not only as
         # CDefError: an unbalanced '}' fails one of pycparser's assertions
-        # (found by tests/fuzz/fuzz_json.py), deep nesting is a RecursionError
+        # (found by tests/fuzz/fuzz_json.py), deep nesting is a RecursionError,
+        # an enum defined twice a NotImplementedError
         except (cffi.CDefError, cffi.FFIError, AssertionError, RecursionError, ValueError,
-                TypeError, IndexError, KeyError, AttributeError) as e:
+                TypeError, IndexError, KeyError, AttributeError, NotImplementedError) as e:
             raise _errors.DescriptionError("%s: its C declarations (\"runtime\") are not what cffi "
                                            "reads: %s%s" % (where, str(e)[:300], _describe._HINT)) from None
         if desc.get("target") == "parallel" and not (os.environ.get("OMP_WAIT_POLICY")

@@ -241,9 +241,12 @@ class Slot:
         self.dir = os.path.join(root, "slot-" + name)
         os.makedirs(self.dir, exist_ok=True)
         for f in ("prog.so", "done.json"):
-            dst = os.path.join(self.dir, f)
+            dst, src = os.path.join(self.dir, f), os.path.join(directory, f)
+            # a reused --work: the cache may hold the program elsewhere now
+            if os.path.lexists(dst) and os.readlink(dst) != src:
+                os.unlink(dst)
             if not os.path.lexists(dst):
-                os.symlink(os.path.join(directory, f), dst)
+                os.symlink(src, dst)
         self.json = os.path.join(self.dir, "prog.json")
 
     def load(self, data):
