@@ -104,9 +104,25 @@ static uint64_t program_hash(Arena *a, const DriverOptions *o, const char *cflag
   return h;
 }
 
+/* Whether the words give the input `name` (-name or --name). */
+static bool gives_input(char **w, int n, const char *name) {
+  for (int i = 0; i < n; i++) {
+    const char *x = w[i];
+    if (x[0] != '-') continue;
+    x += x[1] == '-' ? 2 : 1;
+    if (!strcmp(x, name)) return true;
+  }
+  return false;
+}
+
 /* The tune arguments as run (outputs removed, paths absolute); false with
- * the message printed. */
-static bool tune_words(Arena *a, const DriverOptions *o, char ***args, int *nargs) {
+ * the message printed. The runs are in the tuner's own directory, where
+ * an input's default file named relative to the current directory
+ * (examples/mip's "../data/blobs.nrrd") is not: such an input not in the
+ * arguments is given its file by absolute path, as a run from here would
+ * read it (and the cache's inputs signature then holds that file too). */
+static bool tune_words(Arena *a, const DriverOptions *o, const IrModule *low, char ***args,
+                       int *nargs) {
   char **w;
   int nw;
   char why[512];
@@ -115,6 +131,26 @@ static bool tune_words(Arena *a, const DriverOptions *o, char ***args, int *narg
     fprintf(stderr, "diderotc: error: %s\n", why);
     return false;
   }
+  char cwd[4096];
+  if (!getcwd(cwd, sizeof cwd)) return true; /* tune_prepare_args said so already */
+  int extra = 0;
+  for (int g = 0; g < low->nglobals; g++) extra += low->globals[g]->path != NULL;
+  if (!extra) return true;
+  char **all = arena_alloc(a, ((size_t)*nargs + 2 * (size_t)extra + 1) * sizeof *all);
+  memcpy(all, *args, (size_t)*nargs * sizeof *all);
+  int n = *nargs;
+  for (int g = 0; g < low->nglobals; g++) {
+    const IrGlobal *in = low->globals[g];
+    if (in->kind != IR_GLOBAL_INPUT || !in->has_default || !in->path || in->path[0] == '/' ||
+        gives_input(*args, *nargs, in->name))
+      continue;
+    const char *file = arena_printf(a, "%s/%s", cwd, in->path);
+    if (access(file, R_OK) != 0) continue; /* the default run then says what is missing */
+    all[n++] = arena_printf(a, "-%s", in->name);
+    all[n++] = (char *)file;
+  }
+  all[n] = NULL;
+  *args = all, *nargs = n;
   return true;
 }
 
@@ -168,7 +204,7 @@ int driver_tune_build(Arena *a, IrModule *low, const DriverOptions *o, const Tun
   char **args = NULL;
   int nargs = 0;
   if (o->tune_args && tunable) {
-    if (!tune_words(a, o, &args, &nargs)) return 2;
+    if (!tune_words(a, o, low, &args, &nargs)) return 2;
     for (int i = 0; o->tune_steps && i < nargs; i++)
       if (!strcmp(args[i], "-l") || !strcmp(args[i], "--limit")) {
         fprintf(stderr, "diderotc: error: --tune-steps and '%s' in --tune-args both limit the "

@@ -477,6 +477,56 @@ def _steps_case(srcdir, diderotc):
     return "pass", []
 
 
+DEFAULT_FILE_PROGRAM = """#version 2.0
+input image(2)[] img = load_image("../data/img.nrrd");
+field#0(2)[] F = img \u229b tent;
+input int N = 3000;
+strand S (int i) {
+  output real v = 0.0;
+  update { v = F([1.5, 1.5]) + real(i); stabilize; }
+}
+create_collection { S(i) | i in 0..N-1 };
+"""
+
+
+def _default_file_case(srcdir, diderotc):
+    """An input whose default file is named relative to the current
+    directory (as examples/mip's "../data/blobs.nrrd"), not given in
+    --tune-args: the tuner's runs, in a directory of their own, get that
+    file by absolute path (before, the default run failed: file not
+    found), and the cache entry's inputs are that file's (a 4x4 float
+    NRRD)."""
+    del srcdir
+    work = tempfile.mkdtemp(prefix="diderot-tune-default-")
+    cache = os.path.join(work, "cache")
+    os.makedirs(os.path.join(work, "data"))
+    run_dir = os.path.join(work, "run")
+    os.makedirs(run_dir)
+    with open(os.path.join(work, "data", "img.nrrd"), "w") as f:
+        f.write("NRRD0004\ntype: float\ndimension: 2\nsizes: 4 4\nencoding: ascii\n\n%s\n"
+                % " ".join(str(i) for i in range(16)))
+    with open(os.path.join(run_dir, "prog.diderot"), "w", encoding="utf-8") as f:
+        f.write(DEFAULT_FILE_PROGRAM)
+    argv = [diderotc, "--exec", "--target=omp", "--tune=quick", "--tune-args", "-N 2000",
+            "-o", "prog", "prog.diderot"]
+    p = subprocess.run(argv, cwd=run_dir, env=_env(cache), capture_output=True, text=True,
+                       timeout=COMPILE_TIMEOUT)
+    problems = []
+    if p.returncode or not re.search(r"^diderotc: tuned in ", p.stderr, re.M):
+        problems.append("--tune with the default file: exit %d: %s" % (p.returncode, p.stderr[-800:]))
+    else:
+        cdir = os.path.join(cache, "diderot", "tune")
+        files = os.listdir(cdir) if os.path.isdir(cdir) else []
+        text = open(os.path.join(cdir, files[0])).read() if len(files) == 1 else ""
+        if not re.search(r"-img nrrd\(float;4 4\)", text):
+            problems.append("the cache entry (%s) does not hold the default file's inputs: %r"
+                            % (files, text[-500:]))
+    if problems:
+        return "fail", problems + ["(work directory %s)" % work]
+    shutil.rmtree(work, ignore_errors=True)
+    return "pass", []
+
+
 def collect(srcdir, builddir, diderotc):
     del builddir
     tests = [("schedule/runtime/option", lambda: _option_case(srcdir, diderotc))]
@@ -486,5 +536,6 @@ def collect(srcdir, builddir, diderotc):
               ("schedule/tune/bad-cache", lambda: _bad_cache_case(srcdir, diderotc)),
               ("schedule/tune/refuses", lambda: _refuses_case(srcdir, diderotc)),
               ("schedule/tune/steps", lambda: _steps_case(srcdir, diderotc)),
+              ("schedule/tune/default-file", lambda: _default_file_case(srcdir, diderotc)),
               ("schedule/tune/usage", lambda: _usage_case(srcdir, diderotc))]
     return tests
