@@ -31,7 +31,13 @@ def compile(path_or_source, double=False, target="seq", *, cache_dir=None, dider
     double: real is C double (--double); target: "seq" or "omp" (OpenMP,
     run with threads=). Options: snapshot (default True: World.snapshot()),
     long_int, scalar, debug, strand_layout, image_layout, no_space_partition,
-    constants (a dict: --Cname=value), flags (more diderotc arguments).
+    constants (a dict: --Cname=value), flags (more diderotc arguments),
+    tune ("quick" or "full": diderotc --tune, which times the run-time
+    schedule's candidates on tune_args, the program's command line as a
+    string or a list of words, files relative to the current directory,
+    and caches the winner; tune_steps=N times the first N super-steps) and
+    tune_args alone (the tuned schedule of those inputs from diderotc's
+    cache, if any). Program.messages holds what diderotc said.
 
     Relative file names in the program (proxy images, defaults) are taken
     relative to the program's file (base_dir, or the current directory, for

@@ -15,6 +15,7 @@ import hashlib
 import json
 import os
 import re
+import shlex
 import shutil
 import subprocess
 import sys
@@ -33,7 +34,8 @@ _TARGETS = {"seq": "seq", "sequential": "seq", "omp": "omp", "openmp": "omp"}
 _BOOL_FLAGS = {"snapshot": "--snapshot", "long_int": "--long-int", "scalar": "--scalar",
                "debug": "-g", "no_space_partition": "--no-space-partition"}
 _VALUE_FLAGS = {"strand_layout": "--strand-layout=", "image_layout": "--image-layout="}
-OPTIONS = sorted(list(_BOOL_FLAGS) + list(_VALUE_FLAGS) + ["constants", "flags"])
+OPTIONS = sorted(list(_BOOL_FLAGS) + list(_VALUE_FLAGS) + ["constants", "flags", "tune", "tune_args",
+                                                           "tune_steps"])
 
 
 def default_cache_dir():
@@ -133,10 +135,46 @@ def flags_for(double, target, options):
                 flags.append("--C%s=%s" % (name, _const_text(v[name])))
         elif k == "flags":
             flags.extend(str(f) for f in (v or []))
+        elif k == "tune":
+            if v is True:
+                v = "quick"
+            if v not in (None, False, "quick", "full"):
+                raise ValueError("tune must be 'quick' or 'full' (or True: 'quick'), not %r" % (v,))
+            if v:
+                if opts.get("tune_args") is None:
+                    raise ValueError("tune= needs tune_args= (the program's command line, its inputs)")
+                flags.append("--tune=" + v)
+        elif k == "tune_args":
+            if v is not None:
+                flags += ["--tune-args", _tune_args_text(v)]
+        elif k == "tune_steps":
+            if v is not None:
+                if not opts.get("tune"):
+                    raise ValueError("tune_steps= is for tune= (the tuning runs)")
+                if isinstance(v, bool) or not isinstance(v, int) or v < 1:
+                    raise ValueError("tune_steps must be a number of super-steps (an int >= 1), not %r"
+                                     % (v,))
+                flags += ["--tune-steps", str(v)]
         else:
             raise TypeError("compile() got an unexpected option %r (options: %s)"
                             % (k, ", ".join(["double", "target"] + OPTIONS)))
     return flags
+
+
+def _tune_args_text(v):
+    """tune_args (a string as on a command line, or a list of words) as
+    diderotc's --tune-args text, each word that names an existing file
+    relative to the current directory made absolute (diderotc runs in a
+    folder of the cache)."""
+    if isinstance(v, str):
+        words = shlex.split(v)
+    elif isinstance(v, (list, tuple)) and all(isinstance(w, (str, int, float)) for w in v):
+        words = [str(w) for w in v]
+    else:
+        raise TypeError("tune_args must be a string or a list of words, not %r" % (v,))
+    words = [os.path.abspath(w) if not w.startswith("-") and not os.path.isabs(w) and os.path.exists(w)
+             else w for w in words]
+    return " ".join(shlex.quote(w) for w in words)
 
 
 def _absolutize(text, base):

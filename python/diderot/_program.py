@@ -279,6 +279,10 @@ class Program:
         self.source = done.get("source") if isinstance(done, dict) else None
         if not isinstance(self.source, str):
             self.source = None
+        # diderotc's messages of the build (warnings, --tune's summary)
+        self.messages = done.get("messages") if isinstance(done, dict) else None
+        if not isinstance(self.messages, str):
+            self.messages = ""
         self.has_snapshot = any(
             decl.startswith("bool %s_snapshot_" % self.namespace) for decl in d["runtime"])
 

@@ -65,7 +65,6 @@ TuneEnv driver_tune_env(Arena *a, char **environ_) {
 const char *driver_tune_check_options(const DriverOptions *o) {
   if (!o->tune) /* --tune-args alone selects a cache entry */
     return o->tune_steps ? "--tune-steps is for --tune (the tuning runs)" : NULL;
-  if (!o->exec) return "--tune builds an executable: add --exec";
   if (o->target != TARGET_SEQ && o->target != TARGET_OMP)
     return "--tune supports --target=seq and --target=omp only in this version";
   if (!o->tune_args) return "--tune needs --tune-args \"ARGS...\" (the program's command line, inputs included)";
@@ -199,8 +198,9 @@ int driver_tune_build(Arena *a, IrModule *low, const DriverOptions *o, const Tun
                .ncpus = env->ncpus,
                .precision = arena_printf(a, "%s%s", o->double_real ? "double" : "float",
                                          o->long_int ? ",long-int" : "")};
-  /* the C targets' executables only: a library's host decides its runs */
-  bool tunable = o->exec && (o->target == TARGET_SEQ || o->target == TARGET_OMP);
+  /* the C targets only; a library only with --tune-args: its host decides
+   * its runs, so only the host's inputs named there select an entry */
+  bool tunable = (o->exec || o->tune_args) && (o->target == TARGET_SEQ || o->target == TARGET_OMP);
   char **args = NULL;
   int nargs = 0;
   if (o->tune_args && tunable) {
@@ -231,8 +231,12 @@ int driver_tune_build(Arena *a, IrModule *low, const DriverOptions *o, const Tun
             env->tmp_dir, strerror(errno));
     return 1;
   }
+  /* the program the candidates run: an executable, also for a library
+   * (whose worlds run the same code; the cache key does not hold --exec) */
   TargetOptions t2 = *to;
   t2.output = arena_printf(a, "%s/%s", work, exe_name(a, o));
+  t2.emit.exec = true;
+  t2.shared_lib = t2.json = false;
   t2.keep_c = false;
   t2.phase_done = NULL;
   TuneRunner r = {.arena = a, .env = env, .exe = t2.output, .args = args, .nargs = nargs, .work = work,

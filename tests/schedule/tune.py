@@ -401,7 +401,9 @@ def _usage_case(srcdir, diderotc):
     src = os.path.join(srcdir, "tests", "programs", "run", "collatz.diderot")
     cache = os.path.join(work, "cache")
     checks = [
-        (["--tune", "--tune-args", "-N 5", src], 2, "--tune builds an executable: add --exec"),
+        # a library is tuned too (its runs are an executable's of the program)
+        (["--tune", "--tune-args", "-N notanumber", "-o", os.path.join(work, "lib"), src], 1,
+         "--tune: the run with --tune-args and the default schedule failed"),
         (["--exec", "--target=cuda", "--tune", "--tune-args", "-N 5", src], 2,
          "--tune supports --target=seq and --target=omp only"),
         (["--exec", "--tune", src], 2, "--tune needs --tune-args"),
