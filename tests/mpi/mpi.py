@@ -37,6 +37,11 @@ collect() returns (name, fn) pairs; fn() returns (status, details).
   mpi/examples/NAME  the nine examples (scripts/run-examples.sh's recipes)
                    against --target=seq, byte for byte; only with
                    DIDEROT_MPI_FULL=1 (make check-mpi), skipped otherwise;
+  mpi/conformance  tests/mpi/conformance.py: the conformance corpus's scripts
+                   (tests/conformance) with every --exec build for
+                   --target=mpi under mpirun at each R: the checks pass and
+                   every file written is byte-identical to the sequential
+                   run's; only with DIDEROT_MPI_FULL=1 (make check-mpi);
   mpi/library      a --target=mpi library and a host program of ours
                    (lib_host.c, mpicc): every rank holds every strand's
                    result, the closed form of rebalance.diderot; a second
@@ -757,6 +762,30 @@ def t_library(builddir, diderotc):
     shutil.rmtree(work, ignore_errors=True)
 
 
+def t_conformance(builddir, diderotc):
+    """tests/mpi/conformance.py: the conformance corpus's scripts with every
+    --exec build for --target=mpi under mpirun, at each R of
+    DIDEROT_MPI_RANKS: the cases' checks pass and every file they write is
+    byte-identical to the sequential run's (both with chunks of 64)."""
+    if os.environ.get("DIDEROT_MPI_FULL") != "1":
+        raise Skip("the conformance corpus runs in make check-mpi (DIDEROT_MPI_FULL=1)")
+    corpus = os.path.join(SRCDIR, "..", "shared", "conformance")
+    if not os.path.isdir(corpus):
+        raise Skip("no conformance corpus at %s" % corpus)
+    work = fresh(builddir, "conformance")
+    require_mpi(diderotc, builddir, work)
+    env = mpi_env(builddir)
+    p = subprocess.run([sys.executable, os.path.join(SRCDIR, "tests", "mpi", "conformance.py"),
+                        "--diderotc", diderotc, "--out", work,
+                        "--ranks", ",".join(str(r) for r in ranks())],
+                       env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
+                       timeout=3600)
+    if p.returncode:
+        raise Failure("\n".join(l for l in p.stdout.splitlines() if not l.startswith("PASS "))[-3000:]
+                      + " (work directory %s)" % work)
+    shutil.rmtree(work, ignore_errors=True)
+
+
 def collect(srcdir, builddir, diderotc):
     global nrrd, SRCDIR
     SRCDIR = os.path.abspath(srcdir)
@@ -769,7 +798,7 @@ def collect(srcdir, builddir, diderotc):
              ("mpi/fault/missing-file", t_fault_file), ("mpi/fault/bad-option", t_fault_option),
              ("mpi/fault/SIGINT", lambda b, d: t_fault_signal(b, d, signal.SIGINT)),
              ("mpi/fault/SIGTERM", lambda b, d: t_fault_signal(b, d, signal.SIGTERM)),
-             ("mpi/library", t_library),
+             ("mpi/library", t_library), ("mpi/conformance", t_conformance),
              ("mpi/new", t_new),
              ("mpi/rebalance", t_rebalance)]
     for name, src, args in EXAMPLES:

@@ -70,7 +70,15 @@ static const char *cfg_signature(EmitCtx *e, IrCFG *cfg) {
     emit_buf_puts(&b, ")");
     break;
   case IR_CFG_GLOBAL_INIT:
-  case IR_CFG_CREATE: emit_buf_printf(&b, "static void %s(d_world *wrld)", name); break;
+  case IR_CFG_CREATE:
+    /* run once, and never inlined: gcc contracts a*b+c into FMAs per
+     * function after inlining, so that the same text inlined into the
+     * different callers of the seq, OpenMP and MPI programs' set-up gave
+     * different bits (conformance fs3d's globals under --target=mpi:
+     * tests/mpi/conformance.py); a function of its own is compiled alike
+     * in every target */
+    emit_buf_printf(&b, "__attribute__((noinline)) static void %s(d_world *wrld)", name);
+    break;
   case IR_CFG_UPDATE:
     if (emit_step_chunked(e)) return emit_step_update_signature(e); /* emit_c_step.c */
     /* fall through */

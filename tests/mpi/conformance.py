@@ -1,0 +1,162 @@
+#!/usr/bin/python3
+"""conformance.py -- the conformance corpus (tests/conformance, the public
+Diderot examples) under --target=mpi: every case's script run by
+tools/regress/diderot-regress once as it is and once for each number of
+ranks R, with every `diderotc --exec` build made for --target=mpi and its
+executable run as `mpirun --oversubscribe -np R`; the cases must pass their
+checks, and every file the scripts write (outputs, text, pictures) must be
+byte-identical to the sequential run's.
+
+    conformance.py --diderotc PATH --out DIR [--ranks 2,3] [--chunk 64] [-k CASE]...
+
+Both runs get DIDEROT_SCHED_CHUNK=CHUNK (default 64), so that the strands of
+every example are spread over the ranks, and the sequential run has the
+same chunks (a reduction's order follows them). Prints `N passed, N failed`
+(a case at one R is one test) and exits 1 on a failure.
+
+As the compiler (diderot-regress --diderotc) this file is its own wrapper:
+`conformance.py --wrap ...diderotc arguments...` (with CONF_MPI_REAL and
+CONF_MPI_NP in the environment) builds an --exec program as OUT.mpi for
+--target=mpi (any --target= of the script replaced) and writes OUT as a
+shell script that runs it under mpirun; other builds pass through.
+"""
+
+import argparse
+import os
+import shlex
+import stat
+import subprocess
+import sys
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+TOP = os.path.dirname(os.path.dirname(HERE))
+REGRESS = os.path.join(TOP, "tools", "regress", "diderot-regress")
+SUITE = os.path.join(TOP, "tests", "conformance")
+# what the comparison leaves out: the build's own files and the tool's
+SKIP_NAMES = {"log.txt", ".script.sh", ".compiles"}
+SKIP_SUFFIXES = (".c", ".o", ".h", ".mpi", ".so", ".a", ".log")
+
+
+def wrap(argv):
+    real, np = os.environ["CONF_MPI_REAL"], os.environ["CONF_MPI_NP"]
+    if "--exec" not in argv:
+        os.execv(real, [real] + argv)
+    args = [a for a in argv if not a.startswith("--target=")]
+    out, src = None, None
+    i = 0
+    while i < len(args):
+        a = args[i]
+        if a == "-o" and i + 1 < len(args):
+            out = args[i + 1]
+            i += 2
+            continue
+        if a.endswith(".diderot"):
+            src = a
+        i += 1
+    if out is None:
+        if src is None:
+            os.execv(real, [real] + argv)
+        out = os.path.splitext(os.path.basename(src))[0]
+    rest, i = [], 0
+    while i < len(args):
+        if args[i] == "-o":
+            i += 2
+            continue
+        rest.append(args[i])
+        i += 1
+    rc = subprocess.call([real, "--target=mpi"] + rest + ["-o", out + ".mpi"])
+    if rc:
+        return rc
+    exe = os.path.abspath(out + ".mpi")
+    # the environment Open MPI needs as root (CI) and on a machine with
+    # fewer cores than ranks
+    with open(out, "w") as f:
+        f.write("#!/bin/sh\nOMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 "
+                "OMPI_MCA_rmaps_base_oversubscribe=1 exec mpirun --oversubscribe -np %s %s \"$@\"\n"
+                % (np, shlex.quote(exe)))
+    os.chmod(out, os.stat(out).st_mode | stat.S_IXUSR | stat.S_IXGRP | stat.S_IXOTH)
+    return 0
+
+
+def is_program(path):
+    with open(path, "rb") as f:
+        head = f.read(4)
+    return head == b"\x7fELF" or head[:2] == b"#!"
+
+
+def outputs(folder):
+    """path relative to folder -> bytes, for every file the script wrote."""
+    got = {}
+    for d, _, files in os.walk(folder):
+        for n in files:
+            p = os.path.join(d, n)
+            if n in SKIP_NAMES or n.endswith(SKIP_SUFFIXES) or not os.path.isfile(p) or is_program(p):
+                continue
+            with open(p, "rb") as f:
+                # a script may write its folder's name into a file (dprobe's
+                # generated programs say where they were made)
+                got[os.path.relpath(p, folder)] = f.read().replace(os.path.abspath(folder).encode(),
+                                                                   b"@WORK@")
+    return got
+
+
+def regress(diderotc, out, select, env):
+    cmd = [sys.executable, REGRESS, SUITE, "--diderotc=" + diderotc, "-j1", "-o", out, "--keep"]
+    for k in select:
+        cmd += ["-k", k]
+    p = subprocess.run(cmd, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    failed = [l.split()[1] for l in p.stdout.splitlines() if l.startswith("FAIL ")]
+    passed = [l.split()[1] for l in p.stdout.splitlines() if l.startswith("PASS ")]
+    return passed, failed, p.stdout
+
+
+def main(argv):
+    if argv[:1] == ["--wrap"]:
+        return wrap(argv[1:])
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--diderotc", required=True)
+    ap.add_argument("--out", required=True)
+    ap.add_argument("--ranks", default="2,3")
+    ap.add_argument("--chunk", type=int, default=64)
+    ap.add_argument("-k", dest="select", action="append", default=[])
+    a = ap.parse_args(argv)
+    dc = os.path.abspath(a.diderotc)
+    env = dict(os.environ, DIDEROT_SCHED_CHUNK=str(a.chunk))
+    base, bad, log = regress(dc, os.path.join(a.out, "seq"), a.select, env)
+    if bad or not base:
+        print(log[-3000:])
+        print("conformance.py: the sequential run failed: %s" % (bad or "no case ran"))
+        print("0 passed, 1 failed")
+        return 1
+    wrapper = os.path.join(a.out, "mpi-diderotc")
+    with open(wrapper, "w") as f:
+        f.write("#!/bin/sh\nexec %s %s --wrap \"$@\"\n" % (shlex.quote(sys.executable),
+                                                         shlex.quote(os.path.abspath(__file__))))
+    os.chmod(wrapper, 0o755)
+    npass = nfail = 0
+    for r in [int(x) for x in a.ranks.split(",") if x.strip()]:
+        out = os.path.join(a.out, "np%d" % r)
+        e = dict(env, CONF_MPI_REAL=dc, CONF_MPI_NP=str(r))
+        ok, bad, log = regress(wrapper, out, a.select, e)
+        for case in sorted(set(base) | set(ok) | set(bad)):
+            problems = []
+            if case not in ok:
+                problems.append("its checks fail (%s/report.txt)" % out)
+            else:
+                want = outputs(os.path.join(a.out, "seq", "work", case))
+                got = outputs(os.path.join(out, "work", case))
+                problems += ["%s differs from the sequential run's" % f
+                             for f in sorted(want) if f in got and got[f] != want[f]]
+                problems += ["%s is missing" % f for f in sorted(want) if f not in got]
+            if problems:
+                nfail += 1
+                print("FAIL %s -np %d: %s" % (case, r, "; ".join(problems[:5])))
+            else:
+                npass += 1
+                print("PASS %s -np %d" % (case, r))
+    print("%d passed, %d failed" % (npass, nfail))
+    return 1 if nfail else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))
