@@ -79,7 +79,10 @@ def _load(directory, desc):
             except ValueError:
                 raise _errors.DescriptionError("%s: %s is declared as a variable, not a function%s"
                                                % (where, name, _describe._HINT)) from None
-            except (AttributeError, TypeError, cffi.FFIError) as e:
+            # (cffi builds a declaration's type at the lookup: a type it
+            # cannot build, such as a function type as a parameter of the
+            # callback typedef, is a CDefError here)
+            except (AttributeError, TypeError, cffi.FFIError, cffi.CDefError) as e:
                 raise _errors.DescriptionError("%s: the function %s is not in %s or not declared: %s%s"
                                                % (where, name, so, str(e)[:200], _describe._HINT)) from None
             if not ok:
