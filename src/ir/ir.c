@@ -304,9 +304,23 @@ IrCFG *ir_module_find_cfg(const IrModule *m, IrCfgKind kind) {
   return NULL;
 }
 
+/* One zeroed object of `size` bytes from pool p: runs of 256 objects from
+ * the arena (the arena frees them; a module wastes less than a run). */
+enum { POOL_RUN = 256 };
+static void *pool_take(Arena *a, struct IrPool *p, size_t size) {
+  if (p->left == 0) {
+    p->next = arena_alloc(a, size * POOL_RUN);
+    p->left = POOL_RUN;
+  }
+  void *o = p->next;
+  p->next += size;
+  p->left--;
+  return o;
+}
+
 IrVar *ir_var_new(IrCFG *cfg, const char *hint, const IrType *ty) {
   IrModule *m = cfg->module;
-  IrVar *v = ARENA_NEW(m->arena, IrVar);
+  IrVar *v = pool_take(m->arena, &m->pool_vars, sizeof(IrVar));
   v->id = m->next_var_id++;
   v->name = hint ? arena_strdup(m->arena, hint) : "t";
   v->ty = ty;
@@ -322,9 +336,16 @@ IrVar *ir_cfg_add_param(IrCFG *cfg, const char *hint, const IrType *ty) {
   return v;
 }
 
+/* Every edit of the blocks or edges of a CFG comes through the functions
+ * of this file; each clears the cached dominator tree. */
+static void shape_changed(IrCFG *cfg) {
+  if (cfg) cfg->dom_valid = false;
+}
+
 IrBlock *ir_block_new(IrCFG *cfg, const char *label) {
   Arena *a = cfg->module->arena;
-  IrBlock *b = ARENA_NEW(a, IrBlock);
+  shape_changed(cfg);
+  IrBlock *b = pool_take(a, &cfg->module->pool_blocks, sizeof(IrBlock));
   b->id = cfg->next_block_id++;
   b->label = label ? arena_strdup(a, label) : NULL;
   b->cfg = cfg;
@@ -346,7 +367,7 @@ static IrVar **copy_args(Arena *a, int n, IrVar *const *args) {
 
 IrInstr *ir_instr_new(IrCFG *cfg, IrInstrKind kind, IrVar *dst, int nargs, IrVar *const *args) {
   Arena *a = cfg->module->arena;
-  IrInstr *in = ARENA_NEW(a, IrInstr);
+  IrInstr *in = pool_take(a, &cfg->module->pool_instrs, sizeof(IrInstr));
   in->kind = kind;
   in->dst = dst;
   in->nargs = nargs > 0 ? nargs : 0;
@@ -581,6 +602,7 @@ int ir_block_pred_index(const IrBlock *b, const IrBlock *pred) {
 
 static void add_pred(IrBlock *s, IrBlock *p) {
   Arena *a = arena_of(s);
+  shape_changed(s->cfg);
   PUSH(a, s->preds, s->npreds, s->cappreds, p);
   for (int i = 0; i < s->nphis; i++) {
     IrInstr *phi = s->phis[i];
@@ -593,6 +615,7 @@ static void add_pred(IrBlock *s, IrBlock *p) {
 }
 
 static void remove_pred_at(IrBlock *s, int k) {
+  shape_changed(s->cfg);
   memmove(s->preds + k, s->preds + k + 1, sizeof *s->preds * (size_t)(s->npreds - k - 1));
   s->npreds--;
   for (int i = 0; i < s->nphis; i++) {
@@ -625,6 +648,7 @@ int ir_block_nsuccs(const IrBlock *b) {
 }
 
 void ir_block_clear_term(IrBlock *b) {
+  shape_changed(b->cfg);
   /* Remove the later slots first so that edge_pred_slot stays valid. */
   for (int i = ir_block_nsuccs(b) - 1; i >= 0; i--) {
     IrBlock *s = b->term.succ[i];
@@ -668,6 +692,7 @@ void ir_block_set_exit(IrBlock *b, IrTermKind kind) {
 
 void ir_block_branch_to_jump(IrBlock *b, int keep) {
   if (b->term.kind != IR_T_BRANCH || keep < 0 || keep > 1) return;
+  shape_changed(b->cfg);
   int drop = 1 - keep;
   int k = edge_pred_slot(b, drop);
   if (k >= 0) remove_pred_at(b->term.succ[drop], k);
@@ -679,6 +704,7 @@ void ir_block_branch_to_jump(IrBlock *b, int keep) {
 
 void ir_block_retarget(IrBlock *b, int slot, IrBlock *target) {
   if (slot < 0 || slot >= ir_block_nsuccs(b) || !target) return;
+  shape_changed(b->cfg);
   IrBlock *old = b->term.succ[slot];
   int k = edge_pred_slot(b, slot);
   if (k >= 0) remove_pred_at(old, k);
@@ -745,6 +771,7 @@ IrBlock *ir_edge_split(IrBlock *b, int slot) {
 }
 
 void ir_cfg_remove_block(IrCFG *cfg, IrBlock *b) {
+  shape_changed(cfg);
   ir_block_clear_term(b);
   for (int i = 0; i < cfg->nblocks; i++)
     if (cfg->blocks[i] == b) {
@@ -898,6 +925,15 @@ static int intersect(const int *idom, int a, int b) {
 }
 
 int ir_cfg_compute_dominators(IrCFG *cfg) {
+  if (cfg->dom_valid) return cfg->dom_reached;
+  return ir_cfg_recompute_dominators(cfg, NULL);
+}
+
+int ir_cfg_recompute_dominators(IrCFG *cfg, bool *stale) {
+  bool was_valid = cfg->dom_valid;
+  uint64_t was_print = cfg->dom_print;
+  if (stale) *stale = false;
+  cfg->dom_valid = false;
   int n = cfg->nblocks;
   for (int i = 0; i < n; i++) {
     IrBlock *b = cfg->blocks[i];
@@ -1010,6 +1046,16 @@ int ir_cfg_compute_dominators(IrCFG *cfg) {
     }
   }
   entry->idom = NULL;
+  /* fingerprint: FNV-1a over (block id, idom's number) in reverse postorder */
+  uint64_t print = 1469598103934665603u ^ (uint64_t)npost;
+  for (int i = 0; i < npost; i++) {
+    print = (print ^ (uint64_t)(uint32_t)rpo[i]->id) * 1099511628211u;
+    print = (print ^ (uint64_t)(uint32_t)idom[i]) * 1099511628211u;
+  }
+  if (stale && was_valid && was_print != print) *stale = true;
+  cfg->dom_print = print;
+  cfg->dom_reached = npost;
+  cfg->dom_valid = true;
   arena_free(tmp);
   return npost;
 }
