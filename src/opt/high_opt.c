@@ -114,17 +114,25 @@ static bool fusable(const IrInstr *def, const IrVar *v, const IrInstr *use) {
 
 /* A body grows by one producer at a time, and each substitution walks the
  * whole body so far: fusing a chain of N producers (a sum of N terms) into
- * one operator cost O(N^2), and normalizing the result (a+b flattened into
- * the sum level by level) as much again. Past this many nodes a producer
- * stays an instruction of its own, which keeps both linear in N. Real
- * programs stay far below it (the largest fused body of the conformance
- * corpus and tests/ has 78 nodes, tests/programs/accept/coverage/
- * field_functions); only the 4,000-term sums of the parser's depth tests
- * reach it. */
-enum { FUSE_MAX_NODES = 512 };
+ * one operator costs O(N^2) below the cap, and normalizing the result (a+b
+ * flattened into the sum level by level) as much again. Past the cap a
+ * producer stays an instruction of its own, which keeps both linear in N,
+ * at a cost per term proportional to the cap. Field producers must reach
+ * their probes (a field has no run-time value), so they get the large cap;
+ * the tensor cap is the smaller one that costs the run-time code nothing:
+ * a sum split into operators of ~60 terms is the same additions. Real
+ * programs stay below both (the largest fused bodies of the conformance
+ * corpus, examples/ and tests/: 79 nodes with a tensor producer and 41 with
+ * a field producer, tests/programs/accept/coverage/field_functions and
+ * v2/inv_forms); the 4,000-term sums of the parser's depth tests and the
+ * `globals` family of bench/compile/scaling.py reach them (with a tensor
+ * cap of 512 that family's HighIR grew as N^1.9 up to 256 terms). */
+enum { FUSE_MAX_NODES = 512, FUSE_MAX_TENSOR_NODES = 128 };
 
-static bool within_budget(const EinOp *outer, const EinOp *inner) {
-  return (uint64_t)outer->body->size + inner->body->size <= FUSE_MAX_NODES;
+static bool within_budget(const IrInstr *def, const EinOp *outer, const EinOp *inner) {
+  bool field = def->dst && def->dst->ty && def->dst->ty->kind == IR_TY_FIELD;
+  return (uint64_t)outer->body->size + inner->body->size <=
+         (field ? FUSE_MAX_NODES : FUSE_MAX_TENSOR_NODES);
 }
 
 /* Substitute inner (with arguments iargs) for parameter p of `in`. */
@@ -156,7 +164,7 @@ static void fuse_instr(HOpt *h, IrInstr *in) {
       IrVar *v = in->args[p];
       IrInstr *def = v ? v->def : NULL;
       if (!def) continue;
-      if (is_ein(def) && fusable(def, v, in) && within_budget(in->ein, def->ein)) {
+      if (is_ein(def) && fusable(def, v, in) && within_budget(def, in->ein, def->ein)) {
         if (subst(h, in, p, def->ein, def->nargs, def->args)) {
           h->st->fused++;
           changed = true;
