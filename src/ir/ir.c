@@ -350,6 +350,12 @@ IrBlock *ir_block_new(IrCFG *cfg, const char *label) {
   b->label = label ? arena_strdup(a, label) : NULL;
   b->cfg = cfg;
   b->rpo = -1;
+  b->phis = b->inl_phis;
+  b->capphis = (int)(sizeof b->inl_phis / sizeof *b->inl_phis);
+  b->instrs = b->inl_instrs;
+  b->capinstrs = (int)(sizeof b->inl_instrs / sizeof *b->inl_instrs);
+  b->preds = b->inl_preds;
+  b->cappreds = (int)(sizeof b->inl_preds / sizeof *b->inl_preds);
   PUSH(a, cfg->blocks, cfg->nblocks, cfg->capblocks, b);
   return b;
 }

@@ -312,6 +312,13 @@ struct IrBlock {
   IrBlock **domkids; /* dominator-tree children, in reverse postorder */
   int dom_pre, dom_post;
   int scratch;       /* free for passes (e.g. membership stamps) */
+  /* The first elements of phis, instrs and preds live in the block itself
+   * (ir.c grows them into the arena past that): most blocks of a big CFG
+   * hold one or two of each, and a walk over the blocks then reads the
+   * block's own cache lines instead of three arrays elsewhere. An IrBlock
+   * is never copied by value. */
+  IrInstr *inl_phis[1], *inl_instrs[2];
+  IrBlock *inl_preds[2];
 };
 
 /* ---- CFGs and modules ---------------------------------------------------------- */

@@ -13,23 +13,29 @@
 
 #include "ir/ir.h"
 
+/* Where a variable is defined: its block and position (-2 parameter, -1
+ * phi, else the instruction index), for the CFG numbered owner. One record
+ * per variable id, so that a use reads one cache line, not three. */
+struct Def {
+  IrBlock *b;
+  int pos, owner;
+};
+
 typedef struct Chk {
   IrCheck *chk;
   IrCFG *cfg;
   IrModule *m;
   int nerrors;
   /* Definition sites, indexed by variable id; an entry is this CFG's when
-   * its owner is gen (ir_check_module shares the arrays among its CFGs:
-   * each is as long as the module's variable count, and allocating and
-   * clearing them per CFG was most of the checker's memory traffic) */
+   * its owner is gen (ir_check_module shares the table among its CFGs: it
+   * is as long as the module's variable count, and allocating and clearing
+   * one per CFG was most of the checker's memory traffic) */
   int nids;
-  IrBlock **defb;
-  int *defpos; /* -2 parameter, -1 phi, else the instruction index */
-  int *owner;
+  struct Def *def;
   int gen;
 } Chk;
 
-static bool defined_here(const Chk *k, int id) { return k->owner[id] == k->gen && k->defb[id]; }
+static bool defined_here(const Chk *k, int id) { return k->def[id].owner == k->gen && k->def[id].b; }
 
 static void report(Chk *k, IrCheckKind kind, const IrBlock *b, const char *fmt, ...)
     __attribute__((format(printf, 4, 5)));
@@ -168,9 +174,7 @@ static void define(Chk *k, IrBlock *b, IrVar *v, IrInstr *def, int pos) {
   else if (!ir_type_allowed(k->m->level, v->ty))
     report(k, IR_CHK_LEVEL, b, "%s has a type not available at %s level", vname(v, vb, sizeof vb),
            ir_level_name(k->m->level));
-  k->defb[v->id] = b;
-  k->defpos[v->id] = pos;
-  k->owner[v->id] = k->gen;
+  k->def[v->id] = (struct Def){b, pos, k->gen};
 }
 
 /* A use of v at position pos of block b (pos: instruction index, or
@@ -185,9 +189,9 @@ static void use(Chk *k, IrBlock *b, IrVar *v, int pos, bool reachable, const cha
     return;
   }
   if (!reachable) return;
-  IrBlock *d = k->defb[v->id];
+  IrBlock *d = k->def[v->id].b;
   if (d == b) {
-    if (k->defpos[v->id] >= pos)
+    if (k->def[v->id].pos >= pos)
       report(k, IR_CHK_DOMINANCE, b, "%s used in %s before its definition", vname(v, vb, sizeof vb),
              where);
   } else if (!ir_dominates(d, b)) {
@@ -345,16 +349,13 @@ static void check_phi(Chk *k, IrBlock *b, IrInstr *phi) {
  * CFGs of a module (gen tells them apart; 0 is no CFG's). */
 typedef struct Defs {
   int nids, gen;
-  IrBlock **defb;
-  int *defpos, *owner;
+  struct Def *def;
 } Defs;
 
 static void defs_init(Defs *d, Arena *a, int nids) {
   d->nids = nids;
   d->gen = 0;
-  d->defb = ARENA_NEW_ARRAY(a, IrBlock *, nids > 0 ? nids : 1);
-  d->defpos = ARENA_NEW_ARRAY(a, int, nids > 0 ? nids : 1);
-  d->owner = ARENA_NEW_ARRAY(a, int, nids > 0 ? nids : 1);
+  d->def = ARENA_NEW_ARRAY(a, struct Def, nids > 0 ? nids : 1);
 }
 
 static int check_cfg(IrCFG *cfg, IrCheck *chk, Defs *defs);
@@ -391,9 +392,7 @@ static int check_cfg(IrCFG *cfg, IrCheck *chk, Defs *defs) {
     report(&k, IR_CHK_TYPE, NULL, "a function needs a result type, other units none");
 
   k.nids = defs->nids < k.m->next_var_id ? defs->nids : k.m->next_var_id;
-  k.defb = defs->defb;
-  k.defpos = defs->defpos;
-  k.owner = defs->owner;
+  k.def = defs->def;
   k.gen = ++defs->gen;
 
   /* Definitions first (uses may precede definitions in block order). */
