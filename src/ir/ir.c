@@ -1052,11 +1052,14 @@ int ir_cfg_recompute_dominators(IrCFG *cfg, bool *stale) {
     }
   }
   entry->idom = NULL;
-  /* fingerprint: FNV-1a over (block id, idom's number) in reverse postorder */
+  /* fingerprint: FNV-1a over the numbered predecessor lists and idoms
+   * (the local arrays: reading the blocks again was a cache miss each) */
   uint64_t print = 1469598103934665603u ^ (uint64_t)npost;
   for (int i = 0; i < npost; i++) {
-    print = (print ^ (uint64_t)(uint32_t)rpo[i]->id) * 1099511628211u;
     print = (print ^ (uint64_t)(uint32_t)idom[i]) * 1099511628211u;
+    for (int k = pstart[i]; k < pstart[i + 1]; k++)
+      print = (print ^ (uint64_t)(uint32_t)preds[k]) * 1099511628211u;
+    print = (print ^ 0xffffffffu) * 1099511628211u;
   }
   if (stale && was_valid && was_print != print) *stale = true;
   cfg->dom_print = print;
