@@ -126,7 +126,8 @@ static bool fusable(const IrInstr *def, const IrVar *v, const IrInstr *use) {
  * a field producer, tests/programs/accept/coverage/field_functions and
  * v2/inv_forms); the 4,000-term sums of the parser's depth tests and the
  * `globals` family of bench/compile/scaling.py reach them (with a tensor
- * cap of 512 that family's HighIR grew as N^1.9 up to 256 terms). */
+ * cap of 512 that family's HighIR took 3x as long at 256 terms as at 128;
+ * bench/results.md). */
 enum { FUSE_MAX_NODES = 512, FUSE_MAX_TENSOR_NODES = 128 };
 
 static bool within_budget(const IrInstr *def, const EinOp *outer, const EinOp *inner) {
