@@ -163,6 +163,7 @@ typedef struct DriverWatch {
   /* when the last phase ended: wall, this process's CPU, its children's
    * CPU (the C compiler's) */
   double last, last_cpu, last_child_cpu;
+  double pass_cpu;         /* this process's CPU when the last pass or phase ended */
   FILE *log;               /* --log: NAME.log, or NULL */
   const Arena *arena;      /* the compiler's arena, for the memory lines */
 } DriverWatch;
@@ -179,6 +180,13 @@ static void driver_size_line(FILE *f, const char *pass, IrModule *m) {
 
 static void driver_after_pass(void *ctx, const char *pass, IrModule *m) {
   DriverWatch *w = ctx;
+  /* "stats: pass PASS cpu SECONDS": this pass alone (from the end of the
+   * previous pass or phase; the size lines and checks are not counted),
+   * to find which pass of a phase grows with the program (issue 37) */
+  double cpu = driver_now(CLOCK_PROCESS_CPUTIME_ID);
+  if (!w->pass_cpu) w->pass_cpu = w->last_cpu ? w->last_cpu : w->start_cpu;
+  if (w->stats) fprintf(stderr, "stats: pass %s cpu %.6f\n", pass, cpu - w->pass_cpu);
+  if (w->log) fprintf(w->log, "stats: pass %s cpu %.6f\n", pass, cpu - w->pass_cpu);
   if (w->stats) driver_size_line(stderr, pass, m);
   if (w->log) driver_size_line(w->log, pass, m);
   if (w->check && !w->failed) {
@@ -186,6 +194,7 @@ static void driver_after_pass(void *ctx, const char *pass, IrModule *m) {
     snprintf(when, sizeof when, "IR check after %s", pass);
     w->failed = !driver_ir_ok(m, when);
   }
+  w->pass_cpu = driver_now(CLOCK_PROCESS_CPUTIME_ID);
 }
 
 /* The CPU seconds of the children waited for (the C compiler). */
@@ -213,6 +222,7 @@ static void driver_time_line(DriverWatch *w, const char *what) {
     if (w->arena) fprintf(f, "stats: memory %s arena %zu\n", what, arena_bytes_used(w->arena));
   }
   w->last = wall, w->last_cpu = cpu, w->last_child_cpu = child;
+  w->pass_cpu = cpu;
 }
 
 static void driver_phase_done(void *ctx, const char *phase) { driver_time_line(ctx, phase); }

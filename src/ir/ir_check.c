@@ -13,16 +13,29 @@
 
 #include "ir/ir.h"
 
+/* Where a variable is defined: its block and position (-2 parameter, -1
+ * phi, else the instruction index), for the CFG numbered owner. One record
+ * per variable id, so that a use reads one cache line, not three. */
+struct Def {
+  IrBlock *b;
+  int pos, owner;
+};
+
 typedef struct Chk {
   IrCheck *chk;
   IrCFG *cfg;
   IrModule *m;
   int nerrors;
-  /* Definition sites, indexed by variable id. */
+  /* Definition sites, indexed by variable id; an entry is this CFG's when
+   * its owner is gen (ir_check_module shares the table among its CFGs: it
+   * is as long as the module's variable count, and allocating and clearing
+   * one per CFG was most of the checker's memory traffic) */
   int nids;
-  IrBlock **defb;
-  int *defpos; /* -2 parameter, -1 phi, else the instruction index */
+  struct Def *def;
+  int gen;
 } Chk;
+
+static bool defined_here(const Chk *k, int id) { return k->def[id].owner == k->gen && k->def[id].b; }
 
 static void report(Chk *k, IrCheckKind kind, const IrBlock *b, const char *fmt, ...)
     __attribute__((format(printf, 4, 5)));
@@ -148,7 +161,7 @@ static void define(Chk *k, IrBlock *b, IrVar *v, IrInstr *def, int pos) {
     report(k, IR_CHK_UNDEF, b, "%s has an id outside the module", vname(v, vb, sizeof vb));
     return;
   }
-  if (k->defb[v->id]) {
+  if (defined_here(k, v->id)) {
     report(k, IR_CHK_MULTI_DEF, b, "%s is defined more than once", vname(v, vb, sizeof vb));
     return;
   }
@@ -161,8 +174,7 @@ static void define(Chk *k, IrBlock *b, IrVar *v, IrInstr *def, int pos) {
   else if (!ir_type_allowed(k->m->level, v->ty))
     report(k, IR_CHK_LEVEL, b, "%s has a type not available at %s level", vname(v, vb, sizeof vb),
            ir_level_name(k->m->level));
-  k->defb[v->id] = b;
-  k->defpos[v->id] = pos;
+  k->def[v->id] = (struct Def){b, pos, k->gen};
 }
 
 /* A use of v at position pos of block b (pos: instruction index, or
@@ -171,15 +183,15 @@ static void define(Chk *k, IrBlock *b, IrVar *v, IrInstr *def, int pos) {
 static void use(Chk *k, IrBlock *b, IrVar *v, int pos, bool reachable, const char *where) {
   char vb[64];
   if (!v) return; /* reported by the instruction's own check */
-  if (v->id < 0 || v->id >= k->nids || !k->defb[v->id]) {
+  if (v->id < 0 || v->id >= k->nids || !defined_here(k, v->id)) {
     report(k, IR_CHK_UNDEF, b, "%s used in %s has no definition in this CFG",
            vname(v, vb, sizeof vb), where);
     return;
   }
   if (!reachable) return;
-  IrBlock *d = k->defb[v->id];
+  IrBlock *d = k->def[v->id].b;
   if (d == b) {
-    if (k->defpos[v->id] >= pos)
+    if (k->def[v->id].pos >= pos)
       report(k, IR_CHK_DOMINANCE, b, "%s used in %s before its definition", vname(v, vb, sizeof vb),
              where);
   } else if (!ir_dominates(d, b)) {
@@ -333,7 +345,31 @@ static void check_phi(Chk *k, IrBlock *b, IrInstr *phi) {
 
 /* ---- driver ---------------------------------------------------------------------------- */
 
+/* The definition tables of ir_check_cfg, for one CFG or shared by all the
+ * CFGs of a module (gen tells them apart; 0 is no CFG's). */
+typedef struct Defs {
+  int nids, gen;
+  struct Def *def;
+} Defs;
+
+static void defs_init(Defs *d, Arena *a, int nids) {
+  d->nids = nids;
+  d->gen = 0;
+  d->def = ARENA_NEW_ARRAY(a, struct Def, nids > 0 ? nids : 1);
+}
+
+static int check_cfg(IrCFG *cfg, IrCheck *chk, Defs *defs);
+
 int ir_check_cfg(IrCFG *cfg, IrCheck *chk) {
+  Arena *scratch = arena_new();
+  Defs d;
+  defs_init(&d, scratch, cfg->module->next_var_id);
+  int n = check_cfg(cfg, chk, &d);
+  arena_free(scratch);
+  return n;
+}
+
+static int check_cfg(IrCFG *cfg, IrCheck *chk, Defs *defs) {
   Chk k;
   memset(&k, 0, sizeof k);
   k.chk = chk;
@@ -355,10 +391,9 @@ int ir_check_cfg(IrCFG *cfg, IrCheck *chk) {
   if ((cfg->kind == IR_CFG_FUNC) != (cfg->result != NULL))
     report(&k, IR_CHK_TYPE, NULL, "a function needs a result type, other units none");
 
-  Arena *scratch = arena_new();
-  k.nids = k.m->next_var_id;
-  k.defb = ARENA_NEW_ARRAY(scratch, IrBlock *, k.nids > 0 ? k.nids : 1);
-  k.defpos = ARENA_NEW_ARRAY(scratch, int, k.nids > 0 ? k.nids : 1);
+  k.nids = defs->nids < k.m->next_var_id ? defs->nids : k.m->next_var_id;
+  k.def = defs->def;
+  k.gen = ++defs->gen;
 
   /* Definitions first (uses may precede definitions in block order). */
   for (int i = 0; i < cfg->nparams; i++) {
@@ -388,7 +423,11 @@ int ir_check_cfg(IrCFG *cfg, IrCheck *chk) {
     check_term(&k, cfg->blocks[i]);
     check_edges(&k, cfg->blocks[i]);
   }
-  ir_cfg_compute_dominators(cfg);
+  /* afresh, not the cached tree: a CFG edit that failed to clear the cache
+   * shows up here as an error instead of as wrong code */
+  bool stale = false;
+  ir_cfg_recompute_dominators(cfg, &stale);
+  if (stale) report(&k, IR_CHK_EDGE, NULL, "the cached dominator tree is stale (a CFG edit did not clear it)");
   for (int i = 0; i < cfg->nblocks; i++) {
     IrBlock *b = cfg->blocks[i];
     bool reach = b->rpo >= 0;
@@ -408,12 +447,14 @@ int ir_check_cfg(IrCFG *cfg, IrCheck *chk) {
     }
     use(&k, b, b->term.value, b->ninstrs, reach, "the terminator");
   }
-  arena_free(scratch);
   return k.nerrors;
 }
 
 int ir_check_module(IrModule *m, IrCheck *chk) {
   int n = 0;
+  Arena *scratch = arena_new();
+  Defs defs;
+  defs_init(&defs, scratch, m->next_var_id);
   for (int i = 0; i < m->ncfgs; i++) {
     if (m->cfgs[i]->module != m) {
       IrCheck *c = chk;
@@ -426,8 +467,9 @@ int ir_check_module(IrModule *m, IrCheck *chk) {
       n++;
       continue;
     }
-    n += ir_check_cfg(m->cfgs[i], chk);
+    n += check_cfg(m->cfgs[i], chk, &defs);
   }
+  arena_free(scratch);
   for (int i = 0; i < m->nstate; i++)
     if (!ir_type_is_value(m->state[i]->ty) || !ir_type_allowed(m->level, m->state[i]->ty)) {
       if (chk) {

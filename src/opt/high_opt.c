@@ -114,17 +114,26 @@ static bool fusable(const IrInstr *def, const IrVar *v, const IrInstr *use) {
 
 /* A body grows by one producer at a time, and each substitution walks the
  * whole body so far: fusing a chain of N producers (a sum of N terms) into
- * one operator cost O(N^2), and normalizing the result (a+b flattened into
- * the sum level by level) as much again. Past this many nodes a producer
- * stays an instruction of its own, which keeps both linear in N. Real
- * programs stay far below it (the largest fused body of the conformance
- * corpus and tests/ has 78 nodes, tests/programs/accept/coverage/
- * field_functions); only the 4,000-term sums of the parser's depth tests
- * reach it. */
-enum { FUSE_MAX_NODES = 512 };
+ * one operator costs O(N^2) below the cap, and normalizing the result (a+b
+ * flattened into the sum level by level) as much again. Past the cap a
+ * producer stays an instruction of its own, which keeps both linear in N,
+ * at a cost per term proportional to the cap. Field producers must reach
+ * their probes (a field has no run-time value), so they get the large cap;
+ * the tensor cap is the smaller one that costs the run-time code nothing:
+ * a sum split into operators of ~60 terms is the same additions. Real
+ * programs stay below both (the largest fused bodies of the conformance
+ * corpus, examples/ and tests/: 79 nodes with a tensor producer and 41 with
+ * a field producer, tests/programs/accept/coverage/field_functions and
+ * v2/inv_forms); the 4,000-term sums of the parser's depth tests and the
+ * `globals` family of bench/compile/scaling.py reach them (with a tensor
+ * cap of 512 that family's HighIR took 3x as long at 256 terms as at 128;
+ * bench/results.md). */
+enum { FUSE_MAX_NODES = 512, FUSE_MAX_TENSOR_NODES = 128 };
 
-static bool within_budget(const EinOp *outer, const EinOp *inner) {
-  return (uint64_t)outer->body->size + inner->body->size <= FUSE_MAX_NODES;
+static bool within_budget(const IrInstr *def, const EinOp *outer, const EinOp *inner) {
+  bool field = def->dst && def->dst->ty && def->dst->ty->kind == IR_TY_FIELD;
+  return (uint64_t)outer->body->size + inner->body->size <=
+         (field ? FUSE_MAX_NODES : FUSE_MAX_TENSOR_NODES);
 }
 
 /* Substitute inner (with arguments iargs) for parameter p of `in`. */
@@ -156,7 +165,7 @@ static void fuse_instr(HOpt *h, IrInstr *in) {
       IrVar *v = in->args[p];
       IrInstr *def = v ? v->def : NULL;
       if (!def) continue;
-      if (is_ein(def) && fusable(def, v, in) && within_budget(in->ein, def->ein)) {
+      if (is_ein(def) && fusable(def, v, in) && within_budget(def, in->ein, def->ein)) {
         if (subst(h, in, p, def->ein, def->nargs, def->args)) {
           h->st->fused++;
           changed = true;
@@ -183,22 +192,21 @@ static void fuse_instr(HOpt *h, IrInstr *in) {
   compact(h, in);
 }
 
-static int by_rpo(const void *x, const void *y) {
-  const IrBlock *a = *(IrBlock *const *)x, *b = *(IrBlock *const *)y;
-  return (a->rpo > b->rpo) - (a->rpo < b->rpo);
-}
-
 static void fuse_cfg(HOpt *h, IrCFG *cfg) {
-  ir_cfg_compute_dominators(cfg);
+  int nreach = ir_cfg_compute_dominators(cfg);
   ir_cfg_build_uses(cfg);
-  int nb = cfg->nblocks;
-  IrBlock **order = ARENA_NEW_ARRAY(h->a, IrBlock *, nb > 0 ? nb : 1);
-  memcpy(order, cfg->blocks, (size_t)nb * sizeof *order);
-  qsort(order, (size_t)nb, sizeof *order, by_rpo);
+  /* the reachable blocks by their reverse-postorder number (a dense
+   * numbering: placed, not sorted; qsort's comparisons chased a block
+   * pointer each, missing the cache on 10^5 blocks) */
+  IrBlock **order = ARENA_NEW_ARRAY(h->a, IrBlock *, nreach > 0 ? nreach : 1);
+  for (int i = 0; i < cfg->nblocks; i++) {
+    IrBlock *b = cfg->blocks[i];
+    if (b->rpo >= 0 && b->rpo < nreach) order[b->rpo] = b;
+  }
   /* producers come before their consumers in reverse postorder */
-  for (int i = 0; i < nb; i++) {
+  for (int i = 0; i < nreach; i++) {
     IrBlock *b = order[i];
-    if (b->rpo < 0) continue;
+    if (!b) continue;
     for (int j = 0; j < b->ninstrs; j++)
       if (is_ein(b->instrs[j])) fuse_instr(h, b->instrs[j]);
   }

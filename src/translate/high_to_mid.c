@@ -805,9 +805,18 @@ static void translate_instr(Tr *t, IrInstr *in) {
   if (dst) t->vmap[dst->id] = res;
 }
 
-static int cmp_rpo(const void *a, const void *b) {
-  const IrBlock *x = *(IrBlock *const *)a, *y = *(IrBlock *const *)b;
-  return (x->rpo > y->rpo) - (x->rpo < y->rpo);
+/* order[0..n) by reverse-postorder number (distinct, each below
+ * cfg->nblocks): placed in a table, not sorted (qsort's comparisons read a
+ * block each, missing the cache on 10^5 blocks). */
+static void sort_by_rpo(Arena *a, IrBlock **order, int n) {
+  int cap = 0;
+  for (int i = 0; i < n; i++)
+    if (order[i]->rpo >= cap) cap = order[i]->rpo + 1;
+  IrBlock **at = ARENA_NEW_ARRAY(a, IrBlock *, cap > 0 ? cap : 1);
+  for (int i = 0; i < n; i++) at[order[i]->rpo] = order[i];
+  int k = 0;
+  for (int r = 0; r < cap; r++)
+    if (at[r]) order[k++] = at[r];
 }
 
 static void translate_cfg(Tr *t, IrCFG *h, IrCFG *m) {
@@ -829,7 +838,7 @@ static void translate_cfg(Tr *t, IrCFG *h, IrCFG *m) {
     t->bmap[hb->id] = hb == h->entry ? m->entry : ir_block_new(m, hb->label);
     if (hb == h->entry && hb->label) m->entry->label = hb->label;
   }
-  qsort(order, (size_t)nr, sizeof *order, cmp_rpo);
+  sort_by_rpo(t->a, order, nr);
   for (int i = 0; i < nr && !t->failed; i++) {
     IrBlock *hb = order[i];
     t->cur = t->bmap[hb->id];

@@ -689,11 +689,6 @@ static IrVar *old_phi_arg(const IrInstr *phi, const IrBlock *b, const IrBlock *n
   return NULL;
 }
 
-static int by_rpo(const void *x, const void *y) {
-  const IrBlock *a = *(IrBlock *const *)x, *b = *(IrBlock *const *)y;
-  return (a->rpo > b->rpo) - (a->rpo < b->rpo);
-}
-
 static void lower_cfg(M2L *L, IrCFG *m, IrCFG *l, IrGlobal **gmap, IrStateVar **smap) {
   L->lcfg = l;
   int nreach = ir_cfg_compute_dominators(m);
@@ -714,7 +709,15 @@ static void lower_cfg(M2L *L, IrCFG *m, IrCFG *l, IrGlobal **gmap, IrStateVar **
     l->exit = bmap[m->exit->id];
   for (int i = 0; i < n; i++)
     set_edges(order[i], bmap[order[i]->id], bmap);
-  qsort(order, (size_t)n, sizeof *order, by_rpo);
+  {
+    /* by reverse-postorder number (distinct): placed, not sorted */
+    IrBlock **at = ARENA_NEW_ARRAY(L->a, IrBlock *, nreach + 1);
+    for (int i = 0; i < n; i++)
+      if (order[i]->rpo <= nreach) at[order[i]->rpo] = order[i];
+    int k = 0;
+    for (int r = 0; r <= nreach; r++)
+      if (at[r]) order[k++] = at[r];
+  }
 
   /* Parameters keep their types; tensors are split in the entry block. */
   L->cur = l->entry;

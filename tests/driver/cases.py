@@ -125,7 +125,8 @@ CASES = [
     # --stats: the seconds of every phase, the C printer and compiler included
     dict(name="stats_phases", args=["--exec", "--stats", "-o", "{work}/p", "{prog}"], status=0,
          has=["stats: phase frontend wall ", "stats: phase high wall ", "stats: phase low wall ",
-              "stats: phase emit wall ", "stats: phase cc wall ", "stats: time cc wall "]),
+              "stats: phase emit wall ", "stats: phase cc wall ", "stats: time cc wall ",
+              "stats: pass high.fusion cpu ", "stats: pass mid.dce cpu ", "stats: pass low.dce cpu "]),
     # misspelled options get the closest option name
     dict(name="option_typo", args=["--targt=omp", "{prog}"], status=2,
          has=["unknown option '--targt=omp'; did you mean '--target'?"]),
