@@ -72,6 +72,11 @@ static void check_input_decl(Tc *t, Decl *d) {
   s->decl = d;
   d->sym = s;
   const Type *p = type_prune(ty);
+  if (p && p->kind == TY_KERNEL) {
+    tc_kernel_input(t, d, s); /* chosen when the program runs (check_choice.c) */
+    tc_declare(t, s);
+    return;
+  }
   if (!type_is_error(ty) && !type_is_value(ty) && p->kind != TY_IMAGE) {
     diag_report(t->diag, ERR_INPUT_TYPE, d->name_span, d->name, type_str(t->arena, ty));
     ty = s->ty = t->tc.t_error;

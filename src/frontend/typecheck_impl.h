@@ -134,6 +134,12 @@ void tc_proxy(Tc *t, Symbol *s, Expr *init);
  * loads that file once (Program.image_loads). */
 const Type *tc_expr_proxy(Tc *t, Expr *e);
 
+/* check_choice.c: an input of type kernel#k (an extension, doc/language.md
+ * §6.9); its choices are the kernels of continuity >= k, listed by
+ * tc_kernel_choices_text ("tent, ctmr, ..."). */
+void tc_kernel_input(Tc *t, Decl *d, Symbol *s);
+const char *tc_kernel_choices_text(Arena *a, int cont);
+
 /* check_expr.c */
 /* What may stand where a name was misspelled (tc_suggest). */
 enum {

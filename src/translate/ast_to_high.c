@@ -699,6 +699,7 @@ static void declare_globals(Tr *t) {
   for (Decl *d = t->prog->globals.head; d; d = d->next) {
     Symbol *s = d->sym;
     if (!s || (d->kind != D_CONST && d->kind != D_INPUT && d->kind != D_VAR)) continue;
+    if (th_is_choice(s)) th_choice_global(t, d);
     if (!has_ir_global(d)) continue;
     const IrType *ty = th_type(t, s->ty);
     if (!ty) {
@@ -856,6 +857,8 @@ static void computed_default(Fn *f, Decl *d) {
   f->cur = join->npreds ? join : NULL;
 }
 
+static void global_inits(Fn *f, void *unused);
+
 static void global_init(Tr *t) {
   Fn *f = th_fn_new(t, IR_CFG_GLOBAL_INIT, "global_init", FW_INIT);
   for (int i = 0; i < t->prog->nimage_loads && f->cur; i++) {
@@ -867,6 +870,17 @@ static void global_init(Tr *t) {
     th_write(f, slot, f->cur, v);
     if (slot >= 0) f->slots[slot].assigned = true;
   }
+  bool uses = th_uses_choice_stmt(t, t->prog->global_init);
+  for (Decl *d = t->prog->globals.head; d && !uses; d = d->next)
+    if (d->sym && has_ir_global(d) && d->kind != D_FUNC) uses = th_uses_choice_expr(t, d->init);
+  th_with_choices(f, uses, global_inits, NULL);
+  th_fn_finish(f);
+}
+
+/* The initializers of the globals and the global `initialize` block. */
+static void global_inits(Fn *f, void *unused) {
+  (void)unused;
+  Tr *t = f->t;
   for (Decl *d = t->prog->globals.head; d; d = d->next) {
     Symbol *s = d->sym;
     if (s && d->kind == D_INPUT && (s->flags & SF_COMPUTED_DEFAULT) && f->cur) {
@@ -892,8 +906,9 @@ static void global_init(Tr *t) {
     if (slot >= 0) f->slots[slot].assigned = true;
   }
   if (t->prog->global_init) th_stmt(f, t->prog->global_init);
-  th_fn_finish(f);
 }
+
+static void state_inits(Fn *f, void *sdv);
 
 static void strand_init(Tr *t, StrandDecl *sd) {
   Fn *f = th_fn_new(t, IR_CFG_STRAND_INIT, "strand_init", FW_STRAND_INIT);
@@ -903,6 +918,17 @@ static void strand_init(Tr *t, StrandDecl *sd) {
     IrVar *v = ir_cfg_add_param(f->cfg, p->sym->name, th_type(t, p->sym->ty));
     th_write(f, th_slot_sym(f, p->sym), f->cur, v);
   }
+  bool uses = th_uses_choice_stmt(t, sd->init);
+  for (Decl *d = sd->state.head; d && !uses; d = d->next) uses = th_uses_choice_expr(t, d->init);
+  th_with_choices(f, uses, state_inits, sd);
+  th_fn_finish(f);
+}
+
+/* The state's initializers, the strand `initialize` block and the hidden
+ * copies of the parameters. */
+static void state_inits(Fn *f, void *sdv) {
+  Tr *t = f->t;
+  StrandDecl *sd = sdv;
   for (Decl *d = sd->state.head; d && f->cur; d = d->next) {
     if (!d->sym) continue;
     int slot = th_slot_sym(f, d->sym);
@@ -923,8 +949,9 @@ static void strand_init(Tr *t, StrandDecl *sd) {
     f->slots[slot].assigned = true;
     th_write(f, slot, f->cur, v);
   }
-  th_fn_finish(f);
 }
+
+static void body_stmt(Fn *f, void *body) { th_stmt(f, body); }
 
 static void method(Tr *t, Method *m) {
   static const IrCfgKind kinds[M__COUNT] = {IR_CFG_START, IR_CFG_UPDATE, IR_CFG_STABILIZE};
@@ -932,16 +959,18 @@ static void method(Tr *t, Method *m) {
   if (!m || !m->body) return;
   Fn *f = th_fn_new(t, kinds[m->kind], names[m->kind],
                     m->kind == M_STABILIZE ? FW_STABILIZE : FW_METHOD);
-  th_stmt(f, m->body);
+  th_with_choices(f, th_uses_choice_stmt(t, m->body), body_stmt, m->body);
   th_fn_finish(f);
 }
 
 static void global_block(Tr *t, Stmt *body, IrCfgKind kind, const char *name) {
   if (!body) return;
   Fn *f = th_fn_new(t, kind, name, FW_GLOBAL);
-  th_stmt(f, body);
+  th_with_choices(f, th_uses_choice_stmt(t, body), body_stmt, body);
   th_fn_finish(f);
 }
+
+static void create_body(Fn *f, void *c) { th_create(f, c); }
 
 IrModule *ast_to_high(Arena *a, DiagCtx *d, EinContext *ein, Program *p,
                       const HighTranslateOptions *opts, const char **internal) {
@@ -979,7 +1008,10 @@ IrModule *ast_to_high(Arena *a, DiagCtx *d, EinContext *ein, Program *p,
   global_block(&t, p->global_update, IR_CFG_GLOBAL_UPDATE, "global_update");
   if (p->create) {
     Fn *f = th_fn_new(&t, IR_CFG_CREATE, "create", FW_INIT);
-    th_create(f, p->create);
+    bool uses = th_uses_choice_expr(&t, p->create->expr);
+    for (Iter *it = p->create->iters.head; it && !uses; it = it->next)
+      uses = th_uses_choice_expr(&t, it->src);
+    th_with_choices(f, uses, create_body, p->create);
     th_fn_finish(f);
   }
   if (t.failed) {

@@ -115,6 +115,7 @@ static const Kernel *kernel_of(Fn *f, const Expr *e, int depth);
 static const Kernel *kernel_of_sym(Fn *f, Symbol *s, int depth) {
   if (!s || depth > 64) return NULL;
   if (s->kind == SYM_KERNEL) return s->kernel;
+  if (th_is_choice(s)) return th_choice_kernel(f, s);
   if ((s->kind == SYM_GLOBAL || s->kind == SYM_CONST) && s->decl)
     return kernel_of(f, s->decl->init, depth + 1);
   /* locals and parameters of kernel type: recorded when bound */
@@ -199,6 +200,14 @@ IrVar *th_var(Fn *f, Symbol *s, Span sp) {
     break;
   case SYM_GLOBAL:
   case SYM_INPUT:
+    if (th_is_choice(s)) {
+      const Kernel *k = th_choice_kernel(f, s);
+      if (!k) {
+        th_internal(t, "a kernel input used outside the copies of its choices");
+        return NULL;
+      }
+      return ir_emit_kernel(f->cur, k, type_prune(s->ty)->cont);
+    }
     if (!th_map_get(&t->globals, (uint64_t)(uintptr_t)s)) {
       /* a field, kernel or derived image: its definition, here */
       if (!s->decl || !s->decl->init || t->depth > 64) {

@@ -103,6 +103,12 @@ struct Tr {
                          (§4.12; its x is a field there), or NULL */
   bool failed;
   const char *internal; /* the first internal error */
+  /* kernel inputs (ast_to_high_choice.c): declaration order; the kernel
+   * each is bound to in the copy being translated; which symbols' code
+   * uses one (memo) */
+  Symbol **choice_syms;
+  int nchoice, capchoice;
+  ThMap choice_bind, choice_uses;
 };
 
 /* ---- ast_to_high.c ---- */
@@ -148,6 +154,19 @@ IrVar *th_var(Fn *f, Symbol *s, Span sp);
 void th_bind_kernel(Fn *f, Symbol *s, const Expr *init);
 const Kernel *th_kernel_of(Fn *f, const Expr *e);
 void th_bind_kernel_k(Fn *f, Symbol *s, const Kernel *k);
+
+/* ---- ast_to_high_choice.c: inputs chosen at run time (kernel#k) ---- */
+bool th_is_choice(const Symbol *s);
+/* The int IrGlobal of the kernel input declared by d (its choices). */
+void th_choice_global(Tr *t, Decl *d);
+/* The kernel s stands for in the copy being translated (NULL: none). */
+const Kernel *th_choice_kernel(Fn *f, const Symbol *s);
+bool th_uses_choice_stmt(Tr *t, const Stmt *s);
+bool th_uses_choice_expr(Tr *t, const Expr *e);
+/* Translate body(f, ctx) once per combination of choices, behind tests
+ * of the inputs' indices, when `uses`; else just once. */
+typedef void (*ThChoiceBody)(Fn *f, void *ctx);
+void th_with_choices(Fn *f, bool uses, ThChoiceBody body, void *ctx);
 
 /* ---- ast_to_high_stmt.c ---- */
 void th_stmt(Fn *f, Stmt *s);

@@ -1,0 +1,173 @@
+/* ast_to_high_choice.c -- inputs chosen when the program runs (kernel#k
+ * inputs, an extension, doc/language.md §6.9) in HighIR.
+ *
+ * Such an input is an int IrGlobal (the index of the chosen kernel in
+ * g->choices) and never a kernel value at run time: a CFG whose code
+ * uses it (through fields, globals and functions too) is translated once
+ * per choice, behind a test of the index at its top. So the dispatch runs
+ * once per method call, outside every probe, and each copy sees a kernel
+ * literal: the probes are those of a program compiled with that kernel
+ * (the lowering and the C compiler specialise them alike). With several
+ * such inputs the copies nest (one per combination). A CFG that does not
+ * use them is translated as before, and a program without them is
+ * untouched. */
+#include <string.h>
+
+#include "translate/ast_to_high_impl.h"
+
+static uint64_t sym_key(const Symbol *s) { return (uint64_t)(uintptr_t)s ^ 0x4000000000000000ULL; }
+
+bool th_is_choice(const Symbol *s) {
+  const Type *ty = s ? type_prune(s->ty) : NULL;
+  return s && s->kind == SYM_INPUT && ty && ty->kind == TY_KERNEL;
+}
+
+/* The kernels an input of type kernel#cont may be (doc/language.md §6.9). */
+static const Kernel **choices_of(Tr *t, int cont, int *n) {
+  int all_n = 0;
+  const Kernel *all = kernel_all(&all_n);
+  const Kernel **ks = ARENA_NEW_ARRAY(t->a, const Kernel *, all_n ? all_n : 1);
+  *n = 0;
+  for (int i = 0; i < all_n; i++)
+    if (all[i].continuity >= cont) ks[(*n)++] = &all[i];
+  return ks;
+}
+
+void th_choice_global(Tr *t, Decl *d) {
+  Symbol *s = d->sym;
+  int n = 0;
+  const Kernel **ks = choices_of(t, type_prune(s->ty)->cont, &n);
+  const IrType *ity = th_type(t, t->tc.t_int);
+  IrGlobal *g = ir_global_new(t->m, IR_GLOBAL_INPUT, s->name, ity);
+  const char **names = ARENA_NEW_ARRAY(t->a, const char *, n ? n : 1);
+  IrValue *v = ARENA_NEW(t->a, IrValue);
+  v->ty = ity;
+  for (int i = 0; i < n; i++) {
+    names[i] = ks[i]->name;
+    if (ks[i] == s->kernel) v->i = i;
+  }
+  g->desc = d->has_desc ? d->desc.text : NULL;
+  g->has_default = true;
+  g->value = v;
+  g->choice_kind = "kernel";
+  g->choices = names;
+  g->nchoices = n;
+  th_map_put(t->a, &t->globals, (uint64_t)(uintptr_t)s, g);
+  if (t->nchoice == t->capchoice) {
+    int cap = t->capchoice ? 2 * t->capchoice : 4;
+    Symbol **ns = ARENA_NEW_ARRAY(t->a, Symbol *, cap);
+    if (t->nchoice) memcpy(ns, t->choice_syms, (size_t)t->nchoice * sizeof *ns);
+    t->choice_syms = ns;
+    t->capchoice = cap;
+  }
+  t->choice_syms[t->nchoice++] = s;
+}
+
+const Kernel *th_choice_kernel(Fn *f, const Symbol *s) {
+  return th_map_get(&f->t->choice_bind, sym_key(s));
+}
+
+/* ---- which code uses a choice --------------------------------------------------------- */
+
+static bool uses_stmt(Tr *t, const Stmt *s, int depth);
+static bool uses_expr(Tr *t, const Expr *e, int depth);
+
+/* memo: 1 = no (or being visited: a cycle adds nothing), 2 = yes */
+static bool uses_sym(Tr *t, const Symbol *s, int depth) {
+  if (!s) return false;
+  if (th_is_choice(s)) return true;
+  if (!s->decl || depth > 200) return false;
+  if (s->kind != SYM_GLOBAL && s->kind != SYM_CONST && s->kind != SYM_INPUT && s->kind != SYM_FUNC &&
+      s->kind != SYM_FIELD_FUNC)
+    return false;
+  uintptr_t m = (uintptr_t)th_map_get(&t->choice_uses, sym_key(s));
+  if (m) return m == 2;
+  th_map_put(t->a, &t->choice_uses, sym_key(s), (void *)(uintptr_t)1);
+  bool u = uses_expr(t, s->decl->init, depth + 1) || uses_stmt(t, s->decl->body, depth + 1);
+  if (u) th_map_put(t->a, &t->choice_uses, sym_key(s), (void *)(uintptr_t)2);
+  return u;
+}
+
+static bool uses_expr(Tr *t, const Expr *e, int depth) {
+  for (; e; e = NULL) {
+    if (uses_sym(t, e->sym, depth)) return true;
+    if (uses_expr(t, e->a, depth) || uses_expr(t, e->b, depth) || uses_expr(t, e->c, depth)) return true;
+    for (const Expr *x = e->args.head; x; x = x->next)
+      if (uses_expr(t, x, depth)) return true;
+    for (const Iter *it = e->iters.head; it; it = it->next)
+      if (uses_expr(t, it->src, depth)) return true;
+  }
+  return false;
+}
+
+static bool uses_stmt(Tr *t, const Stmt *s, int depth) {
+  if (!s) return false;
+  for (const Stmt *x = s->body.head; x; x = x->next)
+    if (uses_stmt(t, x, depth)) return true;
+  if (uses_expr(t, s->cond, depth) || uses_expr(t, s->expr, depth)) return true;
+  if (uses_stmt(t, s->then, depth) || uses_stmt(t, s->els, depth)) return true;
+  if (s->iter && uses_expr(t, s->iter->src, depth)) return true;
+  for (const Expr *x = s->args.head; x; x = x->next)
+    if (uses_expr(t, x, depth)) return true;
+  return false;
+}
+
+bool th_uses_choice_stmt(Tr *t, const Stmt *s) { return t->nchoice && uses_stmt(t, s, 0); }
+bool th_uses_choice_expr(Tr *t, const Expr *e) { return t->nchoice && uses_expr(t, e, 0); }
+
+/* ---- the dispatch ----------------------------------------------------------------------- */
+
+static void dispatch(Fn *f, int i, ThChoiceBody body, void *ctx, IrBlock *join) {
+  Tr *t = f->t;
+  if (!f->cur) return;
+  if (i == t->nchoice) {
+    body(f, ctx);
+    th_jump(f, join);
+    return;
+  }
+  Symbol *s = t->choice_syms[i];
+  IrGlobal *g = th_map_get(&t->globals, (uint64_t)(uintptr_t)s);
+  int n = 0;
+  const Kernel **ks = choices_of(t, type_prune(s->ty)->cont, &n);
+  IrVar *idx = th_read(f, th_slot_sym(f, s), f->cur);
+  if (!g || !idx) {
+    th_internal(t, "a kernel input without its IR global");
+    return;
+  }
+  for (int j = 0; j < n && f->cur; j++) {
+    IrBlock *here = th_block(f, ks[j]->name);
+    IrBlock *next = NULL;
+    if (j + 1 < n) {
+      /* the last choice is the else of the others: the command line and
+       * the library setter admit only indices of choices */
+      IrVar *args[2] = {idx, ir_emit_int(f->cur, j)};
+      IrVar *is = ir_emit(f->cur, IR_OP_EQ, 2, args);
+      if (!is) {
+        th_internal(t, "the test of a kernel input");
+        return;
+      }
+      next = th_block(f, "other");
+      ir_block_set_branch(f->cur, is, here, next);
+      th_seal(f, next);
+    } else {
+      ir_block_set_jump(f->cur, here);
+    }
+    th_seal(f, here);
+    f->cur = here;
+    th_map_put(t->a, &t->choice_bind, sym_key(s), (void *)ks[j]);
+    dispatch(f, i + 1, body, ctx, join);
+    f->cur = next;
+  }
+  th_map_put(t->a, &t->choice_bind, sym_key(s), NULL);
+}
+
+void th_with_choices(Fn *f, bool uses, ThChoiceBody body, void *ctx) {
+  if (!uses || !f->t->nchoice || !f->cur) {
+    body(f, ctx);
+    return;
+  }
+  IrBlock *join = th_block(f, "chosen");
+  dispatch(f, 0, body, ctx, join);
+  th_seal(f, join);
+  f->cur = join->npreds ? join : NULL;
+}
