@@ -59,3 +59,41 @@ void tc_kernel_input(Tc *t, Decl *d, Symbol *s) {
   }
   s->kernel = k; /* the default */
 }
+
+/* ---- border inputs: `input border b = clamp;`, used as b(img) ---- */
+
+static const char *const border_names[] = {"clamp", "mirror", "wrap"};
+
+int tc_border_index(const char *name) {
+  for (int i = 0; name && i < 3; i++)
+    if (strcmp(name, border_names[i]) == 0) return i;
+  return -1;
+}
+
+void tc_border_input(Tc *t, Decl *d, Symbol *s) {
+  tc_extension(t, EXT_BORDER_INPUT, d->type ? d->type->span : d->name_span);
+  Expr *e = d->init;
+  while (e && e->kind == E_PAREN) e = e->a;
+  /* the built-in border function of that name, not a program's own */
+  Symbol *b = e && e->kind == E_VAR ? tc_lookup(t, e->name) : NULL;
+  if (!b || b->kind != SYM_BUILTIN || tc_border_index(e->name) < 0) {
+    diag_report(t->diag, ERR_BORDER_INPUT_DEFAULT, d->init ? d->init->span : d->name_span, d->name);
+    s->ty = t->tc.t_error;
+    return;
+  }
+  s->flags |= SF_HAS_INIT;
+}
+
+const Type *tc_border_apply(Tc *t, Expr *e, Symbol *s) {
+  const Expr *x = e->args.head;
+  const Type *xt = x ? type_prune(x->ty) : NULL;
+  if (e->args.len == 1 && xt && type_is_error(xt)) return t->tc.t_error;
+  if (e->args.len != 1 || !xt || xt->kind != TY_IMAGE) {
+    const char *what = "no argument";
+    if (e->args.len > 1) what = "several arguments";
+    else if (xt) what = type_str(t->arena, xt);
+    diag_report(t->diag, ERR_BORDER_APPLY, e->span, s->name, what);
+    return t->tc.t_error;
+  }
+  return xt;
+}

@@ -670,7 +670,7 @@ static const IrProxy *proxy_of(Tr *t, const Symbol *s) {
 static bool has_ir_global(const Decl *d) {
   const Type *ty = type_prune(d->sym ? d->sym->ty : NULL);
   if (!ty) return false;
-  if (ty->kind == TY_FIELD || ty->kind == TY_KERNEL || ty->kind == TY_FUN) return false;
+  if (ty->kind == TY_FIELD || ty->kind == TY_KERNEL || ty->kind == TY_BORDER || ty->kind == TY_FUN) return false;
   if (ty->kind == TY_IMAGE && d->kind != D_INPUT) {
     const Expr *i = strip(d->init);
     return i && i->kind == E_LOAD_IMAGE;

@@ -19,37 +19,49 @@ static uint64_t sym_key(const Symbol *s) { return (uint64_t)(uintptr_t)s ^ 0x400
 
 bool th_is_choice(const Symbol *s) {
   const Type *ty = s ? type_prune(s->ty) : NULL;
-  return s && s->kind == SYM_INPUT && ty && ty->kind == TY_KERNEL;
+  return s && s->kind == SYM_INPUT && ty && (ty->kind == TY_KERNEL || ty->kind == TY_BORDER);
 }
 
-/* The kernels an input of type kernel#cont may be (doc/language.md §6.9). */
-static const Kernel **choices_of(Tr *t, int cont, int *n) {
+static bool is_border(const Symbol *s) { return type_prune(s->ty)->kind == TY_BORDER; }
+
+/* The border controls, in the order of tc_border_index. */
+static const int border_ops[] = {IR_HOP_BORDER_CLAMP, IR_HOP_BORDER_MIRROR, IR_HOP_BORDER_WRAP};
+static const char *const border_names[] = {"clamp", "mirror", "wrap"};
+
+/* What the input s may be (doc/language.md §6.9): its names and what each
+ * binds it to (a Kernel, or an element of border_ops). */
+static const void **choices_of(Tr *t, const Symbol *s, const char ***names, int *n) {
   int all_n = 0;
   const Kernel *all = kernel_all(&all_n);
-  const Kernel **ks = ARENA_NEW_ARRAY(t->a, const Kernel *, all_n ? all_n : 1);
+  const void **vs = ARENA_NEW_ARRAY(t->a, const void *, all_n + 3);
+  *names = ARENA_NEW_ARRAY(t->a, const char *, all_n + 3);
   *n = 0;
+  if (is_border(s)) {
+    for (int i = 0; i < 3; i++, (*n)++) (*names)[*n] = border_names[i], vs[*n] = &border_ops[i];
+    return vs;
+  }
   for (int i = 0; i < all_n; i++)
-    if (all[i].continuity >= cont) ks[(*n)++] = &all[i];
-  return ks;
+    if (all[i].continuity >= type_prune(s->ty)->cont) (*names)[*n] = all[i].name, vs[(*n)++] = &all[i];
+  return vs;
 }
 
 void th_choice_global(Tr *t, Decl *d) {
   Symbol *s = d->sym;
   int n = 0;
-  const Kernel **ks = choices_of(t, type_prune(s->ty)->cont, &n);
+  const char **names = NULL;
+  const void **vs = choices_of(t, s, &names, &n);
   const IrType *ity = th_type(t, t->tc.t_int);
   IrGlobal *g = ir_global_new(t->m, IR_GLOBAL_INPUT, s->name, ity);
-  const char **names = ARENA_NEW_ARRAY(t->a, const char *, n ? n : 1);
   IrValue *v = ARENA_NEW(t->a, IrValue);
   v->ty = ity;
-  for (int i = 0; i < n; i++) {
-    names[i] = ks[i]->name;
-    if (ks[i] == s->kernel) v->i = i;
-  }
+  const Expr *dflt = d->init;
+  while (dflt && dflt->kind == E_PAREN) dflt = dflt->a;
+  for (int i = 0; i < n; i++)
+    if (is_border(s) ? dflt && dflt->name && strcmp(names[i], dflt->name) == 0 : vs[i] == s->kernel) v->i = i;
   g->desc = d->has_desc ? d->desc.text : NULL;
   g->has_default = true;
   g->value = v;
-  g->choice_kind = "kernel";
+  g->choice_kind = is_border(s) ? "border" : "kernel";
   g->choices = names;
   g->nchoices = n;
   th_map_put(t->a, &t->globals, (uint64_t)(uintptr_t)s, g);
@@ -64,7 +76,20 @@ void th_choice_global(Tr *t, Decl *d) {
 }
 
 const Kernel *th_choice_kernel(Fn *f, const Symbol *s) {
-  return th_map_get(&f->t->choice_bind, sym_key(s));
+  return is_border(s) ? NULL : th_map_get(&f->t->choice_bind, sym_key(s));
+}
+
+IrVar *th_border_apply(Fn *f, Expr *e) {
+  const int *code = th_map_get(&f->t->choice_bind, sym_key(e->sym));
+  if (!code || e->args.len != 1) {
+    th_internal(f->t, "a border input used outside the copies of its choices");
+    return NULL;
+  }
+  IrVar *img = th_expr(f, e->args.head);
+  if (!img || !f->cur) return NULL;
+  IrVar *v = ir_emit(f->cur, *code, 1, &img);
+  if (!v) th_internal(f->t, "the border control of a border input");
+  return v;
 }
 
 /* ---- which code uses a choice --------------------------------------------------------- */
@@ -128,14 +153,15 @@ static void dispatch(Fn *f, int i, ThChoiceBody body, void *ctx, IrBlock *join) 
   Symbol *s = t->choice_syms[i];
   IrGlobal *g = th_map_get(&t->globals, (uint64_t)(uintptr_t)s);
   int n = 0;
-  const Kernel **ks = choices_of(t, type_prune(s->ty)->cont, &n);
+  const char **names = NULL;
+  const void **vs = choices_of(t, s, &names, &n);
   IrVar *idx = th_read(f, th_slot_sym(f, s), f->cur);
   if (!g || !idx) {
-    th_internal(t, "a kernel input without its IR global");
+    th_internal(t, "a run-time choice without its IR global");
     return;
   }
   for (int j = 0; j < n && f->cur; j++) {
-    IrBlock *here = th_block(f, ks[j]->name);
+    IrBlock *here = th_block(f, names[j]);
     IrBlock *next = NULL;
     if (j + 1 < n) {
       /* the last choice is the else of the others: the command line and
@@ -154,7 +180,7 @@ static void dispatch(Fn *f, int i, ThChoiceBody body, void *ctx, IrBlock *join) 
     }
     th_seal(f, here);
     f->cur = here;
-    th_map_put(t->a, &t->choice_bind, sym_key(s), (void *)ks[j]);
+    th_map_put(t->a, &t->choice_bind, sym_key(s), (void *)vs[j]);
     dispatch(f, i + 1, body, ctx, join);
     f->cur = next;
   }

@@ -560,6 +560,7 @@ static IrVar *apply(Fn *f, Expr *e) {
   const Type *ct = e->a ? type_prune(e->a->ty) : NULL;
   if (ct && ct->kind == TY_FIELD) return probe(f, e); /* also F(p) of a field function F */
   if (s && s->kind == SYM_FUNC) return th_inline_call(f, e);
+  if (th_is_choice(s)) return th_border_apply(f, e); /* b(img), ast_to_high_choice.c */
   Expr *ax[16];
   int n = collect_args(&e->args, ax, 16);
   return apply_builtin(f, e, ax, n);

@@ -161,6 +161,8 @@ bool th_is_choice(const Symbol *s);
 void th_choice_global(Tr *t, Decl *d);
 /* The kernel s stands for in the copy being translated (NULL: none). */
 const Kernel *th_choice_kernel(Fn *f, const Symbol *s);
+/* b(img) of a border input b: the border control of the copy. */
+IrVar *th_border_apply(Fn *f, Expr *e);
 bool th_uses_choice_stmt(Tr *t, const Stmt *s);
 bool th_uses_choice_expr(Tr *t, const Expr *e);
 /* Translate body(f, ctx) once per combination of choices, behind tests
