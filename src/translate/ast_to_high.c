@@ -870,9 +870,9 @@ static void global_init(Tr *t) {
     th_write(f, slot, f->cur, v);
     if (slot >= 0) f->slots[slot].assigned = true;
   }
-  bool uses = th_uses_choice_stmt(t, t->prog->global_init);
-  for (Decl *d = t->prog->globals.head; d && !uses; d = d->next)
-    if (d->sym && has_ir_global(d) && d->kind != D_FUNC) uses = th_uses_choice_expr(t, d->init);
+  uint64_t uses = th_uses_choice_stmt(t, t->prog->global_init);
+  for (Decl *d = t->prog->globals.head; d; d = d->next)
+    if (d->sym && has_ir_global(d) && d->kind != D_FUNC) uses |= th_uses_choice_expr(t, d->init);
   th_with_choices(f, uses, global_inits, NULL);
   th_fn_finish(f);
 }
@@ -918,8 +918,8 @@ static void strand_init(Tr *t, StrandDecl *sd) {
     IrVar *v = ir_cfg_add_param(f->cfg, p->sym->name, th_type(t, p->sym->ty));
     th_write(f, th_slot_sym(f, p->sym), f->cur, v);
   }
-  bool uses = th_uses_choice_stmt(t, sd->init);
-  for (Decl *d = sd->state.head; d && !uses; d = d->next) uses = th_uses_choice_expr(t, d->init);
+  uint64_t uses = th_uses_choice_stmt(t, sd->init);
+  for (Decl *d = sd->state.head; d; d = d->next) uses |= th_uses_choice_expr(t, d->init);
   th_with_choices(f, uses, state_inits, sd);
   th_fn_finish(f);
 }
@@ -1008,9 +1008,8 @@ IrModule *ast_to_high(Arena *a, DiagCtx *d, EinContext *ein, Program *p,
   global_block(&t, p->global_update, IR_CFG_GLOBAL_UPDATE, "global_update");
   if (p->create) {
     Fn *f = th_fn_new(&t, IR_CFG_CREATE, "create", FW_INIT);
-    bool uses = th_uses_choice_expr(&t, p->create->expr);
-    for (Iter *it = p->create->iters.head; it && !uses; it = it->next)
-      uses = th_uses_choice_expr(&t, it->src);
+    uint64_t uses = th_uses_choice_expr(&t, p->create->expr);
+    for (Iter *it = p->create->iters.head; it; it = it->next) uses |= th_uses_choice_expr(&t, it->src);
     th_with_choices(f, uses, create_body, p->create);
     th_fn_finish(f);
   }

@@ -65,6 +65,11 @@ void th_choice_global(Tr *t, Decl *d) {
   g->choices = names;
   g->nchoices = n;
   th_map_put(t->a, &t->globals, (uint64_t)(uintptr_t)s, g);
+  if (t->nchoice == 64) { /* the masks of th_uses_choice_* */
+    diag_report(t->d, ERR_CHOICE_COPIES, s->span, "program", TH_MAX_CHOICE_COPIES);
+    t->failed = true;
+    return;
+  }
   if (t->nchoice == t->capchoice) {
     int cap = t->capchoice ? 2 * t->capchoice : 4;
     Symbol **ns = ARENA_NEW_ARRAY(t->a, Symbol *, cap);
@@ -94,57 +99,67 @@ IrVar *th_border_apply(Fn *f, Expr *e) {
 
 /* ---- which code uses a choice --------------------------------------------------------- */
 
-static bool uses_stmt(Tr *t, const Stmt *s, int depth);
-static bool uses_expr(Tr *t, const Expr *e, int depth);
+/* Masks of the choice inputs (bit i: t->choice_syms[i]) that code reads,
+ * through the definitions translated again at each use (fields, kernels,
+ * derived images, functions); a global with an IrGlobal is read, not
+ * re-translated, so its initializer does not count. */
+static uint64_t uses_stmt(Tr *t, const Stmt *s, int depth);
+static uint64_t uses_expr(Tr *t, const Expr *e, int depth);
 
-/* memo: 1 = no (or being visited: a cycle adds nothing), 2 = yes */
-static bool uses_sym(Tr *t, const Symbol *s, int depth) {
-  if (!s) return false;
-  if (th_is_choice(s)) return true;
-  if (!s->decl || depth > 200) return false;
-  if (s->kind != SYM_GLOBAL && s->kind != SYM_CONST && s->kind != SYM_INPUT && s->kind != SYM_FUNC &&
-      s->kind != SYM_FIELD_FUNC)
-    return false;
-  uintptr_t m = (uintptr_t)th_map_get(&t->choice_uses, sym_key(s));
-  if (m) return m == 2;
-  th_map_put(t->a, &t->choice_uses, sym_key(s), (void *)(uintptr_t)1);
-  bool u = uses_expr(t, s->decl->init, depth + 1) || uses_stmt(t, s->decl->body, depth + 1);
-  if (u) th_map_put(t->a, &t->choice_uses, sym_key(s), (void *)(uintptr_t)2);
-  return u;
+static uint64_t choice_bit(Tr *t, const Symbol *s) {
+  for (int i = 0; i < t->nchoice; i++)
+    if (t->choice_syms[i] == s) return (uint64_t)1 << i;
+  return 0;
 }
 
-static bool uses_expr(Tr *t, const Expr *e, int depth) {
-  for (; e; e = NULL) {
-    if (uses_sym(t, e->sym, depth)) return true;
-    if (uses_expr(t, e->a, depth) || uses_expr(t, e->b, depth) || uses_expr(t, e->c, depth)) return true;
-    for (const Expr *x = e->args.head; x; x = x->next)
-      if (uses_expr(t, x, depth)) return true;
-    for (const Iter *it = e->iters.head; it; it = it->next)
-      if (uses_expr(t, it->src, depth)) return true;
+/* memo: 1 + the mask (a symbol being visited counts as 0: a cycle adds nothing) */
+static uint64_t uses_sym(Tr *t, const Symbol *s, int depth) {
+  if (!s) return 0;
+  if (th_is_choice(s)) return choice_bit(t, s);
+  if (!s->decl || depth > 200) return 0;
+  if (s->kind == SYM_GLOBAL || s->kind == SYM_CONST || s->kind == SYM_INPUT) {
+    if (th_map_get(&t->globals, (uint64_t)(uintptr_t)s)) return 0;
+  } else if (s->kind != SYM_FUNC && s->kind != SYM_FIELD_FUNC) {
+    return 0;
   }
-  return false;
+  uint64_t *m = th_map_get(&t->choice_uses, sym_key(s));
+  if (m) return *m;
+  m = ARENA_NEW(t->a, uint64_t);
+  *m = 0;
+  th_map_put(t->a, &t->choice_uses, sym_key(s), m);
+  *m = uses_expr(t, s->decl->init, depth + 1) | uses_stmt(t, s->decl->body, depth + 1);
+  return *m;
 }
 
-static bool uses_stmt(Tr *t, const Stmt *s, int depth) {
-  if (!s) return false;
-  for (const Stmt *x = s->body.head; x; x = x->next)
-    if (uses_stmt(t, x, depth)) return true;
-  if (uses_expr(t, s->cond, depth) || uses_expr(t, s->expr, depth)) return true;
-  if (uses_stmt(t, s->then, depth) || uses_stmt(t, s->els, depth)) return true;
-  if (s->iter && uses_expr(t, s->iter->src, depth)) return true;
-  for (const Expr *x = s->args.head; x; x = x->next)
-    if (uses_expr(t, x, depth)) return true;
-  return false;
+static uint64_t uses_expr(Tr *t, const Expr *e, int depth) {
+  if (!e) return 0;
+  uint64_t m = uses_sym(t, e->sym, depth) | uses_expr(t, e->a, depth) | uses_expr(t, e->b, depth) |
+               uses_expr(t, e->c, depth);
+  for (const Expr *x = e->args.head; x; x = x->next) m |= uses_expr(t, x, depth);
+  for (const Iter *it = e->iters.head; it; it = it->next) m |= uses_expr(t, it->src, depth);
+  return m;
 }
 
-bool th_uses_choice_stmt(Tr *t, const Stmt *s) { return t->nchoice && uses_stmt(t, s, 0); }
-bool th_uses_choice_expr(Tr *t, const Expr *e) { return t->nchoice && uses_expr(t, e, 0); }
+static uint64_t uses_stmt(Tr *t, const Stmt *s, int depth) {
+  if (!s) return 0;
+  uint64_t m = 0;
+  for (const Stmt *x = s->body.head; x; x = x->next) m |= uses_stmt(t, x, depth);
+  m |= uses_expr(t, s->cond, depth) | uses_expr(t, s->expr, depth);
+  m |= uses_stmt(t, s->then, depth) | uses_stmt(t, s->els, depth);
+  if (s->iter) m |= uses_expr(t, s->iter->src, depth);
+  for (const Expr *x = s->args.head; x; x = x->next) m |= uses_expr(t, x, depth);
+  return m;
+}
+
+uint64_t th_uses_choice_stmt(Tr *t, const Stmt *s) { return t->nchoice ? uses_stmt(t, s, 0) : 0; }
+uint64_t th_uses_choice_expr(Tr *t, const Expr *e) { return t->nchoice ? uses_expr(t, e, 0) : 0; }
 
 /* ---- the dispatch ----------------------------------------------------------------------- */
 
-static void dispatch(Fn *f, int i, ThChoiceBody body, void *ctx, IrBlock *join) {
+static void dispatch(Fn *f, int i, uint64_t uses, ThChoiceBody body, void *ctx, IrBlock *join) {
   Tr *t = f->t;
   if (!f->cur) return;
+  while (i < t->nchoice && !(uses >> i & 1)) i++;
   if (i == t->nchoice) {
     body(f, ctx);
     th_jump(f, join);
@@ -181,19 +196,37 @@ static void dispatch(Fn *f, int i, ThChoiceBody body, void *ctx, IrBlock *join) 
     th_seal(f, here);
     f->cur = here;
     th_map_put(t->a, &t->choice_bind, sym_key(s), (void *)vs[j]);
-    dispatch(f, i + 1, body, ctx, join);
+    dispatch(f, i + 1, uses, body, ctx, join);
     f->cur = next;
   }
   th_map_put(t->a, &t->choice_bind, sym_key(s), NULL);
 }
 
-void th_with_choices(Fn *f, bool uses, ThChoiceBody body, void *ctx) {
-  if (!uses || !f->t->nchoice || !f->cur) {
+void th_with_choices(Fn *f, uint64_t uses, ThChoiceBody body, void *ctx) {
+  Tr *t = f->t;
+  if (!uses || !t->nchoice || !f->cur) {
     body(f, ctx);
     return;
   }
+  /* every combination of the inputs used is a copy of the code: a bound
+   * keeps the generated C (and its compile time) in reason */
+  long combos = 1;
+  const Symbol *last = NULL;
+  for (int i = 0; i < t->nchoice; i++) {
+    if (!(uses >> i & 1)) continue;
+    int n = 0;
+    const char **names = NULL;
+    (void)choices_of(t, t->choice_syms[i], &names, &n);
+    if (combos <= TH_MAX_CHOICE_COPIES) combos *= n;
+    last = t->choice_syms[i];
+  }
+  if (combos > TH_MAX_CHOICE_COPIES) {
+    diag_report(t->d, ERR_CHOICE_COPIES, last->span, f->cfg->name, TH_MAX_CHOICE_COPIES);
+    t->failed = true;
+    return;
+  }
   IrBlock *join = th_block(f, "chosen");
-  dispatch(f, 0, body, ctx, join);
+  dispatch(f, 0, uses, body, ctx, join);
   th_seal(f, join);
   f->cur = join->npreds ? join : NULL;
 }

@@ -163,12 +163,15 @@ void th_choice_global(Tr *t, Decl *d);
 const Kernel *th_choice_kernel(Fn *f, const Symbol *s);
 /* b(img) of a border input b: the border control of the copy. */
 IrVar *th_border_apply(Fn *f, Expr *e);
-bool th_uses_choice_stmt(Tr *t, const Stmt *s);
-bool th_uses_choice_expr(Tr *t, const Expr *e);
-/* Translate body(f, ctx) once per combination of choices, behind tests
- * of the inputs' indices, when `uses`; else just once. */
+/* The choice inputs code uses (bit i: choice_syms[i]). */
+uint64_t th_uses_choice_stmt(Tr *t, const Stmt *s);
+uint64_t th_uses_choice_expr(Tr *t, const Expr *e);
+/* Translate body(f, ctx) once per combination of the choices in `uses`,
+ * behind tests of the inputs' indices (just once when uses is 0); more
+ * than TH_MAX_CHOICE_COPIES combinations is an error. */
+#define TH_MAX_CHOICE_COPIES 256
 typedef void (*ThChoiceBody)(Fn *f, void *ctx);
-void th_with_choices(Fn *f, bool uses, ThChoiceBody body, void *ctx);
+void th_with_choices(Fn *f, uint64_t uses, ThChoiceBody body, void *ctx);
 
 /* ---- ast_to_high_stmt.c ---- */
 void th_stmt(Fn *f, Stmt *s);
