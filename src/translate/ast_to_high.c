@@ -736,67 +736,6 @@ static void declare_globals(Tr *t) {
   }
 }
 
-/* Does `e` (or a statement) read strand parameter symbols? Marks them. */
-static void mark_params_expr(Tr *t, const Expr *e, bool *used, Symbol *const *ps, int np);
-static void mark_params_list(Tr *t, const Expr *e, bool *used, Symbol *const *ps, int np) {
-  for (; e; e = e->next) mark_params_expr(t, e, used, ps, np);
-}
-static void mark_params_expr(Tr *t, const Expr *e, bool *used, Symbol *const *ps, int np) {
-  if (!e) return;
-  if (e->kind == E_VAR && e->sym && e->sym->kind == SYM_STRAND_PARAM)
-    for (int i = 0; i < np; i++)
-      if (ps[i] == e->sym) used[i] = true;
-  mark_params_expr(t, e->a, used, ps, np);
-  mark_params_expr(t, e->b, used, ps, np);
-  mark_params_expr(t, e->c, used, ps, np);
-  mark_params_list(t, e->args.head, used, ps, np);
-  for (Iter *it = e->iters.head; it; it = it->next) mark_params_expr(t, it->src, used, ps, np);
-}
-static void mark_params_stmt(Tr *t, const Stmt *s, bool *used, Symbol *const *ps, int np) {
-  for (; s; s = s->next) {
-    mark_params_expr(t, s->cond, used, ps, np);
-    mark_params_expr(t, s->expr, used, ps, np);
-    mark_params_list(t, s->args.head, used, ps, np);
-    if (s->iter) mark_params_expr(t, s->iter->src, used, ps, np);
-    mark_params_stmt(t, s->body.head, used, ps, np);
-    mark_params_stmt(t, s->then, used, ps, np);
-    mark_params_stmt(t, s->els, used, ps, np);
-  }
-}
-
-/* State read through other strands (n.x): shared. */
-static void mark_shared_expr(Tr *t, const Expr *e);
-static void mark_shared_stmt(Tr *t, const Stmt *s) {
-  for (; s; s = s->next) {
-    mark_shared_expr(t, s->cond);
-    mark_shared_expr(t, s->expr);
-    for (const Expr *x = s->args.head; x; x = x->next) mark_shared_expr(t, x);
-    if (s->iter) mark_shared_expr(t, s->iter->src);
-    mark_shared_stmt(t, s->body.head);
-    mark_shared_stmt(t, s->then);
-    mark_shared_stmt(t, s->els);
-  }
-}
-static void mark_shared_expr(Tr *t, const Expr *e) {
-  if (!e) return;
-  if (e->kind == E_SELECT && e->sym && e->sym->kind == SYM_STATE) {
-    IrStateVar *sv = th_map_get(&t->states, ptr_key(e->sym, 0));
-    if (sv) sv->shared = true;
-  }
-  mark_shared_expr(t, e->a);
-  mark_shared_expr(t, e->b);
-  mark_shared_expr(t, e->c);
-  for (const Expr *x = e->args.head; x; x = x->next) mark_shared_expr(t, x);
-  for (Iter *it = e->iters.head; it; it = it->next) mark_shared_expr(t, it->src);
-  /* functions called from strand code */
-  if (e->kind == E_APPLY && e->sym && e->sym->kind == SYM_FUNC && e->sym->decl && t->depth < 64) {
-    t->depth++;
-    mark_shared_expr(t, e->sym->decl->init);
-    mark_shared_stmt(t, e->sym->decl->body);
-    t->depth--;
-  }
-}
-
 static void declare_state(Tr *t, StrandDecl *sd) {
   for (Decl *d = sd->state.head; d; d = d->next) {
     if (!d->sym) continue;
@@ -810,7 +749,7 @@ static void declare_state(Tr *t, StrandDecl *sd) {
   int i = 0;
   for (Param *p = sd->params.head; p; p = p->next) ps[i++] = p->sym;
   for (int m = 0; m < M__COUNT; m++)
-    if (sd->methods[m]) mark_params_stmt(t, sd->methods[m]->body, used, ps, np);
+    if (sd->methods[m]) th_mark_params_stmt(t, sd->methods[m]->body, used, ps, np);
   for (i = 0; i < np; i++) {
     if (!used[i] || !ps[i]) continue;
     IrStateVar *sv = ir_state_new(t->m, arena_printf(t->a, "_p_%s", ps[i]->name),
@@ -818,9 +757,9 @@ static void declare_state(Tr *t, StrandDecl *sd) {
     th_map_put(t->a, &t->states, ptr_key(ps[i], 0), sv);
   }
   for (int m = 0; m < M__COUNT; m++)
-    if (sd->methods[m]) mark_shared_stmt(t, sd->methods[m]->body);
-  if (sd->init) mark_shared_stmt(t, sd->init);
-  for (Decl *d = sd->state.head; d; d = d->next) mark_shared_expr(t, d->init);
+    if (sd->methods[m]) th_mark_shared_stmt(t, sd->methods[m]->body);
+  if (sd->init) th_mark_shared_stmt(t, sd->init);
+  for (Decl *d = sd->state.head; d; d = d->next) th_mark_shared_expr(t, d->init);
   Symbol *ss = t->strand;
   if (ss && (ss->flags & SF_STRAND_SPHERE) && ss->pos) {
     IrStateVar *sv = th_map_get(&t->states, ptr_key(ss->pos, 0));

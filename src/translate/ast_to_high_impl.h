@@ -155,6 +155,13 @@ void th_bind_kernel(Fn *f, Symbol *s, const Expr *init);
 const Kernel *th_kernel_of(Fn *f, const Expr *e);
 void th_bind_kernel_k(Fn *f, Symbol *s, const Kernel *k);
 
+/* ---- ast_to_high_walk.c: what declare_state needs to know ---- */
+/* used[i] = whether s (and what follows it) reads strand parameter ps[i] */
+void th_mark_params_stmt(Tr *t, const Stmt *s, bool *used, Symbol *const *ps, int np);
+/* state variables read through other strands (n.x): shared */
+void th_mark_shared_stmt(Tr *t, const Stmt *s);
+void th_mark_shared_expr(Tr *t, const Expr *e);
+
 /* ---- ast_to_high_choice.c: inputs chosen at run time (kernel#k) ---- */
 bool th_is_choice(const Symbol *s);
 /* The int IrGlobal of the kernel input declared by d (its choices). */
