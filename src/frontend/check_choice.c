@@ -83,17 +83,3 @@ void tc_border_input(Tc *t, Decl *d, Symbol *s) {
   }
   s->flags |= SF_HAS_INIT;
 }
-
-const Type *tc_border_apply(Tc *t, Expr *e, Symbol *s) {
-  const Expr *x = e->args.head;
-  const Type *xt = x ? type_prune(x->ty) : NULL;
-  if (e->args.len == 1 && xt && type_is_error(xt)) return t->tc.t_error;
-  if (e->args.len != 1 || !xt || xt->kind != TY_IMAGE) {
-    const char *what = "no argument";
-    if (e->args.len > 1) what = "several arguments";
-    else if (xt) what = type_str(t->arena, xt);
-    diag_report(t->diag, ERR_BORDER_APPLY, e->span, s->name, what);
-    return t->tc.t_error;
-  }
-  return xt;
-}

@@ -139,8 +139,8 @@ const Type *tc_expr_proxy(Tc *t, Expr *e);
  * §6.9); its choices are the kernels of continuity >= k, listed by
  * tc_kernel_choices_text ("tent, ctmr, ..."). */
 void tc_kernel_input(Tc *t, Decl *d, Symbol *s);
-/* An input of type border (clamp, mirror, wrap) and its application
- * b(img), typed like clamp(img). */
+/* An input of type border (clamp, mirror, wrap); its application b(img),
+ * typed like clamp(img), is tc_border_apply in check_builtin_ext.c. */
 void tc_border_input(Tc *t, Decl *d, Symbol *s);
 const Type *tc_border_apply(Tc *t, Expr *e, Symbol *s);
 /* The index of the border control a default names (0 clamp, 1 mirror,

@@ -123,46 +123,6 @@
 
 #include "frontend/ast_print.h"
 
-/* ---- maps ------------------------------------------------------------------ */
-
-static size_t th_hash(uint64_t k) {
-  k ^= k >> 33;
-  k *= 0xff51afd7ed558ccdULL;
-  k ^= k >> 33;
-  return (size_t)k;
-}
-
-void *th_map_get(const ThMap *m, uint64_t key) {
-  if (!m->cap) return NULL;
-  for (size_t i = th_hash(key) & (m->cap - 1);; i = (i + 1) & (m->cap - 1)) {
-    if (m->keys[i] == 0) return NULL;
-    if (m->keys[i] == key + 1) return m->vals[i];
-  }
-}
-
-void th_map_put(Arena *a, ThMap *m, uint64_t key, void *val) {
-  if ((m->n + 1) * 2 > m->cap) {
-    size_t cap = m->cap ? m->cap * 2 : 64;
-    uint64_t *keys = ARENA_NEW_ARRAY(a, uint64_t, cap);
-    void **vals = ARENA_NEW_ARRAY(a, void *, cap);
-    for (size_t i = 0; i < m->cap; i++) {
-      if (!m->keys[i]) continue;
-      size_t j = th_hash(m->keys[i] - 1) & (cap - 1);
-      while (keys[j]) j = (j + 1) & (cap - 1);
-      keys[j] = m->keys[i];
-      vals[j] = m->vals[i];
-    }
-    m->keys = keys;
-    m->vals = vals;
-    m->cap = cap;
-  }
-  size_t i = th_hash(key) & (m->cap - 1);
-  while (m->keys[i] && m->keys[i] != key + 1) i = (i + 1) & (m->cap - 1);
-  if (!m->keys[i]) m->n++;
-  m->keys[i] = key + 1;
-  m->vals[i] = val;
-}
-
 static uint64_t ptr_key(const void *p, int inst) {
   return (uint64_t)(uintptr_t)p ^ ((uint64_t)(unsigned)inst << 48);
 }
@@ -551,6 +511,81 @@ void th_fn_finish(Fn *f) {
   for (int i = 0; i < f->nexits; i++) write_back(f, f->exits[i]);
   ir_remove_unreachable(f->cfg);
   remove_trivial_phis(f->t->a, f->cfg);
+}
+
+/* ---- run-time choices: a CFG copied per choice (ast_to_high_choice.c) ----- */
+
+static void dispatch(Fn *f, int i, uint64_t uses, ThChoiceBody body, void *ctx, IrBlock *join) {
+  Tr *t = f->t;
+  if (!f->cur) return;
+  while (i < t->nchoice && !(uses >> i & 1)) i++;
+  if (i == t->nchoice) {
+    body(f, ctx);
+    th_jump(f, join);
+    return;
+  }
+  Symbol *s = t->choice_syms[i];
+  IrGlobal *g = th_map_get(&t->globals, ptr_key(s, 0));
+  int n = 0;
+  const char **names = NULL;
+  const void **vs = th_choices_of(t, s, &names, &n);
+  IrVar *idx = th_read(f, th_slot_sym(f, s), f->cur);
+  if (!g || !idx) {
+    th_internal(t, "a run-time choice without its IR global");
+    return;
+  }
+  for (int j = 0; j < n && f->cur; j++) {
+    IrBlock *here = th_block(f, names[j]);
+    IrBlock *next = NULL;
+    if (j + 1 < n) {
+      /* the last choice is the else of the others: the command line and
+       * the library setter admit only indices of choices */
+      IrVar *args[2] = {idx, ir_emit_int(f->cur, j)};
+      IrVar *is = ir_emit(f->cur, IR_OP_EQ, 2, args);
+      if (!is) {
+        th_internal(t, "the test of a kernel input");
+        return;
+      }
+      next = th_block(f, "other");
+      ir_block_set_branch(f->cur, is, here, next);
+      th_seal(f, next);
+    } else {
+      ir_block_set_jump(f->cur, here);
+    }
+    th_seal(f, here);
+    f->cur = here;
+    th_choice_bind(t, s, vs[j]);
+    dispatch(f, i + 1, uses, body, ctx, join);
+    f->cur = next;
+  }
+  th_choice_bind(t, s, NULL);
+}
+
+void th_with_choices(Fn *f, uint64_t uses, ThChoiceBody body, void *ctx) {
+  Tr *t = f->t;
+  if (!uses || !t->nchoice || !f->cur) {
+    body(f, ctx);
+    return;
+  }
+  /* every combination of the inputs used is a copy of the code: a bound
+   * keeps the generated C (and its compile time) in reason */
+  long combos = 1;
+  const Symbol *last = NULL;
+  for (int i = 0; i < t->nchoice; i++) {
+    if (!(uses >> i & 1)) continue;
+    int n = th_choice_count(t, t->choice_syms[i]);
+    if (combos <= TH_MAX_CHOICE_COPIES) combos *= n;
+    last = t->choice_syms[i];
+  }
+  if (combos > TH_MAX_CHOICE_COPIES) {
+    diag_report(t->d, ERR_CHOICE_COPIES, last->span, f->cfg->name, TH_MAX_CHOICE_COPIES);
+    t->failed = true;
+    return;
+  }
+  IrBlock *join = th_block(f, "chosen");
+  dispatch(f, 0, uses, body, ctx, join);
+  th_seal(f, join);
+  f->cur = join->npreds ? join : NULL;
 }
 
 /* ---- literals -------------------------------------------------------------------------- */

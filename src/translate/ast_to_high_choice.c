@@ -10,7 +10,10 @@
  * (the lowering and the C compiler specialise them alike). With several
  * such inputs the copies nest (one per combination). A CFG that does not
  * use them is translated as before, and a program without them is
- * untouched. */
+ * untouched. The tests and copies themselves are made by th_with_choices
+ * (ast_to_high.c, with the other CFG building); this file knows the
+ * choices, binds them and finds which code uses them, and calls nothing
+ * of the rest of the translation. */
 #include <string.h>
 
 #include "translate/ast_to_high_impl.h"
@@ -30,7 +33,7 @@ static const char *const border_names[] = {"clamp", "mirror", "wrap"};
 
 /* What the input s may be (doc/language.md §6.9): its names and what each
  * binds it to (a Kernel, or an element of border_ops). */
-static const void **choices_of(Tr *t, const Symbol *s, const char ***names, int *n) {
+const void **th_choices_of(Tr *t, const Symbol *s, const char ***names, int *n) {
   int all_n = 0;
   const Kernel *all = kernel_all(&all_n);
   const void **vs = ARENA_NEW_ARRAY(t->a, const void *, all_n + 3);
@@ -49,8 +52,8 @@ void th_choice_global(Tr *t, Decl *d) {
   Symbol *s = d->sym;
   int n = 0;
   const char **names = NULL;
-  const void **vs = choices_of(t, s, &names, &n);
-  const IrType *ity = th_type(t, t->tc.t_int);
+  const void **vs = th_choices_of(t, s, &names, &n);
+  const IrType *ity = ir_type_int(t->m);
   IrGlobal *g = ir_global_new(t->m, IR_GLOBAL_INPUT, s->name, ity);
   IrValue *v = ARENA_NEW(t->a, IrValue);
   v->ty = ity;
@@ -84,18 +87,19 @@ const Kernel *th_choice_kernel(Fn *f, const Symbol *s) {
   return is_border(s) ? NULL : th_map_get(&f->t->choice_bind, sym_key(s));
 }
 
-IrVar *th_border_apply(Fn *f, Expr *e) {
-  const int *code = th_map_get(&f->t->choice_bind, sym_key(e->sym));
-  if (!code || e->args.len != 1) {
-    th_internal(f->t, "a border input used outside the copies of its choices");
-    return NULL;
-  }
-  IrVar *img = th_expr(f, e->args.head);
-  if (!img || !f->cur) return NULL;
-  IrVar *v = ir_emit(f->cur, *code, 1, &img);
-  if (!v) th_internal(f->t, "the border control of a border input");
-  return v;
+const void *th_choice_bound(Fn *f, const Symbol *s) { return th_map_get(&f->t->choice_bind, sym_key(s)); }
+
+void th_choice_bind(Tr *t, const Symbol *s, const void *v) {
+  th_map_put(t->a, &t->choice_bind, sym_key(s), (void *)v);
 }
+
+int th_choice_count(Tr *t, const Symbol *s) {
+  int n = 0;
+  const char **names = NULL;
+  (void)th_choices_of(t, s, &names, &n);
+  return n;
+}
+
 
 /* ---- which code uses a choice --------------------------------------------------------- */
 
@@ -154,79 +158,3 @@ static uint64_t uses_stmt(Tr *t, const Stmt *s, int depth) {
 uint64_t th_uses_choice_stmt(Tr *t, const Stmt *s) { return t->nchoice ? uses_stmt(t, s, 0) : 0; }
 uint64_t th_uses_choice_expr(Tr *t, const Expr *e) { return t->nchoice ? uses_expr(t, e, 0) : 0; }
 
-/* ---- the dispatch ----------------------------------------------------------------------- */
-
-static void dispatch(Fn *f, int i, uint64_t uses, ThChoiceBody body, void *ctx, IrBlock *join) {
-  Tr *t = f->t;
-  if (!f->cur) return;
-  while (i < t->nchoice && !(uses >> i & 1)) i++;
-  if (i == t->nchoice) {
-    body(f, ctx);
-    th_jump(f, join);
-    return;
-  }
-  Symbol *s = t->choice_syms[i];
-  IrGlobal *g = th_map_get(&t->globals, (uint64_t)(uintptr_t)s);
-  int n = 0;
-  const char **names = NULL;
-  const void **vs = choices_of(t, s, &names, &n);
-  IrVar *idx = th_read(f, th_slot_sym(f, s), f->cur);
-  if (!g || !idx) {
-    th_internal(t, "a run-time choice without its IR global");
-    return;
-  }
-  for (int j = 0; j < n && f->cur; j++) {
-    IrBlock *here = th_block(f, names[j]);
-    IrBlock *next = NULL;
-    if (j + 1 < n) {
-      /* the last choice is the else of the others: the command line and
-       * the library setter admit only indices of choices */
-      IrVar *args[2] = {idx, ir_emit_int(f->cur, j)};
-      IrVar *is = ir_emit(f->cur, IR_OP_EQ, 2, args);
-      if (!is) {
-        th_internal(t, "the test of a kernel input");
-        return;
-      }
-      next = th_block(f, "other");
-      ir_block_set_branch(f->cur, is, here, next);
-      th_seal(f, next);
-    } else {
-      ir_block_set_jump(f->cur, here);
-    }
-    th_seal(f, here);
-    f->cur = here;
-    th_map_put(t->a, &t->choice_bind, sym_key(s), (void *)vs[j]);
-    dispatch(f, i + 1, uses, body, ctx, join);
-    f->cur = next;
-  }
-  th_map_put(t->a, &t->choice_bind, sym_key(s), NULL);
-}
-
-void th_with_choices(Fn *f, uint64_t uses, ThChoiceBody body, void *ctx) {
-  Tr *t = f->t;
-  if (!uses || !t->nchoice || !f->cur) {
-    body(f, ctx);
-    return;
-  }
-  /* every combination of the inputs used is a copy of the code: a bound
-   * keeps the generated C (and its compile time) in reason */
-  long combos = 1;
-  const Symbol *last = NULL;
-  for (int i = 0; i < t->nchoice; i++) {
-    if (!(uses >> i & 1)) continue;
-    int n = 0;
-    const char **names = NULL;
-    (void)choices_of(t, t->choice_syms[i], &names, &n);
-    if (combos <= TH_MAX_CHOICE_COPIES) combos *= n;
-    last = t->choice_syms[i];
-  }
-  if (combos > TH_MAX_CHOICE_COPIES) {
-    diag_report(t->d, ERR_CHOICE_COPIES, last->span, f->cfg->name, TH_MAX_CHOICE_COPIES);
-    t->failed = true;
-    return;
-  }
-  IrBlock *join = th_block(f, "chosen");
-  dispatch(f, 0, uses, body, ctx, join);
-  th_seal(f, join);
-  f->cur = join->npreds ? join : NULL;
-}

@@ -555,12 +555,27 @@ static IrVar *probe(Fn *f, Expr *e) {
   return th_ein(f, eb_probe(f->t->ein, par(F)), own_ty(e), 2, a);
 }
 
+/* b(img) of a border input b: the border control of the copy being
+ * translated (ast_to_high_choice.c binds it). */
+static IrVar *border_apply(Fn *f, Expr *e) {
+  const int *code = th_choice_bound(f, e->sym);
+  if (!code || e->args.len != 1) {
+    th_internal(f->t, "a border input used outside the copies of its choices");
+    return NULL;
+  }
+  IrVar *img = th_expr(f, e->args.head);
+  if (!img || !f->cur) return NULL;
+  IrVar *v = ir_emit(f->cur, *code, 1, &img);
+  if (!v) th_internal(f->t, "the border control of a border input");
+  return v;
+}
+
 static IrVar *apply(Fn *f, Expr *e) {
   Symbol *s = e->sym;
   const Type *ct = e->a ? type_prune(e->a->ty) : NULL;
   if (ct && ct->kind == TY_FIELD) return probe(f, e); /* also F(p) of a field function F */
   if (s && s->kind == SYM_FUNC) return th_inline_call(f, e);
-  if (th_is_choice(s)) return th_border_apply(f, e); /* b(img), ast_to_high_choice.c */
+  if (th_is_choice(s)) return border_apply(f, e); /* b(img) of a border input */
   Expr *ax[16];
   int n = collect_args(&e->args, ax, 16);
   return apply_builtin(f, e, ax, n);

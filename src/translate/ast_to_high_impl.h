@@ -168,8 +168,13 @@ bool th_is_choice(const Symbol *s);
 void th_choice_global(Tr *t, Decl *d);
 /* The kernel s stands for in the copy being translated (NULL: none). */
 const Kernel *th_choice_kernel(Fn *f, const Symbol *s);
-/* b(img) of a border input b: the border control of the copy. */
-IrVar *th_border_apply(Fn *f, Expr *e);
+/* What s is bound to in the copy being translated (a Kernel, or the
+ * HighIR border operator as a const int *), NULL outside the copies. */
+const void *th_choice_bound(Fn *f, const Symbol *s);
+void th_choice_bind(Tr *t, const Symbol *s, const void *v);
+/* s's choices: names[i] and what each binds s to; how many */
+const void **th_choices_of(Tr *t, const Symbol *s, const char ***names, int *n);
+int th_choice_count(Tr *t, const Symbol *s);
 /* The choice inputs code uses (bit i: choice_syms[i]). */
 uint64_t th_uses_choice_stmt(Tr *t, const Stmt *s);
 uint64_t th_uses_choice_expr(Tr *t, const Expr *e);
