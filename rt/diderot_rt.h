@@ -445,6 +445,11 @@ int drt_cli_parse(DrtCli *cli, int argc, const char *const *argv,
 void drt_cli_free(DrtCli *cli);
 /* The exit status for a parse result (0 for help, 2 for errors). */
 int drt_cli_exit_status(int result);
+/* An input chosen among names (a kernel#k input, doc/language.md §6.9):
+ * the index of `text` in names[0 .. n), or -1 after "PROG: error: input
+ * 'NAME': 'TEXT' is not one of its KIND choices: a, b, c" on err. */
+int drt_cli_choice(const char *prog, const char *name, const char *kind, const char *text,
+                   const char *const *names, unsigned n, FILE *err);
 /* Print hest's usage, and with `full` the description and the glossary. */
 void drt_cli_usage(const DrtCli *cli, const char *prog, FILE *f, bool full);
 

@@ -699,3 +699,14 @@ unsigned drt_cli_std_options(DrtOption *tab, DrtStdOptions *so,
                          "", false, &so->schedule_text, NULL};
   return n;
 }
+
+int drt_cli_choice(const char *prog, const char *name, const char *kind, const char *text,
+                   const char *const *names, unsigned n, FILE *err) {
+  for (unsigned i = 0; text && i < n; i++)
+    if (strcmp(text, names[i]) == 0) return (int)i;
+  fprintf(err, "%s: error: input '%s': '%s' is not one of its %s choices:", prog, name,
+          text ? text : "", kind);
+  for (unsigned i = 0; i < n; i++) fprintf(err, "%s %s", i ? "," : "", names[i]);
+  fputc('\n', err);
+  return -1;
+}

@@ -78,6 +78,13 @@ ex_lic() {
   u quantize -b 8 -min 0.5% -max 0.5% -i lic.nrrd -o lic.png
 }
 
+ex_dprobe() {
+  compile "$top/examples/dprobe/dprobe.diderot" dprobe
+  ./dprobe -img "$data/ddro-100.nrrd" -kern bspln5 -bc mirror -o dprobe.nrrd
+  nonan dprobe.nrrd
+  u quantize -b 8 -i dprobe.nrrd -o dprobe.png
+}
+
 ex_canny() {
   compile "$top/examples/canny/canny.diderot" canny
   ./canny -img "$data/ddro-100.nrrd" -o canny.nrrd

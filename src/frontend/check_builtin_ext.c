@@ -93,3 +93,19 @@ const Decl *tc_default_reads(const Tc *t, const char *name) {
       return d;
   return NULL;
 }
+
+/* b(img) of a border input b (an extension, doc/language.md §6.9; the
+ * input itself is check_choice.c's): one image, typed like clamp(img). */
+const Type *tc_border_apply(Tc *t, Expr *e, Symbol *s) {
+  const Expr *x = e->args.head;
+  const Type *xt = x ? type_prune(x->ty) : NULL;
+  if (e->args.len == 1 && xt && type_is_error(xt)) return t->tc.t_error;
+  if (e->args.len != 1 || !xt || xt->kind != TY_IMAGE) {
+    const char *what = "no argument";
+    if (e->args.len > 1) what = "several arguments";
+    else if (xt) what = type_str(t->arena, xt);
+    diag_report(t->diag, ERR_BORDER_APPLY, e->span, s->name, what);
+    return t->tc.t_error;
+  }
+  return xt;
+}

@@ -566,6 +566,7 @@ static const Type *check_apply(Tc *t, Expr *e) {
       const Type *ft = type_prune(s->ty);
       if (type_is_error(ft)) return ERRT;
       if (ft->kind == TY_FIELD) return check_probe(t, e, ft);
+      if (ft->kind == TY_BORDER) return tc_border_apply(t, e, s); /* check_choice.c */
       diag_report(t->diag, ERR_NOT_A_FUNCTION, e->span, tstr(t, ft));
       return ERRT;
     }

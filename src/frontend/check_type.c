@@ -196,7 +196,10 @@ const Type *tc_resolve_type(Tc *t, AstType *at) {
   case AT_NAMED:
     if (t->strand && at->name && strcmp(at->name, t->strand->name) == 0)
       r = t->strand->ty;
-    else {
+    else if (at->name && strcmp(at->name, "border") == 0) {
+      if (t->input_type) r = type_border(tc); /* border inputs only (check_choice.c) */
+      else diag_report(t->diag, ERR_BORDER_TYPE, at->span, at->name);
+    } else {
       diag_report(t->diag, ERR_UNKNOWN_TYPE, at->span, at->name ? at->name : "?");
       diag_suggest(t->diag, tc_suggest(t, at->name, TC_SUGGEST_STRAND));
     }

@@ -89,6 +89,7 @@ static bool const_type_ok(const Type *t) {
   case TY_FIELD:
   case TY_IMAGE:
   case TY_KERNEL:
+  case TY_BORDER:
   case TY_STRAND:
   case TY_FUN:
     return false;

@@ -67,11 +67,20 @@ static void check_const_decl(Tc *t, Decl *d, Override *ov, int nov) {
 
 static void check_input_decl(Tc *t, Decl *d) {
   if (d->has_desc && d->desc.utf8) tc_extension(t, EXT_UTF8_STRING, d->desc.span);
+  t->input_type = true;
   const Type *ty = tc_resolve_type(t, d->type);
+  t->input_type = false;
   Symbol *s = tc_new_symbol(t, SYM_INPUT, d->name, d->name_span, ty);
   s->decl = d;
   d->sym = s;
   const Type *p = type_prune(ty);
+  if (p && (p->kind == TY_KERNEL || p->kind == TY_BORDER)) {
+    /* chosen when the program runs (check_choice.c) */
+    if (p->kind == TY_KERNEL) tc_kernel_input(t, d, s);
+    else tc_border_input(t, d, s);
+    tc_declare(t, s);
+    return;
+  }
   if (!type_is_error(ty) && !type_is_value(ty) && p->kind != TY_IMAGE) {
     diag_report(t->diag, ERR_INPUT_TYPE, d->name_span, d->name, type_str(t->arena, ty));
     ty = s->ty = t->tc.t_error;

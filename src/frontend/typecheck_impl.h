@@ -98,6 +98,7 @@ typedef struct Tc {
   /* every declared symbol, for the unused-variable analysis */
   Symbol **decls;
   int ndecls, capdecls;
+  bool input_type; /* resolving an input's declared type (border is allowed) */
 } Tc;
 
 /* the name of the built-in constant that says whether reals are doubles */
@@ -133,6 +134,19 @@ void tc_proxy(Tc *t, Symbol *s, Expr *init);
  * call...) from its proxy's header, and bind it to the hidden global that
  * loads that file once (Program.image_loads). */
 const Type *tc_expr_proxy(Tc *t, Expr *e);
+
+/* check_choice.c: an input of type kernel#k (an extension, doc/language.md
+ * §6.9); its choices are the kernels of continuity >= k, listed by
+ * tc_kernel_choices_text ("tent, ctmr, ..."). */
+void tc_kernel_input(Tc *t, Decl *d, Symbol *s);
+/* An input of type border (clamp, mirror, wrap); its application b(img),
+ * typed like clamp(img), is tc_border_apply in check_builtin_ext.c. */
+void tc_border_input(Tc *t, Decl *d, Symbol *s);
+const Type *tc_border_apply(Tc *t, Expr *e, Symbol *s);
+/* The index of the border control a default names (0 clamp, 1 mirror,
+ * 2 wrap), or -1. */
+int tc_border_index(const char *name);
+const char *tc_kernel_choices_text(Arena *a, int cont);
 
 /* check_expr.c */
 /* What may stand where a name was misspelled (tc_suggest). */

@@ -129,6 +129,8 @@ const Type *type_kernel(TypeCtx *tc, int cont) {
   return t;
 }
 
+const Type *type_border(TypeCtx *tc) { return type_new(tc, TY_BORDER); }
+
 const Type *type_strand(TypeCtx *tc, const char *name) {
   Type *t = type_new(tc, TY_STRAND);
   t->name = name;
@@ -247,6 +249,8 @@ bool type_equal(const Type *a, const Type *b) {
     return a->cont == b->cont && a->dim == b->dim && shape_equal(a->shape, b->shape);
   case TY_KERNEL:
     return a->cont == b->cont;
+  case TY_BORDER:
+    return true;
   case TY_STRAND:
     return a->name && b->name && strcmp(a->name, b->name) == 0;
   case TY_FUN:
@@ -429,6 +433,7 @@ static void print_type(Buf *b, const Type *t) {
     buf_puts(b, "kernel#");
     buf_int(b, t->cont);
     break;
+  case TY_BORDER: buf_puts(b, "border"); break;
   case TY_STRAND: buf_puts(b, t->name ? t->name : "<strand>"); break;
   case TY_FUN:
     buf_puts(b, "(");

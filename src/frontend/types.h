@@ -36,6 +36,7 @@ typedef enum TypeKind {
   TY_IMAGE,  /* dim, shape */
   TY_FIELD,  /* cont, dim, shape */
   TY_KERNEL, /* cont */
+  TY_BORDER, /* a border input (an extension, doc/language.md §6.9): clamp, mirror or wrap */
   TY_STRAND, /* name */
   TY_FUN,    /* params -> result (user functions; never written in source) */
   TY_VAR,    /* a type meta-variable (element type of `{}`) */
@@ -109,6 +110,7 @@ const Type *type_seq(TypeCtx *tc, const Type *elem, int len);
 const Type *type_image(TypeCtx *tc, int dim, Shape s);
 const Type *type_field(TypeCtx *tc, int cont, int dim, Shape s);
 const Type *type_kernel(TypeCtx *tc, int cont);
+const Type *type_border(TypeCtx *tc);
 const Type *type_strand(TypeCtx *tc, const char *name);
 const Type *type_fun(TypeCtx *tc, int nparams, const Type *const *params, const Type *result);
 const Type *type_var(TypeCtx *tc);

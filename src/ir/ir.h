@@ -401,6 +401,13 @@ struct IrGlobal {
    * default's source text (GLOBAL_INIT evaluates it when the input was
    * not given, see input_given); NULL otherwise */
   const char *default_text;
+  /* a run-time choice (an extension, doc/language.md §6.9): an int input
+   * holding the index of the chosen name in choices[0 .. nchoices); the
+   * command line and --json take the names. choice_kind names what is
+   * chosen ("kernel"); NULL (and nchoices 0) for every other global */
+  const char *choice_kind;
+  const char *const *choices;
+  int nchoices;
 };
 
 struct IrStateVar {

@@ -123,46 +123,6 @@
 
 #include "frontend/ast_print.h"
 
-/* ---- maps ------------------------------------------------------------------ */
-
-static size_t th_hash(uint64_t k) {
-  k ^= k >> 33;
-  k *= 0xff51afd7ed558ccdULL;
-  k ^= k >> 33;
-  return (size_t)k;
-}
-
-void *th_map_get(const ThMap *m, uint64_t key) {
-  if (!m->cap) return NULL;
-  for (size_t i = th_hash(key) & (m->cap - 1);; i = (i + 1) & (m->cap - 1)) {
-    if (m->keys[i] == 0) return NULL;
-    if (m->keys[i] == key + 1) return m->vals[i];
-  }
-}
-
-void th_map_put(Arena *a, ThMap *m, uint64_t key, void *val) {
-  if ((m->n + 1) * 2 > m->cap) {
-    size_t cap = m->cap ? m->cap * 2 : 64;
-    uint64_t *keys = ARENA_NEW_ARRAY(a, uint64_t, cap);
-    void **vals = ARENA_NEW_ARRAY(a, void *, cap);
-    for (size_t i = 0; i < m->cap; i++) {
-      if (!m->keys[i]) continue;
-      size_t j = th_hash(m->keys[i] - 1) & (cap - 1);
-      while (keys[j]) j = (j + 1) & (cap - 1);
-      keys[j] = m->keys[i];
-      vals[j] = m->vals[i];
-    }
-    m->keys = keys;
-    m->vals = vals;
-    m->cap = cap;
-  }
-  size_t i = th_hash(key) & (m->cap - 1);
-  while (m->keys[i] && m->keys[i] != key + 1) i = (i + 1) & (m->cap - 1);
-  if (!m->keys[i]) m->n++;
-  m->keys[i] = key + 1;
-  m->vals[i] = val;
-}
-
 static uint64_t ptr_key(const void *p, int inst) {
   return (uint64_t)(uintptr_t)p ^ ((uint64_t)(unsigned)inst << 48);
 }
@@ -553,6 +513,81 @@ void th_fn_finish(Fn *f) {
   remove_trivial_phis(f->t->a, f->cfg);
 }
 
+/* ---- run-time choices: a CFG copied per choice (ast_to_high_choice.c) ----- */
+
+static void dispatch(Fn *f, int i, uint64_t uses, ThChoiceBody body, void *ctx, IrBlock *join) {
+  Tr *t = f->t;
+  if (!f->cur) return;
+  while (i < t->nchoice && !(uses >> i & 1)) i++;
+  if (i == t->nchoice) {
+    body(f, ctx);
+    th_jump(f, join);
+    return;
+  }
+  Symbol *s = t->choice_syms[i];
+  IrGlobal *g = th_map_get(&t->globals, ptr_key(s, 0));
+  int n = 0;
+  const char **names = NULL;
+  const void **vs = th_choices_of(t, s, &names, &n);
+  IrVar *idx = th_read(f, th_slot_sym(f, s), f->cur);
+  if (!g || !idx) {
+    th_internal(t, "a run-time choice without its IR global");
+    return;
+  }
+  for (int j = 0; j < n && f->cur; j++) {
+    IrBlock *here = th_block(f, names[j]);
+    IrBlock *next = NULL;
+    if (j + 1 < n) {
+      /* the last choice is the else of the others: the command line and
+       * the library setter admit only indices of choices */
+      IrVar *args[2] = {idx, ir_emit_int(f->cur, j)};
+      IrVar *is = ir_emit(f->cur, IR_OP_EQ, 2, args);
+      if (!is) {
+        th_internal(t, "the test of a kernel input");
+        return;
+      }
+      next = th_block(f, "other");
+      ir_block_set_branch(f->cur, is, here, next);
+      th_seal(f, next);
+    } else {
+      ir_block_set_jump(f->cur, here);
+    }
+    th_seal(f, here);
+    f->cur = here;
+    th_choice_bind(t, s, vs[j]);
+    dispatch(f, i + 1, uses, body, ctx, join);
+    f->cur = next;
+  }
+  th_choice_bind(t, s, NULL);
+}
+
+void th_with_choices(Fn *f, uint64_t uses, ThChoiceBody body, void *ctx) {
+  Tr *t = f->t;
+  if (!uses || !t->nchoice || !f->cur) {
+    body(f, ctx);
+    return;
+  }
+  /* every combination of the inputs used is a copy of the code: a bound
+   * keeps the generated C (and its compile time) in reason */
+  long combos = 1;
+  const Symbol *last = NULL;
+  for (int i = 0; i < t->nchoice; i++) {
+    if (!(uses >> i & 1)) continue;
+    int n = th_choice_count(t, t->choice_syms[i]);
+    if (combos <= TH_MAX_CHOICE_COPIES) combos *= n;
+    last = t->choice_syms[i];
+  }
+  if (combos > TH_MAX_CHOICE_COPIES) {
+    diag_report(t->d, ERR_CHOICE_COPIES, last->span, f->cfg->name, TH_MAX_CHOICE_COPIES);
+    t->failed = true;
+    return;
+  }
+  IrBlock *join = th_block(f, "chosen");
+  dispatch(f, 0, uses, body, ctx, join);
+  th_seal(f, join);
+  f->cur = join->npreds ? join : NULL;
+}
+
 /* ---- literals -------------------------------------------------------------------------- */
 
 /* A tensor of the given shape from row-major components (nested
@@ -670,7 +705,7 @@ static const IrProxy *proxy_of(Tr *t, const Symbol *s) {
 static bool has_ir_global(const Decl *d) {
   const Type *ty = type_prune(d->sym ? d->sym->ty : NULL);
   if (!ty) return false;
-  if (ty->kind == TY_FIELD || ty->kind == TY_KERNEL || ty->kind == TY_FUN) return false;
+  if (ty->kind == TY_FIELD || ty->kind == TY_KERNEL || ty->kind == TY_BORDER || ty->kind == TY_FUN) return false;
   if (ty->kind == TY_IMAGE && d->kind != D_INPUT) {
     const Expr *i = strip(d->init);
     return i && i->kind == E_LOAD_IMAGE;
@@ -699,6 +734,7 @@ static void declare_globals(Tr *t) {
   for (Decl *d = t->prog->globals.head; d; d = d->next) {
     Symbol *s = d->sym;
     if (!s || (d->kind != D_CONST && d->kind != D_INPUT && d->kind != D_VAR)) continue;
+    if (th_is_choice(s)) th_choice_global(t, d);
     if (!has_ir_global(d)) continue;
     const IrType *ty = th_type(t, s->ty);
     if (!ty) {
@@ -735,67 +771,6 @@ static void declare_globals(Tr *t) {
   }
 }
 
-/* Does `e` (or a statement) read strand parameter symbols? Marks them. */
-static void mark_params_expr(Tr *t, const Expr *e, bool *used, Symbol *const *ps, int np);
-static void mark_params_list(Tr *t, const Expr *e, bool *used, Symbol *const *ps, int np) {
-  for (; e; e = e->next) mark_params_expr(t, e, used, ps, np);
-}
-static void mark_params_expr(Tr *t, const Expr *e, bool *used, Symbol *const *ps, int np) {
-  if (!e) return;
-  if (e->kind == E_VAR && e->sym && e->sym->kind == SYM_STRAND_PARAM)
-    for (int i = 0; i < np; i++)
-      if (ps[i] == e->sym) used[i] = true;
-  mark_params_expr(t, e->a, used, ps, np);
-  mark_params_expr(t, e->b, used, ps, np);
-  mark_params_expr(t, e->c, used, ps, np);
-  mark_params_list(t, e->args.head, used, ps, np);
-  for (Iter *it = e->iters.head; it; it = it->next) mark_params_expr(t, it->src, used, ps, np);
-}
-static void mark_params_stmt(Tr *t, const Stmt *s, bool *used, Symbol *const *ps, int np) {
-  for (; s; s = s->next) {
-    mark_params_expr(t, s->cond, used, ps, np);
-    mark_params_expr(t, s->expr, used, ps, np);
-    mark_params_list(t, s->args.head, used, ps, np);
-    if (s->iter) mark_params_expr(t, s->iter->src, used, ps, np);
-    mark_params_stmt(t, s->body.head, used, ps, np);
-    mark_params_stmt(t, s->then, used, ps, np);
-    mark_params_stmt(t, s->els, used, ps, np);
-  }
-}
-
-/* State read through other strands (n.x): shared. */
-static void mark_shared_expr(Tr *t, const Expr *e);
-static void mark_shared_stmt(Tr *t, const Stmt *s) {
-  for (; s; s = s->next) {
-    mark_shared_expr(t, s->cond);
-    mark_shared_expr(t, s->expr);
-    for (const Expr *x = s->args.head; x; x = x->next) mark_shared_expr(t, x);
-    if (s->iter) mark_shared_expr(t, s->iter->src);
-    mark_shared_stmt(t, s->body.head);
-    mark_shared_stmt(t, s->then);
-    mark_shared_stmt(t, s->els);
-  }
-}
-static void mark_shared_expr(Tr *t, const Expr *e) {
-  if (!e) return;
-  if (e->kind == E_SELECT && e->sym && e->sym->kind == SYM_STATE) {
-    IrStateVar *sv = th_map_get(&t->states, ptr_key(e->sym, 0));
-    if (sv) sv->shared = true;
-  }
-  mark_shared_expr(t, e->a);
-  mark_shared_expr(t, e->b);
-  mark_shared_expr(t, e->c);
-  for (const Expr *x = e->args.head; x; x = x->next) mark_shared_expr(t, x);
-  for (Iter *it = e->iters.head; it; it = it->next) mark_shared_expr(t, it->src);
-  /* functions called from strand code */
-  if (e->kind == E_APPLY && e->sym && e->sym->kind == SYM_FUNC && e->sym->decl && t->depth < 64) {
-    t->depth++;
-    mark_shared_expr(t, e->sym->decl->init);
-    mark_shared_stmt(t, e->sym->decl->body);
-    t->depth--;
-  }
-}
-
 static void declare_state(Tr *t, StrandDecl *sd) {
   for (Decl *d = sd->state.head; d; d = d->next) {
     if (!d->sym) continue;
@@ -809,7 +784,7 @@ static void declare_state(Tr *t, StrandDecl *sd) {
   int i = 0;
   for (Param *p = sd->params.head; p; p = p->next) ps[i++] = p->sym;
   for (int m = 0; m < M__COUNT; m++)
-    if (sd->methods[m]) mark_params_stmt(t, sd->methods[m]->body, used, ps, np);
+    if (sd->methods[m]) th_mark_params_stmt(t, sd->methods[m]->body, used, ps, np);
   for (i = 0; i < np; i++) {
     if (!used[i] || !ps[i]) continue;
     IrStateVar *sv = ir_state_new(t->m, arena_printf(t->a, "_p_%s", ps[i]->name),
@@ -817,9 +792,9 @@ static void declare_state(Tr *t, StrandDecl *sd) {
     th_map_put(t->a, &t->states, ptr_key(ps[i], 0), sv);
   }
   for (int m = 0; m < M__COUNT; m++)
-    if (sd->methods[m]) mark_shared_stmt(t, sd->methods[m]->body);
-  if (sd->init) mark_shared_stmt(t, sd->init);
-  for (Decl *d = sd->state.head; d; d = d->next) mark_shared_expr(t, d->init);
+    if (sd->methods[m]) th_mark_shared_stmt(t, sd->methods[m]->body);
+  if (sd->init) th_mark_shared_stmt(t, sd->init);
+  for (Decl *d = sd->state.head; d; d = d->next) th_mark_shared_expr(t, d->init);
   Symbol *ss = t->strand;
   if (ss && (ss->flags & SF_STRAND_SPHERE) && ss->pos) {
     IrStateVar *sv = th_map_get(&t->states, ptr_key(ss->pos, 0));
@@ -856,6 +831,8 @@ static void computed_default(Fn *f, Decl *d) {
   f->cur = join->npreds ? join : NULL;
 }
 
+static void global_inits(Fn *f, void *unused);
+
 static void global_init(Tr *t) {
   Fn *f = th_fn_new(t, IR_CFG_GLOBAL_INIT, "global_init", FW_INIT);
   for (int i = 0; i < t->prog->nimage_loads && f->cur; i++) {
@@ -867,6 +844,17 @@ static void global_init(Tr *t) {
     th_write(f, slot, f->cur, v);
     if (slot >= 0) f->slots[slot].assigned = true;
   }
+  uint64_t uses = th_uses_choice_stmt(t, t->prog->global_init);
+  for (Decl *d = t->prog->globals.head; d; d = d->next)
+    if (d->sym && has_ir_global(d) && d->kind != D_FUNC) uses |= th_uses_choice_expr(t, d->init);
+  th_with_choices(f, uses, global_inits, NULL);
+  th_fn_finish(f);
+}
+
+/* The initializers of the globals and the global `initialize` block. */
+static void global_inits(Fn *f, void *unused) {
+  (void)unused;
+  Tr *t = f->t;
   for (Decl *d = t->prog->globals.head; d; d = d->next) {
     Symbol *s = d->sym;
     if (s && d->kind == D_INPUT && (s->flags & SF_COMPUTED_DEFAULT) && f->cur) {
@@ -892,8 +880,9 @@ static void global_init(Tr *t) {
     if (slot >= 0) f->slots[slot].assigned = true;
   }
   if (t->prog->global_init) th_stmt(f, t->prog->global_init);
-  th_fn_finish(f);
 }
+
+static void state_inits(Fn *f, void *sdv);
 
 static void strand_init(Tr *t, StrandDecl *sd) {
   Fn *f = th_fn_new(t, IR_CFG_STRAND_INIT, "strand_init", FW_STRAND_INIT);
@@ -903,6 +892,17 @@ static void strand_init(Tr *t, StrandDecl *sd) {
     IrVar *v = ir_cfg_add_param(f->cfg, p->sym->name, th_type(t, p->sym->ty));
     th_write(f, th_slot_sym(f, p->sym), f->cur, v);
   }
+  uint64_t uses = th_uses_choice_stmt(t, sd->init);
+  for (Decl *d = sd->state.head; d; d = d->next) uses |= th_uses_choice_expr(t, d->init);
+  th_with_choices(f, uses, state_inits, sd);
+  th_fn_finish(f);
+}
+
+/* The state's initializers, the strand `initialize` block and the hidden
+ * copies of the parameters. */
+static void state_inits(Fn *f, void *sdv) {
+  Tr *t = f->t;
+  StrandDecl *sd = sdv;
   for (Decl *d = sd->state.head; d && f->cur; d = d->next) {
     if (!d->sym) continue;
     int slot = th_slot_sym(f, d->sym);
@@ -923,8 +923,9 @@ static void strand_init(Tr *t, StrandDecl *sd) {
     f->slots[slot].assigned = true;
     th_write(f, slot, f->cur, v);
   }
-  th_fn_finish(f);
 }
+
+static void body_stmt(Fn *f, void *body) { th_stmt(f, body); }
 
 static void method(Tr *t, Method *m) {
   static const IrCfgKind kinds[M__COUNT] = {IR_CFG_START, IR_CFG_UPDATE, IR_CFG_STABILIZE};
@@ -932,16 +933,18 @@ static void method(Tr *t, Method *m) {
   if (!m || !m->body) return;
   Fn *f = th_fn_new(t, kinds[m->kind], names[m->kind],
                     m->kind == M_STABILIZE ? FW_STABILIZE : FW_METHOD);
-  th_stmt(f, m->body);
+  th_with_choices(f, th_uses_choice_stmt(t, m->body), body_stmt, m->body);
   th_fn_finish(f);
 }
 
 static void global_block(Tr *t, Stmt *body, IrCfgKind kind, const char *name) {
   if (!body) return;
   Fn *f = th_fn_new(t, kind, name, FW_GLOBAL);
-  th_stmt(f, body);
+  th_with_choices(f, th_uses_choice_stmt(t, body), body_stmt, body);
   th_fn_finish(f);
 }
+
+static void create_body(Fn *f, void *c) { th_create(f, c); }
 
 IrModule *ast_to_high(Arena *a, DiagCtx *d, EinContext *ein, Program *p,
                       const HighTranslateOptions *opts, const char **internal) {
@@ -979,7 +982,9 @@ IrModule *ast_to_high(Arena *a, DiagCtx *d, EinContext *ein, Program *p,
   global_block(&t, p->global_update, IR_CFG_GLOBAL_UPDATE, "global_update");
   if (p->create) {
     Fn *f = th_fn_new(&t, IR_CFG_CREATE, "create", FW_INIT);
-    th_create(f, p->create);
+    uint64_t uses = th_uses_choice_expr(&t, p->create->expr);
+    for (Iter *it = p->create->iters.head; it; it = it->next) uses |= th_uses_choice_expr(&t, it->src);
+    th_with_choices(f, uses, create_body, p->create);
     th_fn_finish(f);
   }
   if (t.failed) {

@@ -115,6 +115,7 @@ static const Kernel *kernel_of(Fn *f, const Expr *e, int depth);
 static const Kernel *kernel_of_sym(Fn *f, Symbol *s, int depth) {
   if (!s || depth > 64) return NULL;
   if (s->kind == SYM_KERNEL) return s->kernel;
+  if (th_is_choice(s)) return th_choice_kernel(f, s);
   if ((s->kind == SYM_GLOBAL || s->kind == SYM_CONST) && s->decl)
     return kernel_of(f, s->decl->init, depth + 1);
   /* locals and parameters of kernel type: recorded when bound */
@@ -199,6 +200,14 @@ IrVar *th_var(Fn *f, Symbol *s, Span sp) {
     break;
   case SYM_GLOBAL:
   case SYM_INPUT:
+    if (th_is_choice(s)) {
+      const Kernel *k = th_choice_kernel(f, s);
+      if (!k) {
+        th_internal(t, "a kernel input used outside the copies of its choices");
+        return NULL;
+      }
+      return ir_emit_kernel(f->cur, k, type_prune(s->ty)->cont);
+    }
     if (!th_map_get(&t->globals, (uint64_t)(uintptr_t)s)) {
       /* a field, kernel or derived image: its definition, here */
       if (!s->decl || !s->decl->init || t->depth > 64) {
@@ -546,11 +555,27 @@ static IrVar *probe(Fn *f, Expr *e) {
   return th_ein(f, eb_probe(f->t->ein, par(F)), own_ty(e), 2, a);
 }
 
+/* b(img) of a border input b: the border control of the copy being
+ * translated (ast_to_high_choice.c binds it). */
+static IrVar *border_apply(Fn *f, Expr *e) {
+  const int *code = th_choice_bound(f, e->sym);
+  if (!code || e->args.len != 1) {
+    th_internal(f->t, "a border input used outside the copies of its choices");
+    return NULL;
+  }
+  IrVar *img = th_expr(f, e->args.head);
+  if (!img || !f->cur) return NULL;
+  IrVar *v = ir_emit(f->cur, *code, 1, &img);
+  if (!v) th_internal(f->t, "the border control of a border input");
+  return v;
+}
+
 static IrVar *apply(Fn *f, Expr *e) {
   Symbol *s = e->sym;
   const Type *ct = e->a ? type_prune(e->a->ty) : NULL;
   if (ct && ct->kind == TY_FIELD) return probe(f, e); /* also F(p) of a field function F */
   if (s && s->kind == SYM_FUNC) return th_inline_call(f, e);
+  if (th_is_choice(s)) return border_apply(f, e); /* b(img) of a border input */
   Expr *ax[16];
   int n = collect_args(&e->args, ax, 16);
   return apply_builtin(f, e, ax, n);

@@ -103,6 +103,12 @@ struct Tr {
                          (§4.12; its x is a field there), or NULL */
   bool failed;
   const char *internal; /* the first internal error */
+  /* kernel inputs (ast_to_high_choice.c): declaration order; the kernel
+   * each is bound to in the copy being translated; which symbols' code
+   * uses one (memo) */
+  Symbol **choice_syms;
+  int nchoice, capchoice;
+  ThMap choice_bind, choice_uses;
 };
 
 /* ---- ast_to_high.c ---- */
@@ -148,6 +154,36 @@ IrVar *th_var(Fn *f, Symbol *s, Span sp);
 void th_bind_kernel(Fn *f, Symbol *s, const Expr *init);
 const Kernel *th_kernel_of(Fn *f, const Expr *e);
 void th_bind_kernel_k(Fn *f, Symbol *s, const Kernel *k);
+
+/* ---- ast_to_high_walk.c: what declare_state needs to know ---- */
+/* used[i] = whether s (and what follows it) reads strand parameter ps[i] */
+void th_mark_params_stmt(Tr *t, const Stmt *s, bool *used, Symbol *const *ps, int np);
+/* state variables read through other strands (n.x): shared */
+void th_mark_shared_stmt(Tr *t, const Stmt *s);
+void th_mark_shared_expr(Tr *t, const Expr *e);
+
+/* ---- ast_to_high_choice.c: inputs chosen at run time (kernel#k) ---- */
+bool th_is_choice(const Symbol *s);
+/* The int IrGlobal of the kernel input declared by d (its choices). */
+void th_choice_global(Tr *t, Decl *d);
+/* The kernel s stands for in the copy being translated (NULL: none). */
+const Kernel *th_choice_kernel(Fn *f, const Symbol *s);
+/* What s is bound to in the copy being translated (a Kernel, or the
+ * HighIR border operator as a const int *), NULL outside the copies. */
+const void *th_choice_bound(Fn *f, const Symbol *s);
+void th_choice_bind(Tr *t, const Symbol *s, const void *v);
+/* s's choices: names[i] and what each binds s to; how many */
+const void **th_choices_of(Tr *t, const Symbol *s, const char ***names, int *n);
+int th_choice_count(Tr *t, const Symbol *s);
+/* The choice inputs code uses (bit i: choice_syms[i]). */
+uint64_t th_uses_choice_stmt(Tr *t, const Stmt *s);
+uint64_t th_uses_choice_expr(Tr *t, const Expr *e);
+/* Translate body(f, ctx) once per combination of the choices in `uses`,
+ * behind tests of the inputs' indices (just once when uses is 0); more
+ * than TH_MAX_CHOICE_COPIES combinations is an error. */
+#define TH_MAX_CHOICE_COPIES 256
+typedef void (*ThChoiceBody)(Fn *f, void *ctx);
+void th_with_choices(Fn *f, uint64_t uses, ThChoiceBody body, void *ctx);
 
 /* ---- ast_to_high_stmt.c ---- */
 void th_stmt(Fn *f, Stmt *s);

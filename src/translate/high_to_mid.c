@@ -916,6 +916,9 @@ IrModule *high_to_mid(IrModule *high, EinContext *ec, DiagCtx *diag, HighToMidSt
     ng->path = g->path;
     ng->proxy = g->proxy;
     ng->default_text = g->default_text;
+    ng->choice_kind = g->choice_kind;
+    ng->choices = g->choices;
+    ng->nchoices = g->nchoices;
   }
   t.smap = ARENA_NEW_ARRAY(t.a, IrStateVar *, high->nstate > 0 ? high->nstate : 1);
   for (int i = 0; i < high->nstate; i++) {

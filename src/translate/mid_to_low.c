@@ -817,6 +817,9 @@ IrModule *mid_to_low(IrModule *mid, DiagCtx *diag, const MidToLowOptions *opts,
     ng->path = g->path;
     ng->proxy = g->proxy;
     ng->default_text = g->default_text;
+    ng->choice_kind = g->choice_kind;
+    ng->choices = g->choices;
+    ng->nchoices = g->nchoices;
     gmap[i] = ng;
   }
   IrStateVar **smap = ARENA_NEW_ARRAY(L.a, IrStateVar *, mid->nstate + 1);

@@ -314,6 +314,8 @@ def src(e, dia):
         return ('load_image("%s")' if dia == 2 else 'image("%s")') % e.v
     if op == "border":
         return "%s(%s)" % (e.v, S(e.a[0]))
+    if op == "bapply":   # b(img) of a border input (an extension)
+        return "%s(%s)" % (S(e.a[0]), S(e.a[1]))
     if op == "iquery":   # world_min(img) ... sample_max(img), an extension
         return "%s(%s)" % (e.v, S(e.a[0]))
     if op == "inside":
@@ -1108,6 +1110,8 @@ def ev_op(e, op, args, P):
         return ImgVal(next(i for i in P.images.values() if i.fname == e.v))
     if op == "border":
         return ImgVal(args[0].img, e.v)
+    if op == "bapply":   # args[0]: the border input's mode (its default)
+        return ImgVal(args[1].img, args[0])
     if op == "iquery":
         return image_query(e.v, args[0].img)
     if op == "conv":
@@ -1379,6 +1383,7 @@ class Gen:
         self.dia = dialect or r.choice([1, 2])
         self.D = r.choice([1, 1, 2, 2, 2, 2, 3, 3])
         self.wide = r.random() < 0.25      # border control on every image
+        self.nchoices = 1                  # combinations of kernel and border inputs
         self.no_compose = False
         # rank-3 tensors and fields (outer products, ∇⊗ of matrix fields,
         # slices and contractions back to lower ranks) in a third of the
@@ -1492,9 +1497,28 @@ class Gen:
         if key not in self.fieldvars:
             name = self.fresh("F")
             ie = var(img.name, ("img", self.D, s))
-            if border:
+            # (each method is compiled once per combination of the choices
+            # it uses: keep the product small)
+            if border and self.ext and r.random() < 0.4 and self.nchoices * 3 <= 24:
+                self.nchoices *= 3
+                # border control chosen at run time (an extension): the
+                # default is the one the program runs with
+                bname = self.fresh("B")
+                self.decls.append(("binput", ("border",), bname, var(border, ("border",))))
+                ie = N("bapply", ("img", self.D, s), [var(bname, ("border",)), ie])
+            elif border:
                 ie = N("border", ("img", self.D, s), [ie], v=border)
             kv = var(kern, ("kernel",))
+            kc = r.randint(k, DECL_CONT[kern])
+            nk = sum(1 for kk in KERNELS if DECL_CONT[kk] >= kc)
+            if self.ext and r.random() < 0.3 and self.nchoices * nk <= 24:
+                self.nchoices *= nk
+                # a kernel input (an extension) of a continuity between the
+                # field's k and the kernel's: kern is one of its choices,
+                # and its default (so any branch of the dispatch is taken)
+                kname = self.fresh("K")
+                self.decls.append(("kinput", ("kernel", kc), kname, kv))
+                kv = var(kname, ("kernel",))
             conv = N("conv", FLD(self.D, s, DECL_CONT[kern]), [ie, kv] if r.random() < 0.8 else [kv, ie])
             self.decls.append(("global", FLD(self.D, s, k), name, conv))
             self.fieldvars[key] = name
@@ -2358,6 +2382,10 @@ def program_text(g):
             L.append("%s%s %s = %s;" % ("input " if kind == "input" else "", ty, n, src(e, dia)))
         elif kind == "const":
             L.append("const %s %s = %s;" % (tyname(t, dia), n, src(e, dia)))
+        elif kind == "kinput":   # a kernel input (an extension, doc/language.md §6.9)
+            L.append("input kernel#%d %s = %s;" % (t[1], n, src(e, dia)))
+        elif kind == "binput":   # a border input (an extension)
+            L.append("input border %s = %s;" % (n, src(e, dia)))
         elif kind in ("input", "cinput"):   # cinput: a computed default (an extension)
             L.append("input %s %s = %s;" % (tyname(t, dia), n, src(e, dia)))
         else:
@@ -2505,6 +2533,9 @@ class Interp:
         for kk in ("tent", "ctmr", "bspln3", "bspln5", "c4hexic", "c1tent", "c2tent", "c2ctmr"):
             genv.vars[kk] = kk
         for kind, t, n, e in g.decls:
+            if kind in ("kinput", "binput"):   # the name of the default kernel / border control
+                genv.vars[n] = e.v
+                continue
             genv.vars[n] = coerce(ev(e, genv, self), t)
         self.pending = []
         if g.coll:
@@ -2627,7 +2658,7 @@ def to_json(v):
 # the text of int(x), of int ^ int or of SEP_UTF8, or a node of EXT_OPS in its trees
 SEP_UTF8 = " \u2248 "     # " ≈ ": a string literal beyond ASCII
 EXT_RE = re.compile(r"\bint\(|\)\^\(|\u2248")
-EXT_OPS = ("dindex", "isdbl", "efield", "compose")
+EXT_OPS = ("dindex", "isdbl", "efield", "compose", "bapply")
 
 
 def uses_ext(g):
@@ -2639,7 +2670,7 @@ def uses_ext(g):
         return False
     trees = (g.decls, g.funcs, g.state, g.sinit, g.start, g.update, g.stab, g.gupdate)
     return (bool(EXT_RE.search(program_text(g))) or walk(list(trees))
-            or any(d[0] == "cinput" for d in g.decls))
+            or any(d[0] in ("cinput", "kinput", "binput") for d in g.decls))
 
 
 def generate(seed, outdir, dialect=None, max_tries=40, ext=False):

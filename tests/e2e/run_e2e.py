@@ -143,7 +143,7 @@ SIMD_CFLAGS = "-O3 -march=native -ffp-contract=off"
 OMP_SUBSET = ["life", "life_seq", "primes", "collatz_v1", "probe_3d", "composite_2d",
               "layout_collection", "sequences", "print_format", "bad_input", "probe_outside",
               "sequence_index", "tensor_index_range", "image_query", "trace", "eigen_field",
-              "input_default", "compose"]
+              "input_default", "compose", "kernel_input"]
 OMP_THREADS = [1, 2, 4]
 # scalar mode: vector-heavy programs built with --scalar (no vector
 # extensions) must pass their oracles too.

@@ -221,6 +221,11 @@ void emit_api_glue(EmitCtx *e, EmitBuf *out, bool header) {
       if (arr) OUT("  d_world *wrld = (d_world *)w;\n  memcpy(&wrld->%s, v, %u * sizeof *v);\n", f, nval);
       else if (ei.is_string) OUT("  d_world *wrld = (d_world *)w;\n  wrld->%s = v; /* the caller keeps v alive */\n", f);
       else OUT("  d_world *wrld = (d_world *)w;\n  wrld->%s = v;\n", f);
+      if (g->nchoices) /* the index of a choice (names in --json's "choices") */
+        OUT("  if (v < 0 || v >= %d) {\n    wrld->%s = 0;\n    wrld->def_%s = false;\n"
+            "    drt_error(drt_world_errors(wrld->rt), \"input '%%s': %%lld is not the index of one of its %d %s choices\", %s, (long long)v);\n"
+            "    return true;\n  }\n",
+            g->nchoices, f, f, g->nchoices, g->choice_kind, emit_string_lit(e, g->name));
       OUT("  wrld->def_%s = true;\n  return false;\n}\n", f);
     }
   }
@@ -292,7 +297,7 @@ bool emit_c_json(Arena *a, IrModule *m, const EmitOptions *opt, const char **out
     ir_type_snprint(ty, sizeof ty, g->ty);
     const char *gn = emit_mangle(&e, "", g->name);
     OUT("%s\n    {\"name\": %s, \"type\": %s, \"description\": %s, \"has-default\": %s,\n"
-        "     \"setter\": \"%s_input_set_%s\"%s%s}",
+        "     \"setter\": \"%s_input_set_%s\"%s%s",
         k++ ? "," : "", emit_string_lit(&e, g->name), emit_string_lit(&e, ty),
         g->desc ? emit_string_lit(&e, g->desc) : "null", g->has_default ? "true" : "false", N, gn,
         g->has_default && g->ty->kind != IR_TY_IMAGE && !is_dynseq(g->ty)
@@ -303,6 +308,12 @@ bool emit_c_json(Arena *a, IrModule *m, const EmitOptions *opt, const char **out
         g->default_text
             ? arena_printf(a, ",\n     \"computed-default\": %s", emit_string_lit(&e, g->default_text))
             : "");
+    if (g->nchoices) { /* a run-time choice: the int is the index of a name */
+      OUT(",\n     \"choice-kind\": %s, \"choices\": [", emit_string_lit(&e, g->choice_kind));
+      for (int c = 0; c < g->nchoices; c++) OUT("%s%s", c ? ", " : "", emit_string_lit(&e, g->choices[c]));
+      OUT("]");
+    }
+    OUT("}");
   }
   OUT("\n  ],\n  \"outputs\": [");
   k = 0;

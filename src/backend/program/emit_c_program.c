@@ -566,6 +566,22 @@ static void emit_main(EmitCtx *e, EmitBuf *out) {
           oname, desc, g->path ? emit_string_lit(e, g->path) : "NULL", g->path ? "false" : "true", f);
       continue;
     }
+    if (g->nchoices) { /* a name on the command line, its index in the world */
+      EmitBuf names, list;
+      emit_buf_init(&names, e->a);
+      emit_buf_init(&list, e->a);
+      for (int c = 0; c < g->nchoices; c++) {
+        emit_buf_printf(&names, "%s%s", c ? ", " : "", emit_string_lit(e, g->choices[c]));
+        emit_buf_printf(&list, "%s%s", c ? ", " : "", g->choices[c]);
+      }
+      const char *cdesc = arena_printf(e->a, "%s%s%s: %s", g->desc ? g->desc : "", g->desc ? "; " : "",
+                                       g->choice_kind, emit_buf_str(&list));
+      OUT("  static const char *const chn_%s[] = {%s};\n  const char *ch_%s = NULL;\n"
+          "  opts[nopts++] = (DrtOption){%s, DRT_OPT_STRING, 1, %s, %s, false, &ch_%s, NULL};\n",
+          f, emit_buf_str(&names), f, oname, emit_string_lit(e, cdesc),
+          emit_string_lit(e, g->choices[g->value ? g->value->i : 0]), f);
+      continue;
+    }
     EmitElemInfo ei = emit_elem_info(g->ty);
     const char *type = NULL, *dest = arena_printf(e->a, "&wrld->%s", f);
     unsigned count = ei.ncomp;
@@ -632,7 +648,13 @@ static void emit_main(EmitCtx *e, EmitBuf *out) {
     if (g->kind != IR_GLOBAL_INPUT) continue;
     const char *f = emit_global_field(e, g);
     const char *what = emit_string_lit(e, arena_printf(e->a, "input '%s'", g->name));
-    if (g->ty->kind == IR_TY_IMAGE) {
+    if (g->nchoices) {
+      OUT("  { int ix_ = drt_cli_choice(prog_, %s, %s, ch_%s, chn_%s, %d, stderr);\n"
+          "    if (ix_ < 0) {\n      drt_cli_usage(&cli, prog_, stderr, false);\n"
+          "      d_world_free(wrld);\n      drt_cli_free(&cli);\n      return 2;\n    }\n"
+          "    wrld->%s = (dint)ix_;\n    wrld->def_%s = true; }\n",
+          emit_string_lit(e, g->name), emit_string_lit(e, g->choice_kind), f, f, g->nchoices, f, f);
+    } else if (g->ty->kind == IR_TY_IMAGE) {
       OUT("  if (wrld->path_%s) { wrld->%s = d_load_image(wrld, %s, wrld->path_%s, NULL, %s); wrld->def_%s = true; }\n",
           f, f, what, f, emit_image_spec_args(e, g), f);
     } else if (is_dynseq(g->ty)) {
