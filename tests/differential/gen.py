@@ -2134,11 +2134,13 @@ class Gen:
         self.posvar = "pos"
         if self.sphere and self.ext and r.random() < 0.6:
             # --ext: the strands are placed for sphere() by 'at', declared
-            # 'position' (an extension, language.md §9.3), a multiple of pos
-            # (3/4 .. 3), so that queries through pos would find others;
-            # pos stays the probes' point
-            st.append((False, PT, "at", N("mul", PT, [lit_real(r, 3, 12, 4), var("pos", PT)])))
+            # 'position' (an extension, language.md §9.3), k·pos with k in
+            # 5/4 .. 3, so that queries through pos would find others; pos
+            # stays the probes' point
+            st.append((False, PT, "at", N("mul", PT, [lit_real(r, 5, 12, 4), var("pos", PT)])))
             self.posvar = "at"
+            # the neighbour count is an output (not assigned by the update)
+            st[st.index((False, INT, "nb", st[-2][3]))] = (True, INT, "nb", st[-2][3])
         self.state = st
         self.update = self.gen_update()
         self.near_border(self.pts_node.a)
