@@ -139,6 +139,18 @@ ex_isoparticles() {
   u quantize -b 8 -min 0 -max 2 -i up.nrrd -o isoparticles.png
 }
 
+ex_life() {
+  compile "$top/examples/life/life.diderot" life
+  ./life -init "$data/gosperglidergun.nrrd" -gens 300 -o cell.nrrd
+  nonan cell.nrrd
+  # one pixel per cell of [-20, 79]^2, y down as the pattern is drawn
+  u slice -i cell.nrrd -a 0 -p 0 -o x.nrrd
+  u slice -i cell.nrrd -a 0 -p 1 -o y.nrrd
+  u jhisto -i x.nrrd y.nrrd -b 100 100 -min -20.5 -20.5 -max 79.5 79.5 -t float -o board.nrrd
+  u resample -i board.nrrd -s x3 x3 -k box -c cell -o big.nrrd
+  u quantize -b 8 -min 0 -max 1 -i big.nrrd -o life.png
+}
+
 now() { date +%s.%N; }
 n=0
 failed=""

@@ -9,7 +9,10 @@ noise.nrrd: 384x128 unsigned char white noise (values 0..255, fixed seed)
             thinner streaks; uchar keeps the file small).
 diverge.nrrd: a blue-white-red diverging colormap (ColorBrewer RdBu, 9
             colours, domain [0,1]) for signed maps such as vorticity.
-Run from this folder: python3 make_data.py [blobs|noise|diverge ...] (default: all).
+gosperglidergun.nrrd: 40x15 float, 1 on the 36 live cells of Gosper's
+            glider gun and 0 elsewhere, samples on the integer points
+            (-20..19, -7..7); the initial pattern of the Life example.
+Run from this folder: python3 make_data.py [blobs|noise|diverge|gosperglidergun ...] (default: all).
 """
 import math
 import random
@@ -86,8 +89,24 @@ def diverge():
             f.write("%.4f %.4f %.4f\n" % tuple(int(h[i:i + 2], 16) / 255.0 for i in (0, 2, 4)))
 
 
+# Gosper's glider gun in its 36 x 9 box, (x, y) with y down as usually drawn
+GUN = [(24, 0), (22, 1), (24, 1), (12, 2), (13, 2), (20, 2), (21, 2), (34, 2), (35, 2),
+       (11, 3), (15, 3), (20, 3), (21, 3), (34, 3), (35, 3), (0, 4), (1, 4), (10, 4),
+       (16, 4), (20, 4), (21, 4), (0, 5), (1, 5), (10, 5), (14, 5), (16, 5), (17, 5),
+       (22, 5), (24, 5), (10, 6), (16, 6), (24, 6), (11, 7), (15, 7), (12, 8), (13, 8)]
+
+
+def gosperglidergun():
+    sx, sy = 40, 15
+    vals = [0.0] * (sx * sy)
+    for x, y in GUN:
+        vals[(y + 3) * sx + (x + 2)] = 1.0
+    write_nrrd("gosperglidergun.nrrd", [sx, sy], [(1, 0), (0, 1)], (-20, -7), vals)
+
+
 if __name__ == "__main__":
     import sys
-    which = sys.argv[1:] or ["blobs", "noise", "diverge"]
+    which = sys.argv[1:] or ["blobs", "noise", "diverge", "gosperglidergun"]
     for name in which:
-        {"blobs": blobs, "noise": noise, "diverge": diverge}[name]()
+        {"blobs": blobs, "noise": noise, "diverge": diverge,
+         "gosperglidergun": gosperglidergun}[name]()

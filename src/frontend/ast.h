@@ -213,6 +213,8 @@ struct Decl {
   const char *name;
   Span name_span;
   bool is_output;      /* strand state: 'output' */
+  bool is_position;    /* strand state: 'position' (an extension) */
+  Span position_span;  /* the word 'position' */
   bool has_desc;       /* D_INPUT */
   Token desc;          /* D_INPUT: the description STRING */
   Expr *init;          /* initializer / expression body (NULL if none) */

@@ -483,7 +483,10 @@ static void print_decl(Printer *P, const Decl *d, int ind) {
   case D_CONST: fputs("const ", o); break;
   case D_INPUT: fputs("input ", o); break;
   case D_FUNC: fputs("function ", o); break;
-  case D_VAR: if (d->is_output) fputs("output ", o); break;
+  case D_VAR:
+    if (d->is_output) fputs("output ", o);
+    if (d->is_position) fputs("position ", o);
+    break;
   case D_FIELD_FUNC: break;
   }
   print_type(P, d->type);

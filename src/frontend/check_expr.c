@@ -452,7 +452,8 @@ static const Type *check_sphere(Tc *t, Expr *e, Symbol *bs) {
   if (type_is_error(pt)) return ERRT;
   if (pt->kind != TY_TENSOR || pt->shape.order > 1 ||
       (pt->shape.order == 1 && pt->shape.dims[0] > 3)) {
-    diag_report(t->diag, ERR_SPHERE_POS_TYPE, e->span, tstr(t, pt));
+    if (!pos->decl || !pos->decl->is_position)   /* else reported at its declaration */
+      diag_report(t->diag, ERR_SPHERE_POS_TYPE, e->span, tstr(t, pt));
     return ERRT;
   }
   int n = e->args.len;

@@ -137,6 +137,24 @@ state_decl(A) ::= OUTPUT(K) type(T) ID(N) EQ expr(E) SEMI(S). {
   A = parser_var_decl(st, D_VAR, K.span, T, N, E, S);
   A->is_output = true;
 }
+/* An extension: 'position' (a word, not a keyword) marks the state
+ * variable whose value places the strand for sphere() (doc/language.md
+ * §9.3); parser_state_position checks the word. A keyword type must
+ * follow it, so that 'position x' stays a declaration of type position. */
+state_decl(A) ::= ID(Q) kw_type(T) ID(N) EQ expr(E) SEMI(S). {
+  A = parser_var_decl(st, D_VAR, Q.span, T, N, E, S);
+  parser_state_position(st, A, Q);
+}
+state_decl(A) ::= ID(Q) OUTPUT kw_type(T) ID(N) EQ expr(E) SEMI(S). {
+  A = parser_var_decl(st, D_VAR, Q.span, T, N, E, S);
+  A->is_output = true;
+  parser_state_position(st, A, Q);
+}
+state_decl(A) ::= OUTPUT(K) ID(Q) kw_type(T) ID(N) EQ expr(E) SEMI(S). {
+  A = parser_var_decl(st, D_VAR, K.span, T, N, E, S);
+  A->is_output = true;
+  parser_state_position(st, A, Q);
+}
 
 %type methods {StrandDecl *}
 methods(A) ::= . { A = parser_strand_begin(st); }
@@ -231,15 +249,19 @@ fixed_seq(A) ::= prim_type(A).
 fixed_seq(A) ::= fixed_seq(E) LBRACE dim(N) RBRACE(R). { A = parser_type_seq(st, E, N, R); }
 
 %type prim_type {AstType *}
-prim_type(A) ::= TENSOR(K) shape(S). { A = parser_type_tensor(st, K, S); }
-prim_type(A) ::= VEC2(K). { A = parser_type_simple(st, AT_VEC, K, 2); }
-prim_type(A) ::= VEC3(K). { A = parser_type_simple(st, AT_VEC, K, 3); }
-prim_type(A) ::= VEC4(K). { A = parser_type_simple(st, AT_VEC, K, 4); }
-prim_type(A) ::= BOOL(K). { A = parser_type_simple(st, AT_BOOL, K, 0); }
-prim_type(A) ::= KW_INT(K). { A = parser_type_simple(st, AT_INT, K, 0); }
-prim_type(A) ::= KW_REAL(K). { A = parser_type_simple(st, AT_REAL, K, 0); }
-prim_type(A) ::= KW_STRING(K). { A = parser_type_simple(st, AT_STRING, K, 0); }
+prim_type(A) ::= kw_type(A).
 prim_type(A) ::= ID(N). { A = parser_type_named(st, N); }
+
+/* The types named by keywords. */
+%type kw_type {AstType *}
+kw_type(A) ::= TENSOR(K) shape(S). { A = parser_type_tensor(st, K, S); }
+kw_type(A) ::= VEC2(K). { A = parser_type_simple(st, AT_VEC, K, 2); }
+kw_type(A) ::= VEC3(K). { A = parser_type_simple(st, AT_VEC, K, 3); }
+kw_type(A) ::= VEC4(K). { A = parser_type_simple(st, AT_VEC, K, 4); }
+kw_type(A) ::= BOOL(K). { A = parser_type_simple(st, AT_BOOL, K, 0); }
+kw_type(A) ::= KW_INT(K). { A = parser_type_simple(st, AT_INT, K, 0); }
+kw_type(A) ::= KW_REAL(K). { A = parser_type_simple(st, AT_REAL, K, 0); }
+kw_type(A) ::= KW_STRING(K). { A = parser_type_simple(st, AT_STRING, K, 0); }
 
 %type dim {Expr *}
 dim(A) ::= INT(T). { A = parser_leaf(st, E_INT, T); }

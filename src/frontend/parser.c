@@ -300,6 +300,15 @@ Decl *parser_var_decl(ParseState *st, DeclKind k, Span begin, AstType *ty, Token
   return d;
 }
 
+void parser_state_position(ParseState *st, Decl *d, Token q) {
+  if (strcmp(parser_name(&q), "position") != 0) {
+    diag_report(st->diag, ERR_STATE_QUALIFIER, q.span, parser_name(&q));
+    return;
+  }
+  d->is_position = true;
+  d->position_span = q.span;
+}
+
 Decl *parser_input_decl(ParseState *st, Token kw, AstType *ty, Token id, const Token *desc,
                         Expr *init, Token semi) {
   Decl *d = parser_var_decl(st, D_INPUT, kw.span, ty, id, init, semi);
@@ -623,7 +632,11 @@ static void parser_report(Driver *D, const Token *tok) {
     diag_suggest(st->diag, parser_keyword_for(D, tok));
     /* `stabilise;` parses as the start of an assignment: the error comes
      * one token late, so name the misspelled word itself */
-    if (tok->kind != TOK_ID && D->has_prev && D->prev.kind == TOK_ID && D->prev.text) {
+    bool position = D->has_prev && D->prev.kind == TOK_ID && D->prev.text &&
+                    !strcmp(D->prev.text, "position");
+    if (position && tok->kind != TOK_ID)   /* 'position vec2 x' outside the strand state */
+      diag_report(st->diag, NOTE_POSITION_CONTEXT, D->prev.span);
+    else if (tok->kind != TOK_ID && D->has_prev && D->prev.kind == TOK_ID && D->prev.text) {
       Suggest s;
       suggest_init(&s, D->prev.text);
       for (size_t i = 0; i < sizeof parser_keywords / sizeof parser_keywords[0]; i++)

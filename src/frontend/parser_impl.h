@@ -104,6 +104,9 @@ Stmt *parser_assign(ParseState *st, Token id, AstOp op, Expr *e, Token semi);
 
 Decl *parser_var_decl(ParseState *st, DeclKind k, Span begin, AstType *ty, Token id,
                       Expr *init, Token semi);
+/* Mark d as the strand's position variable (the word q must be
+ * 'position'; anything else is an error at q). */
+void parser_state_position(ParseState *st, Decl *d, Token q);
 Decl *parser_input_decl(ParseState *st, Token kw, AstType *ty, Token id, const Token *desc,
                         Expr *init, Token semi);
 Decl *parser_func_decl(ParseState *st, Token kw, AstType *ty, Token id, ParamList params,

@@ -287,7 +287,7 @@ static void check_strand(Tc *t, StrandDecl *sd) {
     st[i] = s;
     tc_declare(t, s);
     symtab_put(ss->state_index, s);
-    if (d->name && strcmp(d->name, "pos") == 0) ss->pos = s;
+    tc_state_position(t, ss, d, s);
   }
   ss->state = st;
   ss->nstate = ns;

@@ -113,6 +113,9 @@ typedef enum TcExtension {
 } TcExtension;
 /* A use of extension `x` at `at`: an error under --strict, else nothing. */
 void tc_extension(Tc *t, TcExtension x, Span at);
+/* check_position.c: state variable s (declared by d) of strand ss, and
+ * ss->pos, the variable that places the strand for sphere(). */
+void tc_state_position(Tc *t, Symbol *ss, Decl *d, Symbol *s);
 Symbol *tc_new_symbol(Tc *t, SymKind k, const char *name, Span span, const Type *ty);
 /* Declare in the innermost scope, reporting a redefinition there. */
 void tc_declare(Tc *t, Symbol *s);

@@ -416,6 +416,8 @@ struct IrStateVar {
   const IrType *ty;
   bool output;
   bool shared; /* read by other strands (n.x, sphere): needs in/out copies */
+  bool position; /* places the strand for sphere() ('pos' or declared
+                    'position', doc/language.md §9.3) */
 };
 
 typedef struct IrTypeTable IrTypeTable;

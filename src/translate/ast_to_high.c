@@ -776,6 +776,7 @@ static void declare_state(Tr *t, StrandDecl *sd) {
     if (!d->sym) continue;
     const IrType *ty = th_type(t, d->sym->ty);
     IrStateVar *sv = ir_state_new(t->m, d->sym->name, ty, d->is_output);
+    sv->position = t->strand && d->sym == t->strand->pos;
     th_map_put(t->a, &t->states, ptr_key(d->sym, 0), sv);
   }
   int np = sd->params.len;

@@ -929,6 +929,7 @@ IrModule *high_to_mid(IrModule *high, EinContext *ec, DiagCtx *diag, HighToMidSt
     }
     t.smap[i] = ir_state_new(m, s->name, s->ty, s->output);
     t.smap[i]->shared = s->shared;
+    t.smap[i]->position = s->position;
   }
   t.cfgmap = ARENA_NEW_ARRAY(t.a, IrCFG *, high->ncfgs > 0 ? high->ncfgs : 1);
   /* all signatures first: strand_reduce checks its map function's */

@@ -827,6 +827,7 @@ IrModule *mid_to_low(IrModule *mid, DiagCtx *diag, const MidToLowOptions *opts,
     const IrStateVar *s = mid->state[i];
     smap[i] = ir_state_new(low, s->name, s->ty, s->output);
     smap[i]->shared = s->shared;
+    smap[i]->position = s->position;
   }
   /* Signatures first: strand reductions refer to their map functions. */
   for (int i = 0; i < mid->ncfgs; i++) {

@@ -2155,6 +2155,16 @@ class Gen:
         if self.sphere:
             st.append((False, INT, "nb", N("lit", INT, v=("0", 0))))
             self.scope.append(("nb", INT))
+        self.posvar = "pos"
+        if self.sphere and self.ext and r.random() < 0.6:
+            # --ext: the strands are placed for sphere() by 'at', declared
+            # 'position' (an extension, language.md §9.3), k·pos with k in
+            # 5/4 .. 3, so that queries through pos would find others; pos
+            # stays the probes' point
+            st.append((False, PT, "at", N("mul", PT, [lit_real(r, 5, 12, 4), var("pos", PT)])))
+            self.posvar = "at"
+            # the neighbour count is an output (not assigned by the update)
+            st[st.index((False, INT, "nb", st[-2][3]))] = (True, INT, "nb", st[-2][3])
         self.state = st
         self.update = self.gen_update()
         self.near_border(self.pts_node.a)
@@ -2276,7 +2286,8 @@ class Gen:
             if r.random() < 0.8:
                 body.append(("assign", n, t, self.rhs(n, t, r.randint(1, 3))))
         body.append(("opassign", "step", INT, "+=", N("lit", INT, v=("1", 1))))
-        if r.random() < 0.3:
+        # a program placed by 'at' always prints its neighbour count
+        if r.random() < 0.3 or self.posvar != "pos":
             pr = [N("lit", STR, v=('"p "', "p ")), var("id", INT), N("lit", STR, v=('" "', " ")), var("step", INT)]
             # --ext: a separator beyond ASCII (an extension; run.py counts it)
             sep = (SEP_UTF8 if r.random() < 0.5 else " ") if self.ext else " "
@@ -2284,6 +2295,8 @@ class Gen:
                 if t[0] == "ten" and len(t[1]) <= 1 or t in (INT, BOOL):
                     if r.random() < 0.6:
                         pr += [N("lit", STR, v=('"%s"' % sep, sep)), var(n, t)]
+            if self.posvar != "pos":
+                pr += [N("lit", STR, v=('"%s"' % sep, sep)), var("nb", INT)]
             pr.append(N("lit", STR, v=('"\\n"', "\n")))
             body.append(("if", N("eq", BOOL, [var("step", INT), lit_int(r, 1, 2)]), [("print", pr)], None))
         if r.random() < 0.15:
@@ -2396,7 +2409,8 @@ def program_text(g):
                                                src(body, dia)))
     L.append("strand S(%s) {" % ", ".join("%s %s" % (tyname(t, dia), n) for t, n in g.params))
     for out, t, n, e in g.state:
-        L.append("  %s%s %s = %s;" % ("output " if out else "", tyname(t, dia), n, src(e, dia)))
+        L.append("  %s%s%s %s = %s;" % ("output " if out else "", "position " if n == g.posvar != "pos" else "",
+                                         tyname(t, dia), n, src(e, dia)))
     if g.sinit:
         L.append("  initialize {")
         for s in g.sinit:
@@ -2489,7 +2503,7 @@ class Interp:
                 for other, st in self.snap:
                     if other is me:
                         continue
-                    q = st["pos"]
+                    q = st[self.g.posvar]
                     a = mypos.v if isinstance(mypos, Ten) else [mypos]
                     b = q.v if isinstance(q, Ten) else [q]
                     d2 = sum((x - y) ** 2 for x, y in zip(a, b))
@@ -2553,7 +2567,7 @@ class Interp:
                 raise Reject("does not terminate")
             alive = [s for s in self.strands if s.status in ("active", "stable")]
             self.snap = [(s, dict(s.st)) for s in alive]
-            self.snap_pos = {id(s): st["pos"] for s, st in self.snap}
+            self.snap_pos = {id(s): st[g.posvar] for s, st in self.snap}
             if g.start:
                 for s in list(self.strands):
                     if s.status == "active" and s.fresh:

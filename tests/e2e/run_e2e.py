@@ -119,7 +119,7 @@ STRAND_LAYOUTS = ["soa", "aosoa:4", "aosoa:8"]
 IMAGE_LAYOUTS = ["brick:4", "brick:8"]
 LAYOUT_SUBSET = ["probe_1d", "probe_2d", "probe_3d", "vector_3d", "inside_2d", "matrix_2d",
                  "layout_grid", "layout_collection", "life", "collatz_v1", "any_size",
-                 "image_query", "trace"]
+                 "image_query", "trace", "life_unbounded"]
 # (not eigen_field: without -ffp-contract=off the C compiler contracts the
 # Hessian's sums into fused multiply-adds differently under other layouts,
 # and its eigenvalues differ in the last bits from the default run's, as
@@ -143,7 +143,7 @@ SIMD_CFLAGS = "-O3 -march=native -ffp-contract=off"
 OMP_SUBSET = ["life", "life_seq", "primes", "collatz_v1", "probe_3d", "composite_2d",
               "layout_collection", "sequences", "print_format", "bad_input", "probe_outside",
               "sequence_index", "tensor_index_range", "image_query", "trace", "eigen_field",
-              "input_default", "compose", "kernel_input"]
+              "input_default", "compose", "kernel_input", "life_unbounded"]
 OMP_THREADS = [1, 2, 4]
 # scalar mode: vector-heavy programs built with --scalar (no vector
 # extensions) must pass their oracles too.

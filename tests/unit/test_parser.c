@@ -848,8 +848,10 @@ static void test_syntax_errors(void) {
               "t.diderot:2:32: error: syntax error: found identifier 'x', expected '('");
   CHECK_ERROR("#version 2.0\nstrand S (int i) { update { ) } }\n",
               "t.diderot:2:29: error: syntax error: found ')', expected a statement or '}'");
+  /* after a word in the state: its name, a type (the word was a qualifier,
+   * 'position' x, doc/language.md §9.3), 'output' or a sequence's '[' */
   CHECK_ERROR("#version 2.0\nstrand S (int i) { real x = 1; foo }\n",
-              "t.diderot:2:36: error: syntax error: found '}', expected identifier or '['");
+              "t.diderot:2:36: error: syntax error: found '}', expected a type, 'output' or '['");
   CHECK_ERROR("#version 2.0\nstrand S (int i) { update { x = 1; }\n",
               "t.diderot:3:1: error: syntax error: unexpected end of file, expected 'stabilize', "
               "'start', 'update', '}' or ';'");

@@ -35,10 +35,11 @@ static bool is_query(const IrInstr *in) {
   return in->kind == IR_I_OP && (in->op == IR_OP_SPHERE || in->op == IR_OP_SPHERE_AT);
 }
 
-/* The state variable `pos` that fixes the query dimension (§4.10). */
+/* The state variable that places the strands and fixes the query
+ * dimension: `pos` (§4.10) or the one declared `position` (§9.3). */
 static const IrStateVar *sphere_pos(const IrModule *m) {
   for (int i = 0; i < m->nstate; i++)
-    if (m->state[i]->name && !strcmp(m->state[i]->name, "pos")) return m->state[i];
+    if (m->state[i]->position) return m->state[i];
   return NULL;
 }
 
