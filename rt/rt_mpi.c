@@ -406,21 +406,41 @@ bool drt_mpi_image_load_file(DrtErrors *e, const DrtImageSpec *spec, const char 
   if (mpi.running || mpi.size == 1) return drt_image_load_file(e, spec, file, img);
   bool bad = mpi.rank == 0 ? drt_image_load_file(e, spec, file, img) : false;
   if (agree_rank0(e, bad)) return true;
-  /* the loaded image: its fields (pointers excepted), then its samples */
+  /* the loaded image: its fields (pointers excepted), the NRRD's axes
+   * that the image queries read (rt_image_query.c: whether a component
+   * axis leads, each spatial axis's space direction), then its samples */
   DrtImage head = *img;
   bcast_bytes(&head, sizeof head);
+  struct { unsigned comp; double dir[3][NRRD_SPACE_DIM_MAX]; } axes = {0, {{0}}};
+  if (mpi.rank == 0) {
+    axes.comp = img->nrrd->dim - img->dim;
+    for (unsigned a = 0; a < img->dim; a++)
+      for (unsigned r = 0; r < img->dim; r++)
+        axes.dir[a][r] = img->nrrd->axis[axes.comp + a].spaceDirection[r];
+  }
+  bcast_bytes(&axes, sizeof axes);
   size_t bytes = head.nelems * nrrdTypeSize[head.type];
   if (mpi.rank != 0) {
+    /* a NRRD of the samples, as rank 0's (the queries and drt_image_free
+     * read it; nrrdNuke frees the samples) */
     void *data = malloc(bytes ? bytes : 1);
-    if (!data) {
+    Nrrd *n = data ? nrrdNew() : NULL;
+    size_t sz[4];
+    unsigned nd = 0;
+    if (axes.comp) sz[nd++] = head.ncomp;
+    for (unsigned a = 0; a < head.dim; a++) sz[nd++] = (size_t)head.size[a];
+    if (!n || nrrdWrap_nva(n, data, head.type, nd, sz) != 0) {
       fprintf(stderr, "diderot: error: rank %d: out of memory for %s (%zu bytes)\n", mpi.rank,
               spec->what ? spec->what : "an image", bytes);
       MPI_Abort(mpi.comm, 1);
     }
+    n->spaceDim = head.dim;
+    for (unsigned a = 0; a < head.dim; a++)
+      for (unsigned r = 0; r < head.dim; r++) n->axis[axes.comp + a].spaceDirection[r] = axes.dir[a][r];
     *img = head;
-    img->nrrd = NULL;
+    img->nrrd = n;
+    img->data = data;
     img->layout_data = NULL;
-    drt_image_adopt_data(img, data); /* drt_image_free frees it */
   }
   bcast_bytes((void *)img->data, bytes);
   return false;

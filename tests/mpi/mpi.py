@@ -42,6 +42,8 @@ collect() returns (name, fn) pairs; fn() returns (status, details).
                    --target=mpi under mpirun at each R: the checks pass and
                    every file written is byte-identical to the sequential
                    run's; only with DIDEROT_MPI_FULL=1 (make check-mpi);
+  mpi/queries      tests/mpi/queries.diderot: image queries of a broadcast
+                   image give every rank the same globals and world;
   mpi/library      a --target=mpi library and a host program of ours
                    (lib_host.c, mpicc): every rank holds every strand's
                    result, the closed form of rebalance.diderot; a second
@@ -624,6 +626,7 @@ EXAMPLES = [
     ("dvr", "examples/paraview/dvr.diderot", ["-vol", "DATA/blobs.nrrd", "-o", "gray.nrrd"]),
     ("isoparticles", "examples/paraview/isoparticles.diderot",
      ["-vol", "DATA/blobs.nrrd", "-o-pos", "pos.nrrd", "-o-normal", "normal.nrrd"]),
+    ("life", "examples/life/life.diderot", ["-init", "DATA/gosperglidergun.nrrd", "-gens", "30"]),
 ]
 
 
@@ -762,6 +765,53 @@ def t_library(builddir, diderotc):
     shutil.rmtree(work, ignore_errors=True)
 
 
+def t_queries(builddir, diderotc):
+    """tests/mpi/queries.diderot: world_min/world_max/sample_min/sample_max
+    of an image that rank 0 read and broadcast (a 5x4 float image with
+    oblique space directions) give every rank the same globals, and so the
+    same number of strands: outputs byte-identical to --target=seq at every
+    R, and the values are the closed form (x from 2.25 to 9, y from -1 to 7:
+    6 + 8 strands; samples from -3 to 7). Before the broadcast carried the
+    image's axes, the other ranks' queries were NaN and the ranks' worlds
+    differed (MPI_ERR_TRUNCATE, or a hang)."""
+    work = fresh(builddir, "queries")
+    require_mpi(diderotc, builddir, work)
+    env = mpi_env(builddir)
+    vals = [(k * 7) % 11 - 3 for k in range(20)]
+    with open(os.path.join(work, "img.nrrd"), "w") as f:
+        f.write("NRRD0004\ntype: float\ndimension: 2\nspace dimension: 2\nsizes: 5 4\n"
+                "space directions: (1.5,0.5) (-0.25,2)\nspace origin: (3,-1)\nencoding: ascii\n\n%s\n"
+                % " ".join(str(v) for v in vals))
+    src = os.path.join(SRCDIR, "tests", "mpi", "queries.diderot")
+    seq, par = os.path.join(work, "seq"), os.path.join(work, "mpi")
+    for exe, flags in ((seq, []), (par, ["--target=mpi"])):
+        why = build(diderotc, src, exe, flags, env, work)
+        if why:
+            raise Failure("%s build failed: %s" % (" ".join(flags) or "seq", why.strip()))
+    args = ["-img", "img.nrrd"]
+    spread = dict(env, DIDEROT_SCHED_CHUNK=str(SPREAD_CHUNK))
+    rc, out, err = run([seq] + args, work, spread)
+    want = (rc, out, outputs(work))
+    if rc != 0:
+        raise Failure("the sequential run failed: %r" % err)
+    q = nrrd.read(os.path.join(work, "q.nrrd"))
+    expect = [[2.25 + i, 7.0, -3.0, 7.0] for i in range(14)]
+    got_q = [list(q.data[4 * i:4 * i + 4]) for i in range(len(q.data) // 4)]
+    if got_q != expect:
+        raise Failure("q.nrrd is %r, expected %r" % (got_q, expect))
+    problems = []
+    for np in ranks():
+        clear_outputs(work, keep=("img.nrrd",))
+        rc, out, err = mpirun(np, par, args, work, spread)
+        if (rc, out, outputs(work)) != want:
+            problems.append("-np %d: exit status %d, outputs %s --target=seq's: %s" % (
+                np, rc, "equal to" if outputs(work) == want[2] else "differ from",
+                err.decode("utf-8", "replace")[-300:]))
+    if problems:
+        raise Failure("; ".join(problems) + " (work directory %s)" % work)
+    shutil.rmtree(work, ignore_errors=True)
+
+
 def t_conformance(builddir, diderotc):
     """tests/mpi/conformance.py: the conformance corpus's scripts with every
     --exec build for --target=mpi under mpirun, at each R of
@@ -799,6 +849,7 @@ def collect(srcdir, builddir, diderotc):
              ("mpi/fault/SIGINT", lambda b, d: t_fault_signal(b, d, signal.SIGINT)),
              ("mpi/fault/SIGTERM", lambda b, d: t_fault_signal(b, d, signal.SIGTERM)),
              ("mpi/library", t_library), ("mpi/conformance", t_conformance),
+             ("mpi/queries", t_queries),
              ("mpi/new", t_new),
              ("mpi/rebalance", t_rebalance)]
     for name, src, args in EXAMPLES:
