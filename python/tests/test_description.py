@@ -148,3 +148,20 @@ def test_fuzz_harness(diderotc, cache, tmp_path):
     assert p.returncode == 0, out[-4000:]
     assert "stat::number_of_executed_units: 300" in out and ", 0 findings" in out, out[-2000:]
     assert "regressions replayed" in out and not out.startswith("fuzz_json: 0 regressions"), out[:500]
+
+
+def test_descriptions_beyond_ascii(compile):
+    """An input's description with UTF-8 (an extension), a quote, a
+    backslash and a tab: diderotc --json writes them as JSON (it wrote C's
+    octal escapes, which no JSON reader takes, and the package refused its
+    own cache entry), and the package reads them back as written."""
+    desc = 'Größe \\"σ\\" \\\\ und\\tTab'  # as written in the Diderot literal
+    src = ("#version 2.0\ninput real s (\"%s\") = 1.0;\n"
+           "strand S (int i) { output real y = s; update { stabilize; } }\n"
+           "create_array { S(i) | i in 0..1 };\n" % desc)
+    p = compile(src)
+    assert p.input_descriptions["s"] == 'Größe "σ" \\ und\tTab'
+    with open(os.path.join(p.directory, "prog.json"), "rb") as f:
+        raw = f.read()
+    assert json.loads(raw.decode("utf-8"))["inputs"][0]["description"] == p.input_descriptions["s"]
+    assert list(p.run(s=2.5).y) == [2.5, 2.5]

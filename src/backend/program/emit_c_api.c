@@ -275,6 +275,23 @@ bool emit_c_header(Arena *a, IrModule *m, const EmitOptions *opt, const char **o
   return !e.failed;
 }
 
+/* s as a JSON string: '"' and '\\' escaped, control characters as
+ * \\u00XX, other bytes as they are (a description or a choice may hold
+ * UTF-8, an extension; C's octal escapes, which emit_string_lit writes, are
+ * not JSON). */
+static const char *json_lit(Arena *a, const char *s) {
+  EmitBuf b;
+  emit_buf_init(&b, a);
+  emit_buf_puts(&b, "\"");
+  for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
+    if (*p == '"' || *p == '\\') emit_buf_printf(&b, "\\%c", *p);
+    else if (*p < 0x20 || *p == 0x7f) emit_buf_printf(&b, "\\u%04x", *p);
+    else emit_buf_printf(&b, "%c", *p);
+  }
+  emit_buf_puts(&b, "\"");
+  return emit_buf_str(&b);
+}
+
 bool emit_c_json(Arena *a, IrModule *m, const EmitOptions *opt, const char **out_text) {
   EmitCtx e;
   emit_ctx_init(&e, a, m, opt); /* declarations only */
@@ -285,10 +302,10 @@ bool emit_c_json(Arena *a, IrModule *m, const EmitOptions *opt, const char **out
   OUT("{\n  \"program\": %s,\n  \"source-file\": %s,\n  \"version\": \"%s\",\n"
       "  \"real-type\": \"%s\",\n  \"int-type\": \"%s\",\n  \"target\": \"%s\",\n"
       "  \"namespace\": %s,\n  \"inputs\": [",
-      emit_string_lit(&e, opt->name ? opt->name : "program"),
-      emit_string_lit(&e, opt->source ? opt->source : ""), "1", opt->double_real ? "double" : "float",
+      json_lit(a, opt->name ? opt->name : "program"),
+      json_lit(a, opt->source ? opt->source : ""), "1", opt->double_real ? "double" : "float",
       opt->long_int ? "int64_t" : "int32_t", opt->target == EMIT_TARGET_OMP ? "parallel" : opt->target == EMIT_TARGET_CUDA ? "cuda" : "sequential",
-      emit_string_lit(&e, N));
+      json_lit(a, N));
   int k = 0;
   for (int i = 0; i < m->nglobals; i++) {
     IrGlobal *g = m->globals[i];
@@ -298,19 +315,19 @@ bool emit_c_json(Arena *a, IrModule *m, const EmitOptions *opt, const char **out
     const char *gn = emit_mangle(&e, "", g->name);
     OUT("%s\n    {\"name\": %s, \"type\": %s, \"description\": %s, \"has-default\": %s,\n"
         "     \"setter\": \"%s_input_set_%s\"%s%s",
-        k++ ? "," : "", emit_string_lit(&e, g->name), emit_string_lit(&e, ty),
-        g->desc ? emit_string_lit(&e, g->desc) : "null", g->has_default ? "true" : "false", N, gn,
+        k++ ? "," : "", json_lit(a, g->name), json_lit(a, ty),
+        g->desc ? json_lit(a, g->desc) : "null", g->has_default ? "true" : "false", N, gn,
         g->has_default && g->ty->kind != IR_TY_IMAGE && !is_dynseq(g->ty)
             ? arena_printf(a, ", \"getter\": \"%s_input_get_%s\"", N, gn)
             : "",
         /* a default the program computes when the strands are created
          * (the getter has it only then): its source */
         g->default_text
-            ? arena_printf(a, ",\n     \"computed-default\": %s", emit_string_lit(&e, g->default_text))
+            ? arena_printf(a, ",\n     \"computed-default\": %s", json_lit(a, g->default_text))
             : "");
     if (g->nchoices) { /* a run-time choice: the int is the index of a name */
-      OUT(",\n     \"choice-kind\": %s, \"choices\": [", emit_string_lit(&e, g->choice_kind));
-      for (int c = 0; c < g->nchoices; c++) OUT("%s%s", c ? ", " : "", emit_string_lit(&e, g->choices[c]));
+      OUT(",\n     \"choice-kind\": %s, \"choices\": [", json_lit(a, g->choice_kind));
+      for (int c = 0; c < g->nchoices; c++) OUT("%s%s", c ? ", " : "", json_lit(a, g->choices[c]));
       OUT("]");
     }
     OUT("}");
@@ -323,7 +340,7 @@ bool emit_c_json(Arena *a, IrModule *m, const EmitOptions *opt, const char **out
     char ty[128];
     ir_type_snprint(ty, sizeof ty, s->ty);
     OUT("%s\n    {\"name\": %s, \"type\": %s, \"getter\": \"%s_output_get_%s\"}", k++ ? "," : "",
-        emit_string_lit(&e, s->name), emit_string_lit(&e, ty), N, emit_mangle(&e, "", s->name));
+        json_lit(a, s->name), json_lit(a, ty), N, emit_mangle(&e, "", s->name));
   }
   OUT("\n  ],\n  \"runtime\": [\n");
   EmitBuf api;
@@ -336,7 +353,7 @@ bool emit_c_json(Arena *a, IrModule *m, const EmitOptions *opt, const char **out
     const char *nl = strchr(p, '\n');
     size_t len = nl ? (size_t)(nl - p) : strlen(p);
     if (len && strncmp(p, "/*", 2) != 0) { /* declarations only, not the header's comments */
-      OUT("%s    %s", first ? "" : ",\n", emit_string_lit(&e, arena_strndup(a, p, len)));
+      OUT("%s    %s", first ? "" : ",\n", json_lit(a, arena_strndup(a, p, len)));
       first = false;
     }
     p = nl ? nl + 1 : NULL;
