@@ -328,6 +328,7 @@ class Runner:
         a message saying why it cannot be loaded (a broken oracle is a
         failure, not a crash)."""
         oracle = path[:-len(".diderot")] + ".py"
+        self.nrrd_module()  # tests/oracle on the path: oracles import its modules
         # every mode of a program reads the same oracle, and some compute
         # their expected values when loaded (seconds, for large cases)
         with self._lock:

@@ -3,6 +3,7 @@
 print writes (ints in decimal, booleans true/false, tensors [a,b] with
 reals in %.9g, which prints 12.0 as 12)."""
 
+from textcheck import text_check  # tests/oracle (on the oracles' path)
 
 def expected_text(G, M):
     strands = [{"id": i, "g": 0, "age": 0, "st": "active", "fresh": True} for i in range(1, M + 1)]
@@ -41,15 +42,7 @@ def expected_text(G, M):
 def case(G, M):
     text, out = expected_text(G, M)
 
-    def check(got):
-        if got == text:
-            return []
-        g, w = got.splitlines(), text.splitlines()
-        for n, (a, b) in enumerate(zip(g, w)):
-            if a != b:
-                return ["line %d: %r, expected %r" % (n + 1, a, b)]
-        return ["%d lines, expected %d" % (len(g), len(w))]
-    return {"<stdout>": check, "out.nrrd": (out, None, "sorted")}
+    return {"<stdout>": text_check(text), "out.nrrd": (out, None, "sorted")}
 
 
 CASES = [([], case(2, 3)), (["-G", "3", "-M", "5"], case(3, 5))]

@@ -3,6 +3,7 @@
 calling the map once per member of the set in strand order (§10.4); prints
 as §7.2 says (ints in decimal, reals in %.9g, which prints 2.0 as 2)."""
 
+from textcheck import text_check  # tests/oracle (on the oracles' path)
 
 def g(x):
     return "%.9g" % x
@@ -33,15 +34,7 @@ def expected(N):
         lines.append("end %d t=%s m=%s n=%d" % (steps, g(t), g(m), len(ys)))
     text = "".join(l + "\n" for l in lines)
 
-    def check(got):
-        if got == text:
-            return []
-        a, b = got.splitlines(), text.splitlines()
-        for n, (x, w) in enumerate(zip(a, b)):
-            if x != w:
-                return ["line %d: %r, expected %r" % (n + 1, x, w)]
-        return ["%d lines, expected %d" % (len(a), len(b))]
-    return {"<stdout>": check, "y.nrrd": ([s["y"] for s in strands], [N])}
+    return {"<stdout>": text_check(text), "y.nrrd": ([s["y"] for s in strands], [N])}
 
 
 CASES = [([], expected(4)), (["-N", "7"], expected(7)), (["-N", "1"], expected(1))]

@@ -5,6 +5,8 @@ next step), then the global update; strand-set comprehensions list the
 strands in creation order (doc/differences.md, Q15). Prints as §7.2 says:
 strings verbatim, a sequence as {a,b}."""
 
+from textcheck import text_check  # tests/oracle (on the oracles' path)
+
 NAMES = ["ant", "bee", "cat", "dog", "elk"]
 
 
@@ -48,15 +50,7 @@ def expected(N):
     text = "".join(l + "\n" for l in lines)
     ids = [s["i"] for s in strands if s["st"] == "stable"]
 
-    def check(got):
-        if got == text:
-            return []
-        g, w = got.splitlines(), text.splitlines()
-        for n, (a, b) in enumerate(zip(g, w)):
-            if a != b:
-                return ["line %d: %r, expected %r" % (n + 1, a, b)]
-        return ["%d lines, expected %d" % (len(g), len(w))]
-    return {"<stdout>": check, "id.nrrd": (ids, [len(ids)])}
+    return {"<stdout>": text_check(text), "id.nrrd": (ids, [len(ids)])}
 
 
 CASES = [

@@ -3,6 +3,8 @@
 §7.2 says (strings verbatim, ints in decimal, booleans true/false, a
 sequence as {a,b}); string == and != compare the text (§5.3)."""
 
+from textcheck import text_check  # tests/oracle (on the oracles' path)
+
 NAMES = ["zero", "one", "two", "three"]
 
 
@@ -45,15 +47,7 @@ def expected(mode, N):
     text = "".join(l + "\n" for l in lines)
     hits = [s["hits"] for s in strands if s["st"] == "stable"]
 
-    def check(got):
-        if got == text:
-            return []
-        g, w = got.splitlines(), text.splitlines()
-        for n, (a, b) in enumerate(zip(g, w)):
-            if a != b:
-                return ["line %d: %r, expected %r" % (n + 1, a, b)]
-        return ["%d lines, expected %d" % (len(g), len(w))]
-    return {"<stdout>": check, "hits.nrrd": (hits, [len(hits)])}
+    return {"<stdout>": text_check(text), "hits.nrrd": (hits, [len(hits)])}
 
 
 CASES = [
