@@ -21,22 +21,14 @@ wrote the same outputs as its fixed twin (max abs difference, 0 expected).
 import os
 import re
 import statistics
-import struct
 import subprocess
 import sys
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 
 
-def sh(argv, env=None, cwd=None):
-    return subprocess.run(argv, env=env, cwd=cwd, check=True, capture_output=True,
-                          text=True).stdout
-
-
-def floats(path):
-    blob = open(path, "rb").read()
-    data = blob[blob.index(b"\n\n") + 2:]
-    return struct.unpack("<%df" % (len(data) // 4), data)
+sys.path.insert(0, HERE)
+from ab import floats, sh  # noqa: E402  (the probe benchmark's helpers)
 
 
 VARIANTS = {
