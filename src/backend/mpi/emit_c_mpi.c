@@ -37,7 +37,7 @@ static const char *mpi_run_call(EmitCtx *e, const char *wrld, const char *limit)
   /* the print file: rank 0 writes strand code's prints there (rt_mpi_print.c);
    * the state's sequences, packed where strands go to other ranks */
   return arena_printf(e->a, "drt_mpi_world_run(%s->rt, %s, %s->print, %s)", wrld, limit, wrld,
-                      mpi_has_seq_state(e) ? "d_seq_pack, d_seq_unpack" : "NULL, NULL");
+                      mpi_has_pointer_state(e) ? "d_seq_pack, d_seq_unpack" : "NULL, NULL");
 }
 
 static void mpi_main(EmitCtx *e, EmitBuf *out) {

@@ -18,7 +18,7 @@
 
 #define OUT(...) emit_buf_printf(out, __VA_ARGS__)
 
-bool mpi_has_seq_state(EmitCtx *e) {
+bool mpi_has_pointer_state(EmitCtx *e) {
   for (int i = 0; i < e->m->nstate; i++)
     if (mpi_type_has_pointer(e->m->state[i]->ty)) return true;
   return false;
@@ -75,7 +75,7 @@ static void codec_value(EmitCtx *e, EmitBuf *out, bool pack, const IrType *t, co
 
 void emit_mpi_seq_codec(EmitCtx *e, EmitBuf *out) {
   IrModule *m = e->m;
-  if (!mpi_has_seq_state(e)) return;
+  if (!mpi_has_pointer_state(e)) return;
   OUT("/* --target=mpi: what a packed record's sequences and strings point\n"
       " * at, to and from another rank (rt/rt_distrib_seq.c); out NULL: only\n"
       " * their bytes */\n"

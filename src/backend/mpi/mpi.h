@@ -27,7 +27,7 @@ bool mpi_type_has_pointer(const IrType *t);
  * (emit_mpi_seq.c); then emit_mpi_seq_codec prints d_seq_pack
  * and d_seq_unpack (rt/diderot_world.h DrtSeqPack, DrtSeqUnpack), which
  * the run call gives the runtime. */
-bool mpi_has_seq_state(EmitCtx *e);
+bool mpi_has_pointer_state(EmitCtx *e);
 void emit_mpi_seq_codec(EmitCtx *e, EmitBuf *out);
 
 #endif
