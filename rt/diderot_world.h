@@ -287,6 +287,12 @@ typedef struct DrtDistrib {
    * texts that the step's start, update and stabilize methods (or the
    * reduction's map) printed go out in strand order (rt_mpi_print.c). */
   void (*prints)(void *ctx);
+  /* Optional (NULL: each process acts on its own signals). A collective
+   * at the end of every step, before anything else: given the SIGINT or
+   * SIGTERM this process caught (0: none), the one to act on, the same on
+   * every process (the largest caught anywhere), so that every process
+   * stops after the same step (rt_exec.c). */
+  int (*stop)(void *ctx, int sig);
 } DrtDistrib;
 
 /* A distributed world whose strand state holds dynamic sequences

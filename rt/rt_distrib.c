@@ -152,6 +152,7 @@ static bool drt_distrib_new(DrtWorld *w, uint32_t nchunks) {
 
 bool drt_distrib_step(DrtWorld *w, uint32_t nchunks, bool failed) {
   const DrtDistrib *d = w->dist;
+  if (d->stop) drt_interrupt_agreed(d->stop(d->ctx, drt_interrupt_caught()));
   if (d->prints) d->prints(d->ctx); /* the step's prints, even from a failed step */
   if (d->agree(d->ctx, &w->err, failed)) return true;
   if (!nchunks) return false;

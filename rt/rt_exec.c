@@ -16,6 +16,14 @@
  * so even then none is left half-written. A signal that the parent made
  * the process ignore (nohup, a background job) stays ignored.
  *
+ * Ranks. In a --target=mpi job (drt_exec_agree_interrupts) the signal
+ * reaches the ranks at different moments, and a rank that stopped alone
+ * would leave the others waiting in a collective. So there a caught
+ * signal is acted on only once the ranks agreed on it, at the end of a
+ * super-step (DrtDistrib.stop): every rank stops after the same step,
+ * drt_interrupted answers the agreed signal, and strand creation runs to
+ * its end.
+ *
  * Creation. A refused grid or strand ends the generated create function
  * at once (emit_c_program.c's guards around it): an executable reports the
  * error and exits with status 1 before anything is written, a library
@@ -29,6 +37,8 @@
 
 static const char *exec_prog;         /* NULL: a library */
 static volatile sig_atomic_t caught;  /* the first SIGINT/SIGTERM, or 0 */
+static bool agreeing;                 /* a rank: only agreed signals count */
+static int agreed;                    /* the first signal the ranks agreed on, or 0 */
 
 static void on_signal(int sig) {
   /* SA_RESETHAND: a second one of the same kind takes its default action */
@@ -38,7 +48,7 @@ static void on_signal(int sig) {
 /* At exit, after an interrupt: end by the signal (stdio flushed first,
  * as exit would). */
 static void exit_by_signal(void) {
-  int sig = caught;
+  int sig = caught ? caught : agreed;
   if (!sig) return;
   fflush(NULL);
   signal(sig, SIG_DFL);
@@ -72,14 +82,22 @@ void drt_exec_begin(const char *prog) {
 
 const char *drt_exec_prog(void) { return exec_prog; }
 
-int drt_interrupted(void) { return caught; }
+int drt_interrupted(void) { return agreeing ? agreed : caught; }
+
+void drt_exec_agree_interrupts(void) { agreeing = true; }
+
+int drt_interrupt_caught(void) { return caught; }
+
+void drt_interrupt_agreed(int sig) {
+  if (sig && !agreed) agreed = sig;
+}
 
 const char *drt_signal_name(int sig) {
   return sig == SIGINT ? "SIGINT" : sig == SIGTERM ? "SIGTERM" : "a signal";
 }
 
 bool drt_interrupt_stop(DrtErrors *e, bool *told, uint32_t step) {
-  int sig = caught;
+  int sig = drt_interrupted();
   if (!sig) return false;
   if (!*told && step == UINT32_MAX)
     drt_error(e, "stopped by %s while creating strands", drt_signal_name(sig));

@@ -195,6 +195,12 @@ void drt_seqheap_sweep(DrtSeqHeap *h);
 void drt_exec_begin(const char *prog);
 const char *drt_exec_prog(void);
 int drt_interrupted(void);
+/* A rank of an MPI job: drt_interrupted answers only what
+ * drt_interrupt_agreed was told (the signal every rank agreed on at the
+ * end of a step, from each one's drt_interrupt_caught). */
+void drt_exec_agree_interrupts(void);
+int drt_interrupt_caught(void);
+void drt_interrupt_agreed(int sig);
 const char *drt_signal_name(int sig);
 /* After an interrupt: true, and (unless *told) the message "stopped by
  * SIGINT after step N; ..." (step UINT32_MAX: while creating strands). */

@@ -27,6 +27,7 @@
 #include <teem/nrrd.h>
 
 #include "diderot_mpi.h"
+#include "rt_internal.h"
 
 static struct {
   MPI_Comm comm;
@@ -357,6 +358,14 @@ bool drt_mpi_attach(DrtErrors *e, MPI_Comm comm, DrtMpiPlacement placement, doub
   return false;
 }
 
+/* The signal every rank acts on: the largest any rank caught. */
+static int mpi_stop(void *ctx, int sig) {
+  (void)ctx;
+  int all = sig;
+  MPI_Allreduce(&sig, &all, 1, MPI_INT, MPI_MAX, mpi.comm);
+  return all;
+}
+
 /* The step's prints of strand code, from every rank, written by rank 0. */
 static void mpi_prints(void *ctx) {
   (void)ctx;
@@ -385,7 +394,8 @@ uint32_t drt_mpi_world_run(DrtWorld *w, uint32_t max_steps, FILE *print, DrtSeqP
    * count each chunk's active strands after every step */
   bool moves = mpi.size > 1 && mpi.rebalance > 0;
   mpi.dist = (DrtDistrib){NULL, mpi_owns, mpi_share, mpi_share_var, mpi_agree,
-                          moves ? mpi_rebalance : NULL, moves ? mpi_move : NULL, mpi_prints};
+                          moves ? mpi_rebalance : NULL, moves ? mpi_move : NULL, mpi_prints,
+                          mpi_stop};
   mpi.print = print;
   drt_world_set_seq_codec(w, pack, unpack);
   mpi.map_n = 0; /* a run starts from the placement */
@@ -558,6 +568,7 @@ int drt_mpi_main(int argc, char **argv, int (*body)(int argc, const char **argv)
   int n = 0;
   const char **av = bcast_argv(argc, argv, &n);
   if (mpi.rank != 0) quiet_rank();
+  drt_exec_agree_interrupts(); /* a signal stops every rank after one step */
   int status = body(n, av);
   free((void *)av[0]);
   free(av);

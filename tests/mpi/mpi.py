@@ -34,6 +34,8 @@ collect() returns (name, fn) pairs; fn() returns (status, details).
                    written and an old output left as it was, within TIMEOUT;
                    SIGINT or SIGTERM to mpirun during a run that never ends:
                    the job ends with one "stopped by" message, no output;
+                   the same with SIGTERM to rank 1's process alone (every
+                   rank stops after the same step: DrtDistrib.stop);
   mpi/examples/NAME  the nine examples (scripts/run-examples.sh's recipes)
                    against --target=seq, byte for byte; only with
                    DIDEROT_MPI_FULL=1 (make check-mpi), skipped otherwise;
@@ -491,11 +493,32 @@ create_array { S(i) | i in 0..N-1 };
 """
 
 
-def t_fault_signal(builddir, diderotc, sig):
-    """A signal to mpirun while the ranks run (super-steps that never end):
-    the job ends within TIMEOUT, exit status != 0, one "stopped by"
-    message, no output."""
-    work = fresh(builddir, "fault-signal-%d" % sig)
+def rank_pid(mpirun_pid, exe, rank):
+    """The process id of rank `rank` among mpirun's children running exe
+    (from /proc: OMPI_COMM_WORLD_RANK in its environment), or None."""
+    for d in os.listdir("/proc"):
+        if not d.isdigit():
+            continue
+        try:
+            with open("/proc/%s/stat" % d) as f:
+                ppid = int(f.read().rsplit(")", 1)[1].split()[1])
+            if ppid != mpirun_pid or os.path.realpath("/proc/%s/exe" % d) != os.path.realpath(exe):
+                continue
+            with open("/proc/%s/environ" % d, "rb") as f:
+                env = f.read().split(b"\0")
+        except (OSError, ValueError, IndexError):
+            continue
+        if ("OMPI_COMM_WORLD_RANK=%d" % rank).encode() in env:
+            return int(d)
+    return None
+
+
+def t_fault_signal(builddir, diderotc, sig, rank=None):
+    """A signal to mpirun while the ranks run (super-steps that never end),
+    or (rank R) to that rank's process alone, which the others must not
+    wait for: the job ends within TIMEOUT, exit status != 0, one "stopped
+    by" message, no output."""
+    work = fresh(builddir, "fault-signal-%d%s" % (sig, "" if rank is None else "-rank%d" % rank))
     require_mpi(diderotc, builddir, work)
     with open(os.path.join(work, "forever.diderot"), "w") as f:
         f.write(FOREVER)
@@ -525,7 +548,15 @@ def t_fault_signal(builddir, diderotc, sig):
     if first != b"running\n":
         p.communicate()
         raise Failure("the run ended before the signal: status %s, first line %r" % (p.returncode, first))
-    p.send_signal(sig)
+    if rank is None:
+        p.send_signal(sig)
+    else:
+        pid = rank_pid(p.pid, exe, rank)
+        if pid is None:
+            os.killpg(p.pid, signal.SIGKILL)
+            p.communicate()
+            raise Failure("no process of rank %d among mpirun's children" % rank)
+        os.kill(pid, sig)
     try:
         out, err = p.communicate(timeout=TIMEOUT)
     except subprocess.TimeoutExpired:
@@ -848,6 +879,7 @@ def collect(srcdir, builddir, diderotc):
              ("mpi/fault/missing-file", t_fault_file), ("mpi/fault/bad-option", t_fault_option),
              ("mpi/fault/SIGINT", lambda b, d: t_fault_signal(b, d, signal.SIGINT)),
              ("mpi/fault/SIGTERM", lambda b, d: t_fault_signal(b, d, signal.SIGTERM)),
+             ("mpi/fault/SIGTERM-rank1", lambda b, d: t_fault_signal(b, d, signal.SIGTERM, 1)),
              ("mpi/library", t_library), ("mpi/conformance", t_conformance),
              ("mpi/queries", t_queries),
              ("mpi/new", t_new),

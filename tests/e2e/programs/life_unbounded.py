@@ -9,7 +9,7 @@ the collection's output is compared as a set (no duplicates)."""
 import os
 
 import nrrd
-from life import life_steps  # tests/oracle
+from conway import life_steps  # tests/oracle
 from e2elib import HERE
 
 VARIANTS = ["float", "double"]

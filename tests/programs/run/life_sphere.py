@@ -3,7 +3,7 @@ as a set of live (x, y) cells, from the same seed formula; the program's
 collection output (the stable strands) must be exactly that set after
 `gens` generations, every cell once."""
 
-from life import life_steps  # tests/oracle
+from conway import life_steps  # tests/oracle
 
 
 

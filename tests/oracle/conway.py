@@ -1,4 +1,4 @@
-"""life.py -- Conway's Game of Life on an unbounded board, for the oracles
+"""conway.py -- Conway's Game of Life on an unbounded board, for the oracles
 of programs that play it (tests/programs/run/life_sphere.py,
 tests/e2e/programs/life_unbounded.py): cells are (x, y) pairs; a live cell
 with 2 or 3 live neighbours lives, a dead one with 3 is born."""
