@@ -411,7 +411,11 @@ void parser_v1_check_input_init(Decl *d) {
  * other, from its current configuration? Replays lemon's reductions and
  * shifts with the popped part of the stack kept apart, without touching
  * the parser. */
-static bool parser_would_shift_seq(const ParserTables *t, void *p, const int *la, int n) {
+/* Whether lemon would take the tokens la[0..n-1] from here; *kept (if
+ * not NULL) is then how many entries at the bottom of the stack taking
+ * them leaves as they are. */
+static bool parser_would_shift_kept(const ParserTables *t, void *p, const int *la, int n,
+                                    int *kept) {
   int pushed[PARSER_SIM_MAX];
   int npushed = 0, popped = 0, depth = t->depth(p);
   for (int i = 0; i < n; i++) {
@@ -444,7 +448,12 @@ static bool parser_would_shift_seq(const ParserTables *t, void *p, const int *la
       if (act <= t->max_shift_reduce) break;          /* the token is in */
     }
   }
+  if (kept) *kept = depth + 1 - popped;
   return true;
+}
+
+static bool parser_would_shift_seq(const ParserTables *t, void *p, const int *la, int n) {
+  return parser_would_shift_kept(t, p, la, n, NULL);
 }
 
 static bool parser_would_shift(const ParserTables *t, void *p, int la) {
@@ -560,6 +569,8 @@ typedef struct Driver {
   void *snap;     /* saved stack entries (malloc'd) */
   size_t snap_cap;
   int snap_n;     /* entries saved; 0 = no usable boundary */
+  int filled;     /* entries in snap (snap_n or, past the boundary's block, more) */
+  int same;       /* the first `same` of them are the stack's */
   int depth;      /* brace depth since the boundary */
   int good;       /* tokens accepted since the last error */
   int errs_mark;  /* error count at the last boundary, report or resync */
@@ -589,9 +600,23 @@ static void parser_boundary(Driver *D, TokenKind k) {
     D->snap = q;
     D->snap_cap = cap;
   }
-  memcpy(D->snap, t->stack_base(D->p), n * t->entry_size);
-  D->snap_n = (int)n;
+  /* only what changed since the last copy: the whole stack at every
+   * boundary would be quadratic in the nesting depth */
+  size_t same = (size_t)(D->same < D->filled ? D->same : D->filled);
+  if (same > n) same = n;
+  memcpy((char *)D->snap + same * t->entry_size, (char *)t->stack_base(D->p) + same * t->entry_size,
+         (n - same) * t->entry_size);
+  D->snap_n = D->filled = D->same = (int)n;
   D->depth = 0;
+}
+
+/* Give lemon one token, keeping count of the entries of the saved stack
+ * that stay the stack's (parser_boundary copies only the rest). */
+static void parser_feed(Driver *D, int kind, Token tok) {
+  int kept = 0;
+  if (!parser_would_shift_kept(D->t, D->p, &kind, 1, &kept)) kept = 0;
+  if (kept < D->same) D->same = kept;
+  D->t->parse(D->p, kind, tok, D->st);
 }
 
 /* Every reserved word with its token, for "did you mean" on a misspelled
@@ -674,7 +699,7 @@ static bool parser_missing_semi(Driver *D, const Token *tok) {
   semi.kind = TOK_SEMI;
   semi.span = at;
   semi.text = NULL;
-  D->t->parse(D->p, TOK_SEMI, semi, st);
+  parser_feed(D, TOK_SEMI, semi);
   if (st->lemon_failed || st->too_deep) return false;
   D->good = 0;
   parser_boundary(D, TOK_SEMI);
@@ -728,12 +753,13 @@ static void parser_token(Driver *D, const Token *tok, bool resumed) {
     }
     memcpy(t->stack_base(D->p), D->snap, (size_t)D->snap_n * t->entry_size);
     t->set_depth(D->p, D->snap_n - 1);
+    D->same = D->snap_n;
     D->good = 0;
     D->syncing = true;
     if (parser_skip(D, tok)) parser_token(D, tok, true); /* a '}' closing the block */
     return;
   }
-  t->parse(D->p, (int)tok->kind, *tok, D->st);
+  parser_feed(D, (int)tok->kind, *tok);
   if (D->st->too_deep) diag_report(D->st->diag, ERR_NESTING_TOO_DEEP, tok->span);
   if (D->st->lemon_failed || D->st->too_deep) {
     D->stopped = true;

@@ -926,6 +926,21 @@ static void test_syntax_errors(void) {
                "operator or ';'\n"
                "t.diderot:4:9: error: syntax error: found integer literal '1', expected an "
                "operator or ';'\n");
+  /* recovery after blocks were closed and opened since the last full copy
+   * of the stack (parser_boundary copies only what changed) */
+  CHECK_ERRORS("#version 2.0\nstrand S (int i) {\n  update {\n"
+               "    if (a) { if (b) { x = 1; } y = 2; }\n    z = 1 1;\n"
+               "    if (c) { w = 2; }\n    v = 2 2;\n"
+               "    if (a) { if (b) { if (c) { x = 1; } y = 1 1; } q = 3 3; }\n  }\n}\n"
+               "create_array { S(i) | i in 0 .. 1 };\n",
+               "t.diderot:5:11: error: syntax error: found integer literal '1', expected an "
+               "operator or ';'\n"
+               "t.diderot:7:11: error: syntax error: found integer literal '2', expected an "
+               "operator or ';'\n"
+               "t.diderot:8:47: error: syntax error: found integer literal '1', expected an "
+               "operator or ';'\n"
+               "t.diderot:8:58: error: syntax error: found integer literal '3', expected an "
+               "operator or ';'\n");
   /* ... but a lexical error in an earlier statement does not hide one */
   r = parse_src("#version 2.0\nstring s = \"\\q\";\nreal y = 1 2;\n");
   CHECK(r.p == NULL && r.errors == 2 && r.msgs &&
