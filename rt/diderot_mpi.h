@@ -62,6 +62,13 @@ bool drt_mpi_attach(DrtErrors *e, MPI_Comm comm, DrtMpiPlacement placement, doub
 int drt_mpi_rank(void);
 int drt_mpi_size(void);
 
+/* A collective after strand creation (each rank creates the whole world,
+ * so one rank may fail alone, out of memory under its own limit): whether
+ * any rank failed; if one did, e holds the lowest failing rank's errors
+ * on every rank ("rank R: ..."), so that every rank stops before the run
+ * and rank 0 says why. */
+bool drt_mpi_agree_created(DrtErrors *e, bool failed);
+
 /* drt_world_run over the job's ranks (a collective); then every rank
  * holds every strand. print: where the program's print statements write
  * (rank 0 writes there the texts of strand code's prints, step by step);

@@ -330,6 +330,18 @@ static bool mpi_agree(void *ctx, DrtErrors *e, bool failed) {
   return true;
 }
 
+bool drt_mpi_agree_created(DrtErrors *e, bool failed) {
+  if (!mpi.attached) return failed; /* drt_mpi_attach said why */
+  /* where every rank failed, they hold the same errors (inputs are rank
+   * 0's, broadcast): no "rank R: " then */
+  int mine[2] = {failed ? 1 : 0, failed ? 1 : 0}, all[2];
+  MPI_Allreduce(&mine[0], &all[0], 1, MPI_INT, MPI_MIN, mpi.comm);
+  MPI_Allreduce(&mine[1], &all[1], 1, MPI_INT, MPI_MAX, mpi.comm);
+  if (all[0]) return true;  /* all failed */
+  if (!all[1]) return false; /* none */
+  return mpi_agree(NULL, e, failed);
+}
+
 bool drt_mpi_attach(DrtErrors *e, MPI_Comm comm, DrtMpiPlacement placement, double rebalance) {
   int up = 0, down = 0;
   MPI_Initialized(&up);

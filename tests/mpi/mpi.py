@@ -36,6 +36,8 @@ collect() returns (name, fn) pairs; fn() returns (status, details).
                    the job ends with one "stopped by" message, no output;
                    the same with SIGTERM to rank 1's process alone (every
                    rank stops after the same step: DrtDistrib.stop);
+                   strand creation out of memory on rank 1 alone (ulimit
+                   -v): rank 1's message, once, no output;
   mpi/examples/NAME  the nine examples (scripts/run-examples.sh's recipes)
                    against --target=seq, byte for byte; only with
                    DIDEROT_MPI_FULL=1 (make check-mpi), skipped otherwise;
@@ -493,6 +495,54 @@ create_array { S(i) | i in 0..N-1 };
 """
 
 
+BIG = """#version 2.0
+input int N = 10;
+strand S (int i) {
+  output real x = 0.0;
+  real y = 1.0;
+  real z = 2.0;
+  update { x += y + z; stabilize; }
+}
+create_array { S(i) | i in 0..N-1 };
+"""
+
+
+def t_fault_create_rank(builddir, diderotc):
+    """Strand creation that fails on one rank alone (rank 1 under an
+    address-space limit, `ulimit -v`, that the world does not fit in;
+    rank 0 without one): the ranks agree on it before the run
+    (drt_mpi_agree_created), so the job ends with rank 1's message, once,
+    from rank 0, exit status != 0 and no output; before, rank 0 went on
+    into the run's collectives and MPI aborted the job (MPI_ERR_TRUNCATE)."""
+    if SANITIZED:
+        raise Skip("an address-space limit and the sanitizers' shadow memory do not mix")
+    work = fresh(builddir, "fault-create-rank")
+    require_mpi(diderotc, builddir, work)
+    with open(os.path.join(work, "big.diderot"), "w") as f:
+        f.write(BIG)
+    env = mpi_env(builddir)
+    exe = os.path.join(work, "big")
+    why = build(diderotc, "big.diderot", exe, ["--target=mpi"], env, work)
+    if why:
+        raise Failure("build failed: " + why.strip())
+    limit = 400000  # KiB: a rank of a small world runs within it (checked first)
+    def job(n):
+        return run([shutil.which("mpirun"), "--oversubscribe", "-np", "1", exe, "-N", str(n), ":",
+                    "-np", "1", "sh", "-c", 'ulimit -v %d && exec "$0" -N %d' % (limit, n), exe],
+                   work, env)
+    rc, _, err = job(10)
+    if rc != 0:
+        raise Failure("a world of 10 strands failed under ulimit -v %d: %r" % (limit, own_lines(err, exe)[:4]))
+    os.remove(os.path.join(work, "x.nrrd"))
+    rc, _, err = job(30000000)  # 30M strands of 18 bytes: 540 MB
+    lines = [l for l in own_lines(err, exe) if "error" in l]
+    if rc == 0 or len(lines) != 1 or not lines[0].startswith("PROG: error: rank 1: ") \
+            or "ulimit -v" not in lines[0] or outputs(work):
+        raise Failure("exit status %d, messages %r, outputs %s" % (rc, own_lines(err, exe)[:4],
+                                                                 sorted(outputs(work))))
+    shutil.rmtree(work, ignore_errors=True)
+
+
 def rank_pid(mpirun_pid, exe, rank):
     """The process id of rank `rank` among mpirun's children running exe
     (from /proc: OMPI_COMM_WORLD_RANK in its environment), or None."""
@@ -880,6 +930,7 @@ def collect(srcdir, builddir, diderotc):
              ("mpi/fault/SIGINT", lambda b, d: t_fault_signal(b, d, signal.SIGINT)),
              ("mpi/fault/SIGTERM", lambda b, d: t_fault_signal(b, d, signal.SIGTERM)),
              ("mpi/fault/SIGTERM-rank1", lambda b, d: t_fault_signal(b, d, signal.SIGTERM, 1)),
+             ("mpi/fault/create-rank1", t_fault_create_rank),
              ("mpi/library", t_library), ("mpi/conformance", t_conformance),
              ("mpi/queries", t_queries),
              ("mpi/new", t_new),

@@ -6,6 +6,8 @@
  *     parser to their MPI versions (rank 0 reads and writes, every rank
  *     gets the result; only rank 0 opens the -print file), so
  *     the shared glue (program/) prints the same calls for every target;
+ *   - creation's failure agreed over the ranks (drt_mpi_agree_created:
+ *     one rank may run out of memory alone);
  *   - the run through drt_mpi_world_run (the chunks spread over the ranks);
  *   - the program's main made static (d_main) under MPI's main,
  *     drt_mpi_main, with the schedule's placement of chunks on ranks.
@@ -40,6 +42,10 @@ static const char *mpi_run_call(EmitCtx *e, const char *wrld, const char *limit)
                       mpi_has_pointer_state(e) ? "d_seq_pack, d_seq_unpack" : "NULL, NULL");
 }
 
+static const char *mpi_created(EmitCtx *e, const char *wrld, const char *failed) {
+  return arena_printf(e->a, "drt_mpi_agree_created(drt_world_errors(%s->rt), %s)", wrld, failed);
+}
+
 static void mpi_main(EmitCtx *e, EmitBuf *out) {
   OUT("\n/* one process per rank: rank 0's command line, the job's exit status */\n"
       "int main(int argc, char **argv) {\n"
@@ -55,6 +61,7 @@ static const EmitGlueHooks mpi_glue = {
     .main_name = "d_main",
     .after_main = mpi_main,
     .exchange_states = mpi_exchange_states,
+    .created = mpi_created,
 };
 
 bool emit_mpi_program(Arena *a, IrModule *m, const EmitOptions *opt, const char **out,

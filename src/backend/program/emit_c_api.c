@@ -17,6 +17,11 @@ const char *emit_run_call(EmitCtx *e, const char *wrld, const char *limit) {
   return arena_printf(e->a, "drt_world_run(%s->rt, %s)", wrld, limit);
 }
 
+const char *emit_created(EmitCtx *e, const char *wrld, const char *failed) {
+  if (e->glue && e->glue->created) return e->glue->created(e, wrld, failed);
+  return failed;
+}
+
 /* ---- the library API (§7.3) ---------------------------------------------------------------------- */
 
 static const char *api_scalar_type(EmitCtx *e, const IrType *t) {
@@ -96,7 +101,8 @@ void emit_api_glue(EmitCtx *e, EmitBuf *out, bool header) {
             : "");
   DOC("Compute the globals from the inputs and create the initial strands. true on error.");
   DECL("bool %s_create_strands(%s *w)", N, W);
-  if (!header) OUT("  return d_create_strands((d_world *)w);\n}\n");
+  if (!header)
+    OUT("  return %s;\n}\n", emit_created(e, "((d_world *)w)", "d_create_strands((d_world *)w)"));
   DOC("Run at most max_nsteps super-steps (0: until every strand is stable or dead); returns "
       "the number of steps taken. Check %s_any_errors afterwards.", N);
   DECL("uint32_t %s_run(%s *w, uint32_t max_nsteps)", N, W);

@@ -667,7 +667,7 @@ static void emit_main(EmitCtx *e, EmitBuf *out) {
     }
   }
   if (omp) OUT("  if (so.nworkers) drt_world_set_parallel(wrld->rt, d_pfor, so.nworkers, 0);\n");
-  OUT("  if (drt_any_errors(err) || d_create_strands(wrld)) {\n"
+  OUT("  if (%s) {\n"
       "    drt_errors_report(err, stderr, prog_);\n"
       "    d_world_free(wrld);\n    drt_cli_free(&cli);\n    return 1;\n  }\n"
       "%s"
@@ -700,6 +700,7 @@ static void emit_main(EmitCtx *e, EmitBuf *out) {
       "    fprintf(stderr, \"%%s: error: no stable strands at termination, so no output\\n\", prog_);\n"
       "    d_world_free(wrld);\n    drt_cli_free(&cli);\n    return 1;\n  }\n"
       "  bool bad_ = %s;\n",
+      emit_created(e, "wrld", "drt_any_errors(err) || d_create_strands(wrld)"),
       trace ? "  DrtTraceFile trace_ = {0};\n"
               "  if (so.trace_file) {\n"
               "    if (drt_trace_file_open(&trace_, so.trace_file, prog_)) {\n"

@@ -27,6 +27,9 @@ struct EmitGlueHooks {
   void (*after_main)(EmitCtx *e, EmitBuf *out);
   /* the world's DrtProgram.exchange_states (NULL: false) */
   bool (*exchange_states)(EmitCtx *e);
+  /* the C expression for whether strand creation failed, from `failed`
+   * (this process's answer; NULL: that answer) */
+  const char *(*created)(EmitCtx *e, const char *wrld, const char *failed);
 };
 
 /* ---- emit_c_program.c ---- */
@@ -42,6 +45,9 @@ const char *emit_mpi_schedule_args(EmitCtx *e);
 /* The C expression running up to `limit` steps of world `wrld` (a
  * d_world *): the target's run_call, else drt_world_run. */
 const char *emit_run_call(EmitCtx *e, const char *wrld, const char *limit);
+/* Whether creation failed, from this process's `failed`: the target's
+ * created hook, else failed itself. */
+const char *emit_created(EmitCtx *e, const char *wrld, const char *failed);
 
 /* The library header NAME.h (§7.3). */
 bool emit_c_header(Arena *a, IrModule *m, const EmitOptions *opt, const char **out);
