@@ -330,16 +330,21 @@ static bool mpi_agree(void *ctx, DrtErrors *e, bool failed) {
   return true;
 }
 
-bool drt_mpi_agree_created(DrtErrors *e, bool failed) {
-  if (!mpi.attached) return failed; /* drt_mpi_attach said why */
-  /* where every rank failed, they hold the same errors (inputs are rank
-   * 0's, broadcast): no "rank R: " then */
+/* mpi_agree, but where every rank failed each keeps its own errors:
+ * the same on every rank where they come from what every rank shares
+ * (inputs are rank 0's, broadcast), so no "rank R: " then. */
+static bool agree_unless_all(DrtErrors *e, bool failed) {
   int mine[2] = {failed ? 1 : 0, failed ? 1 : 0}, all[2];
   MPI_Allreduce(&mine[0], &all[0], 1, MPI_INT, MPI_MIN, mpi.comm);
   MPI_Allreduce(&mine[1], &all[1], 1, MPI_INT, MPI_MAX, mpi.comm);
   if (all[0]) return true;  /* all failed */
   if (!all[1]) return false; /* none */
   return mpi_agree(NULL, e, failed);
+}
+
+bool drt_mpi_agree_created(DrtErrors *e, bool failed) {
+  if (!mpi.attached) return failed; /* drt_mpi_attach said why */
+  return agree_unless_all(e, failed);
 }
 
 bool drt_mpi_attach(DrtErrors *e, MPI_Comm comm, DrtMpiPlacement placement, double rebalance) {
@@ -394,8 +399,9 @@ uint32_t drt_mpi_world_run(DrtWorld *w, uint32_t max_steps, FILE *print, DrtSeqP
   /* the chunk is the unit of placement: every rank must cut the world
    * alike (the environment, DIDEROT_SCHED_CHUNK, is each rank's own) */
   DrtSchedule s;
-  unsigned mine[2] = {0, 0}, all[2];
-  if (!drt_world_schedule(w, &s)) mine[0] = s.chunk, mine[1] = ~s.chunk;
+  /* a bad DIDEROT_SCHED_* value on some ranks only: all stop */
+  if (agree_unless_all(drt_world_errors(w), drt_world_schedule(w, &s))) return 0;
+  unsigned mine[2] = {s.chunk, ~s.chunk}, all[2];
   MPI_Allreduce(mine, all, 2, MPI_UNSIGNED, MPI_MAX, mpi.comm);
   if (all[0] != mine[0] || all[1] != mine[1]) {
     drt_error(drt_world_errors(w), "the ranks do not agree on the chunk size (%u here): give "

@@ -37,7 +37,8 @@ collect() returns (name, fn) pairs; fn() returns (status, details).
                    the same with SIGTERM to rank 1's process alone (every
                    rank stops after the same step: DrtDistrib.stop);
                    strand creation out of memory on rank 1 alone (ulimit
-                   -v): rank 1's message, once, no output;
+                   -v): rank 1's message, once, no output; so with a bad
+                   DIDEROT_SCHED_STEPS on rank 1 alone;
   mpi/examples/NAME  the nine examples (scripts/run-examples.sh's recipes)
                    against --target=seq, byte for byte; only with
                    DIDEROT_MPI_FULL=1 (make check-mpi), skipped otherwise;
@@ -543,6 +544,31 @@ def t_fault_create_rank(builddir, diderotc):
     shutil.rmtree(work, ignore_errors=True)
 
 
+def t_fault_env_rank(builddir, diderotc):
+    """A bad DIDEROT_SCHED_STEPS on rank 1 alone (an MPMD job: `env` sets
+    it for that rank): every rank stops before the run with rank 1's
+    message, once, exit status != 0, no output; before, rank 1 alone
+    refused to run and the others waited in the first step's collective
+    for ever."""
+    work = fresh(builddir, "fault-env-rank")
+    require_mpi(diderotc, builddir, work)
+    with open(os.path.join(work, "big.diderot"), "w") as f:
+        f.write(BIG)
+    env = mpi_env(builddir)
+    exe = os.path.join(work, "big")
+    why = build(diderotc, "big.diderot", exe, ["--target=mpi"], env, work)
+    if why:
+        raise Failure("build failed: " + why.strip())
+    rc, _, err = run([shutil.which("mpirun"), "--oversubscribe", "-np", "1", exe, "-N", "100", ":",
+                      "-np", "1", "env", "DIDEROT_SCHED_STEPS=bogus", exe, "-N", "100"], work, env)
+    lines = own_lines(err, exe)
+    if rc == 0 or len(lines) != 1 or not lines[0].startswith(
+            "PROG: error: rank 1: DIDEROT_SCHED_STEPS (-sched-steps): bad value 'bogus'") \
+            or outputs(work):
+        raise Failure("exit status %d, messages %r, outputs %s" % (rc, lines[:4], sorted(outputs(work))))
+    shutil.rmtree(work, ignore_errors=True)
+
+
 def rank_pid(mpirun_pid, exe, rank):
     """The process id of rank `rank` among mpirun's children running exe
     (from /proc: OMPI_COMM_WORLD_RANK in its environment), or None."""
@@ -931,6 +957,7 @@ def collect(srcdir, builddir, diderotc):
              ("mpi/fault/SIGTERM", lambda b, d: t_fault_signal(b, d, signal.SIGTERM)),
              ("mpi/fault/SIGTERM-rank1", lambda b, d: t_fault_signal(b, d, signal.SIGTERM, 1)),
              ("mpi/fault/create-rank1", t_fault_create_rank),
+             ("mpi/fault/env-rank1", t_fault_env_rank),
              ("mpi/library", t_library), ("mpi/conformance", t_conformance),
              ("mpi/queries", t_queries),
              ("mpi/new", t_new),
