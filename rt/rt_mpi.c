@@ -521,11 +521,25 @@ bool drt_mpi_output_save_dynseq(DrtErrors *e, const char *what, const char *pref
   return mpi.size > 1 ? agree_rank0(e, bad) : bad;
 }
 
+/* Only rank 0 opens the -print file; the others print to "-" (their
+ * stdout is /dev/null). Where rank 0 cannot open it, every rank must end
+ * as rank 0 will (the glue's fopen fails, the message, exit status 1),
+ * not wait for it in the run: rank 0 tries first ("a": nothing of the
+ * file is lost yet), and the others are given "", which no fopen opens. */
 int drt_mpi_cli_parse(DrtCli *cli, int argc, const char *const *argv, FILE *out, FILE *err) {
   int r = drt_cli_parse(cli, argc, argv, out, err);
-  if (mpi.rank != 0)
-    for (unsigned i = 0; i < cli->nopts; i++)
-      if (!strcmp(cli->opts[i].name, "print")) *(const char **)cli->opts[i].dest = "-";
+  for (unsigned i = 0; r == DRT_CLI_OK && i < cli->nopts; i++) {
+    if (strcmp(cli->opts[i].name, "print") != 0) continue;
+    const char **file = (const char **)cli->opts[i].dest;
+    int ok = 1;
+    if (mpi.rank == 0 && strcmp(*file, "-") != 0) {
+      FILE *f = fopen(*file, "a");
+      ok = f != NULL;
+      if (f) fclose(f);
+    }
+    MPI_Bcast(&ok, 1, MPI_INT, 0, mpi.comm);
+    if (mpi.rank != 0) *file = ok ? "-" : "";
+  }
   return r;
 }
 

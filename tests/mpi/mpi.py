@@ -31,7 +31,8 @@ collect() returns (name, fn) pairs; fn() returns (status, details).
                    owners_after), a missing input file, a bad option value: one
                    message from the job, the OpenMP build's (plus "rank
                    R: " for the run-time error), exit status != 0, no output
-                   written and an old output left as it was, within TIMEOUT;
+                   written and an old output left as it was, within TIMEOUT
+                   (also a -print file that cannot be opened);
                    SIGINT or SIGTERM to mpirun during a run that never ends:
                    the job ends with one "stopped by" message, no output;
                    the same with SIGTERM to rank 1's process alone (every
@@ -477,6 +478,11 @@ def t_fault_probe(builddir, diderotc):
 
 def t_fault_file(builddir, diderotc):
     fault_case(builddir, diderotc, "fault-file", ["-img", "no-such-file.nrrd"])
+
+
+def t_fault_print(builddir, diderotc):
+    # only rank 0 opens the -print file: the others must not wait for it
+    fault_case(builddir, diderotc, "fault-print", ["-print", "no-such-dir/p.txt"])
 
 
 def t_fault_option(builddir, diderotc):
@@ -953,6 +959,7 @@ def collect(srcdir, builddir, diderotc):
     diderotc = diderotc or os.path.join(builddir, "diderotc")
     cases = [("mpi/image", t_image), ("mpi/fault/probe-outside", t_fault_probe),
              ("mpi/fault/missing-file", t_fault_file), ("mpi/fault/bad-option", t_fault_option),
+             ("mpi/fault/print-file", t_fault_print),
              ("mpi/fault/SIGINT", lambda b, d: t_fault_signal(b, d, signal.SIGINT)),
              ("mpi/fault/SIGTERM", lambda b, d: t_fault_signal(b, d, signal.SIGTERM)),
              ("mpi/fault/SIGTERM-rank1", lambda b, d: t_fault_signal(b, d, signal.SIGTERM, 1)),
