@@ -448,20 +448,31 @@ bool drt_mpi_image_load_file(DrtErrors *e, const DrtImageSpec *spec, const char 
   }
   bcast_bytes(&axes, sizeof axes);
   size_t bytes = head.nelems * nrrdTypeSize[head.type];
+  void *data = NULL;
+  Nrrd *n = NULL;
   if (mpi.rank != 0) {
     /* a NRRD of the samples, as rank 0's (the queries and drt_image_free
      * read it; nrrdNuke frees the samples) */
-    void *data = malloc(bytes ? bytes : 1);
-    Nrrd *n = data ? nrrdNew() : NULL;
+    data = malloc(bytes ? bytes : 1);
+    n = data ? nrrdNew() : NULL;
     size_t sz[4];
     unsigned nd = 0;
     if (axes.comp) sz[nd++] = head.ncomp;
     for (unsigned a = 0; a < head.dim; a++) sz[nd++] = (size_t)head.size[a];
-    if (!n || nrrdWrap_nva(n, data, head.type, nd, sz) != 0) {
-      fprintf(stderr, "diderot: error: rank %d: out of memory for %s (%zu bytes)\n", mpi.rank,
-              spec->what ? spec->what : "an image", bytes);
-      MPI_Abort(mpi.comm, 1);
-    }
+    bad = !n || nrrdWrap_nva(n, data, head.type, nd, sz) != 0;
+    if (bad)
+      drt_error(e, "out of memory for the samples of %s (%zu bytes)",
+                spec->what ? spec->what : "an image", bytes);
+  }
+  /* a rank without room for the samples (its own memory limit): every
+   * rank fails with its message */
+  if (mpi_agree(NULL, e, bad)) {
+    if (n) nrrdNix(n);
+    free(data);
+    if (mpi.rank == 0) drt_image_free(img);
+    return true;
+  }
+  if (mpi.rank != 0) {
     n->spaceDim = head.dim;
     for (unsigned a = 0; a < head.dim; a++)
       for (unsigned r = 0; r < head.dim; r++) n->axis[axes.comp + a].spaceDirection[r] = axes.dir[a][r];
@@ -487,11 +498,14 @@ bool drt_mpi_sequence_load_file(DrtErrors *e, const DrtSeqSpec *spec, const char
   if (mpi.rank != 0) {
     seq->len = len, seq->ncomp = (unsigned)ncomp, seq->type = (int)type;
     seq->data = malloc(bytes ? bytes : 1);
-    if (!seq->data) {
-      fprintf(stderr, "diderot: error: rank %d: out of memory for %s (%zu bytes)\n", mpi.rank,
-              spec->what ? spec->what : "a sequence", bytes);
-      MPI_Abort(mpi.comm, 1);
-    }
+    bad = !seq->data;
+    if (bad)
+      drt_error(e, "out of memory for the elements of %s (%zu bytes)",
+                spec->what ? spec->what : "a sequence", bytes);
+  }
+  if (mpi_agree(NULL, e, bad)) {
+    drt_sequence_free(seq);
+    return true;
   }
   bcast_bytes(seq->data, bytes);
   return false;

@@ -39,7 +39,8 @@ collect() returns (name, fn) pairs; fn() returns (status, details).
                    rank stops after the same step: DrtDistrib.stop);
                    strand creation out of memory on rank 1 alone (ulimit
                    -v): rank 1's message, once, no output; so with a bad
-                   DIDEROT_SCHED_STEPS on rank 1 alone;
+                   DIDEROT_SCHED_STEPS on rank 1 alone, and an image input
+                   that rank 1 has no room for;
   mpi/examples/NAME  the nine examples (scripts/run-examples.sh's recipes)
                    against --target=seq, byte for byte; only with
                    DIDEROT_MPI_FULL=1 (make check-mpi), skipped otherwise;
@@ -550,6 +551,58 @@ def t_fault_create_rank(builddir, diderotc):
     shutil.rmtree(work, ignore_errors=True)
 
 
+IMG = """#version 2.0
+input image(2)[] vol;
+field#0(2)[] F = vol ⊛ tent;
+strand S (int i) {
+  output real x = 0.0;
+  update { x = F([0.5, 0.5]); stabilize; }
+}
+create_array { S(i) | i in 0..9 };
+"""
+
+
+def t_fault_image_rank(builddir, diderotc):
+    """An image input that rank 1 has no room for (`ulimit -v` on rank 1
+    alone; rank 0 loads it and broadcasts the samples): every rank fails
+    with rank 1's message, once, exit status != 0, no output; before, rank
+    1 wrote its message to its silenced stderr and aborted the job. The
+    image is a sparse file of 144 MB (no disk blocks)."""
+    if SANITIZED:
+        raise Skip("an address-space limit and the sanitizers' shadow memory do not mix")
+    work = fresh(builddir, "fault-image-rank")
+    require_mpi(diderotc, builddir, work)
+    with open(os.path.join(work, "img.diderot"), "w") as f:
+        f.write(IMG)
+    for name, n in (("small", 6), ("big", 6000)):
+        with open(os.path.join(work, name + ".nhdr"), "w") as f:
+            f.write("NRRD0004\ntype: float\ndimension: 2\nsizes: %d %d\nspace dimension: 2\n"
+                    "space directions: (1,0) (0,1)\ncenterings: cell cell\nendian: little\n"
+                    "encoding: raw\ndata file: %s.raw\n" % (n, n, name))
+        with open(os.path.join(work, name + ".raw"), "wb") as f:
+            f.truncate(n * n * 4)
+    env = mpi_env(builddir)
+    exe = os.path.join(work, "img")
+    why = build(diderotc, "img.diderot", exe, ["--target=mpi"], env, work)
+    if why:
+        raise Failure("build failed: " + why.strip())
+    limit = 300000  # KiB: room for a small image (checked first), not for 144 MB
+    def job(name):
+        return run([shutil.which("mpirun"), "--oversubscribe", "-np", "1", exe, "-vol", name, ":",
+                    "-np", "1", "sh", "-c", 'ulimit -v %d && exec "$0" -vol %s' % (limit, name), exe],
+                   work, env)
+    rc, _, err = job("small.nhdr")
+    if rc != 0:
+        raise Failure("a 6x6 image failed under ulimit -v %d: %r" % (limit, own_lines(err, exe)[:4]))
+    os.remove(os.path.join(work, "x.nrrd"))
+    rc, _, err = job("big.nhdr")
+    lines = own_lines(err, exe)
+    if rc == 0 or lines != ["PROG: error: rank 1: out of memory for the samples of input 'vol' "
+                            "(144000000 bytes)"] or outputs(work):
+        raise Failure("exit status %d, messages %r, outputs %s" % (rc, lines[:4], sorted(outputs(work))))
+    shutil.rmtree(work, ignore_errors=True)
+
+
 def t_fault_env_rank(builddir, diderotc):
     """A bad DIDEROT_SCHED_STEPS on rank 1 alone (an MPMD job: `env` sets
     it for that rank): every rank stops before the run with rank 1's
@@ -965,6 +1018,7 @@ def collect(srcdir, builddir, diderotc):
              ("mpi/fault/SIGTERM-rank1", lambda b, d: t_fault_signal(b, d, signal.SIGTERM, 1)),
              ("mpi/fault/create-rank1", t_fault_create_rank),
              ("mpi/fault/env-rank1", t_fault_env_rank),
+             ("mpi/fault/image-rank1", t_fault_image_rank),
              ("mpi/library", t_library), ("mpi/conformance", t_conformance),
              ("mpi/queries", t_queries),
              ("mpi/new", t_new),
