@@ -334,11 +334,10 @@ static bool mpi_agree(void *ctx, DrtErrors *e, bool failed) {
  * the same on every rank where they come from what every rank shares
  * (inputs are rank 0's, broadcast), so no "rank R: " then. */
 static bool agree_unless_all(DrtErrors *e, bool failed) {
-  int mine[2] = {failed ? 1 : 0, failed ? 1 : 0}, all[2];
-  MPI_Allreduce(&mine[0], &all[0], 1, MPI_INT, MPI_MIN, mpi.comm);
-  MPI_Allreduce(&mine[1], &all[1], 1, MPI_INT, MPI_MAX, mpi.comm);
+  int mine[2] = {failed, !failed}, all[2];
+  MPI_Allreduce(mine, all, 2, MPI_INT, MPI_MIN, mpi.comm);
   if (all[0]) return true;  /* all failed */
-  if (!all[1]) return false; /* none */
+  if (all[1]) return false; /* none */
   return mpi_agree(NULL, e, failed);
 }
 

@@ -610,11 +610,10 @@ static void parser_boundary(Driver *D, TokenKind k) {
   D->depth = 0;
 }
 
-/* Give lemon one token, keeping count of the entries of the saved stack
- * that stay the stack's (parser_boundary copies only the rest). */
-static void parser_feed(Driver *D, int kind, Token tok) {
-  int kept = 0;
-  if (!parser_would_shift_kept(D->t, D->p, &kind, 1, &kept)) kept = 0;
+/* Give lemon one token, which leaves the bottom `kept` entries of the
+ * stack as they are (parser_would_shift_kept said so): the saved copy
+ * stays the stack's up to there (parser_boundary copies only the rest). */
+static void parser_feed(Driver *D, int kind, Token tok, int kept) {
   if (kept < D->same) D->same = kept;
   D->t->parse(D->p, kind, tok, D->st);
 }
@@ -678,9 +677,10 @@ static void parser_report(Driver *D, const Token *tok) {
  * previous token (where the ';' belongs, not at the next line's first
  * token); a ';' is then supplied so that the next statement still parses. */
 static bool parser_missing_semi(Driver *D, const Token *tok) {
+  int kept = 0;
   if (!D->has_prev || tok->kind == TOK_SEMI || D->prev.kind == TOK_LBRACE ||
       tok->span.begin.line <= D->prev.span.end.line ||
-      !parser_would_shift(D->t, D->p, TOK_SEMI))
+      !parser_would_shift_kept(D->t, D->p, &(int){TOK_SEMI}, 1, &kept))
     return false;
   /* After a block's '}' a ';' is optional punctuation, so a forgotten one
    * can only follow the '}' of an expression (a sequence literal): then
@@ -699,7 +699,7 @@ static bool parser_missing_semi(Driver *D, const Token *tok) {
   semi.kind = TOK_SEMI;
   semi.span = at;
   semi.text = NULL;
-  parser_feed(D, TOK_SEMI, semi);
+  parser_feed(D, TOK_SEMI, semi, kept);
   if (st->lemon_failed || st->too_deep) return false;
   D->good = 0;
   parser_boundary(D, TOK_SEMI);
@@ -741,7 +741,8 @@ static void parser_token(Driver *D, const Token *tok, bool resumed) {
     D->stopped = true;
     return;
   }
-  if (tok->kind < 0 || tok->kind >= TOK_COUNT || !parser_would_shift(t, D->p, (int)tok->kind)) {
+  int kind = (int)tok->kind, kept = 0;
+  if (kind < 0 || kind >= TOK_COUNT || !parser_would_shift_kept(t, D->p, &kind, 1, &kept)) {
     if (!resumed && parser_missing_semi(D, tok) && parser_would_shift(t, D->p, (int)tok->kind)) {
       parser_token(D, tok, false);
       return;
@@ -759,7 +760,7 @@ static void parser_token(Driver *D, const Token *tok, bool resumed) {
     if (parser_skip(D, tok)) parser_token(D, tok, true); /* a '}' closing the block */
     return;
   }
-  parser_feed(D, (int)tok->kind, *tok);
+  parser_feed(D, kind, *tok, kept);
   if (D->st->too_deep) diag_report(D->st->diag, ERR_NESTING_TOO_DEEP, tok->span);
   if (D->st->lemon_failed || D->st->too_deep) {
     D->stopped = true;

@@ -108,6 +108,33 @@ create_array { S(i) | i in 0..N-1 };
 """
 
 
+def built_program(builddir, diderotc, name, text, stem, env=None):
+    """A fresh work folder `name` with `text` as STEM.diderot built for
+    --target=mpi: (work, env, exe)."""
+    work = fresh(builddir, name)
+    require_mpi(diderotc, builddir, work)
+    with open(os.path.join(work, stem + ".diderot"), "w") as f:
+        f.write(text)
+    env = env or mpi_env(builddir)
+    exe = os.path.join(work, stem)
+    why = build(diderotc, stem + ".diderot", exe, ["--target=mpi"], env, work)
+    if why:
+        raise Failure("build failed: " + why.strip())
+    return work, env, exe
+
+
+def rank1_job(exe, args, rank1_prefix, work, env):
+    """One job of two ranks (mpirun's MPMD form), rank 1's command behind
+    rank1_prefix (`env VAR=VALUE`, an address-space limit)."""
+    return run([shutil.which("mpirun"), "--oversubscribe", "-np", "1", exe] + args + [":", "-np", "1"]
+               + rank1_prefix + [exe] + args, work, env)
+
+
+def limited(kib):
+    """rank1_job's prefix for an address-space limit (`ulimit -v`) of kib KiB."""
+    return ["sh", "-c", 'ulimit -v %d && exec "$@"' % kib, "sh"]
+
+
 BIG = """#version 2.0
 input int N = 10;
 strand S (int i) {
@@ -129,20 +156,10 @@ def t_fault_create_rank(builddir, diderotc):
     into the run's collectives and MPI aborted the job (MPI_ERR_TRUNCATE)."""
     if SANITIZED:
         raise Skip("an address-space limit and the sanitizers' shadow memory do not mix")
-    work = fresh(builddir, "fault-create-rank")
-    require_mpi(diderotc, builddir, work)
-    with open(os.path.join(work, "big.diderot"), "w") as f:
-        f.write(BIG)
-    env = mpi_env(builddir)
-    exe = os.path.join(work, "big")
-    why = build(diderotc, "big.diderot", exe, ["--target=mpi"], env, work)
-    if why:
-        raise Failure("build failed: " + why.strip())
+    work, env, exe = built_program(builddir, diderotc, "fault-create-rank", BIG, "big")
     limit = 400000  # KiB: a rank of a small world runs within it (checked first)
     def job(n):
-        return run([shutil.which("mpirun"), "--oversubscribe", "-np", "1", exe, "-N", str(n), ":",
-                    "-np", "1", "sh", "-c", 'ulimit -v %d && exec "$0" -N %d' % (limit, n), exe],
-                   work, env)
+        return rank1_job(exe, ["-N", str(n)], limited(limit), work, env)
     rc, _, err = job(10)
     if rc != 0:
         raise Failure("a world of 10 strands failed under ulimit -v %d: %r" % (limit, own_lines(err, exe)[:4]))
@@ -175,10 +192,7 @@ def t_fault_image_rank(builddir, diderotc):
     image is a sparse file of 144 MB (no disk blocks)."""
     if SANITIZED:
         raise Skip("an address-space limit and the sanitizers' shadow memory do not mix")
-    work = fresh(builddir, "fault-image-rank")
-    require_mpi(diderotc, builddir, work)
-    with open(os.path.join(work, "img.diderot"), "w") as f:
-        f.write(IMG)
+    work, env, exe = built_program(builddir, diderotc, "fault-image-rank", IMG, "img")
     for name, n in (("small", 6), ("big", 6000)):
         with open(os.path.join(work, name + ".nhdr"), "w") as f:
             f.write("NRRD0004\ntype: float\ndimension: 2\nsizes: %d %d\nspace dimension: 2\n"
@@ -186,16 +200,9 @@ def t_fault_image_rank(builddir, diderotc):
                     "encoding: raw\ndata file: %s.raw\n" % (n, n, name))
         with open(os.path.join(work, name + ".raw"), "wb") as f:
             f.truncate(n * n * 4)
-    env = mpi_env(builddir)
-    exe = os.path.join(work, "img")
-    why = build(diderotc, "img.diderot", exe, ["--target=mpi"], env, work)
-    if why:
-        raise Failure("build failed: " + why.strip())
     limit = 300000  # KiB: room for a small image (checked first), not for 144 MB
     def job(name):
-        return run([shutil.which("mpirun"), "--oversubscribe", "-np", "1", exe, "-vol", name, ":",
-                    "-np", "1", "sh", "-c", 'ulimit -v %d && exec "$0" -vol %s' % (limit, name), exe],
-                   work, env)
+        return rank1_job(exe, ["-vol", name], limited(limit), work, env)
     rc, _, err = job("small.nhdr")
     if rc != 0:
         raise Failure("a 6x6 image failed under ulimit -v %d: %r" % (limit, own_lines(err, exe)[:4]))
@@ -214,17 +221,8 @@ def t_fault_env_rank(builddir, diderotc):
     message, once, exit status != 0, no output; before, rank 1 alone
     refused to run and the others waited in the first step's collective
     for ever."""
-    work = fresh(builddir, "fault-env-rank")
-    require_mpi(diderotc, builddir, work)
-    with open(os.path.join(work, "big.diderot"), "w") as f:
-        f.write(BIG)
-    env = mpi_env(builddir)
-    exe = os.path.join(work, "big")
-    why = build(diderotc, "big.diderot", exe, ["--target=mpi"], env, work)
-    if why:
-        raise Failure("build failed: " + why.strip())
-    rc, _, err = run([shutil.which("mpirun"), "--oversubscribe", "-np", "1", exe, "-N", "100", ":",
-                      "-np", "1", "env", "DIDEROT_SCHED_STEPS=bogus", exe, "-N", "100"], work, env)
+    work, env, exe = built_program(builddir, diderotc, "fault-env-rank", BIG, "big")
+    rc, _, err = rank1_job(exe, ["-N", "100"], ["env", "DIDEROT_SCHED_STEPS=bogus"], work, env)
     lines = own_lines(err, exe)
     if rc == 0 or len(lines) != 1 or not lines[0].startswith(
             "PROG: error: rank 1: DIDEROT_SCHED_STEPS (-sched-steps): bad value 'bogus'") \
@@ -258,10 +256,6 @@ def t_fault_signal(builddir, diderotc, sig, rank=None):
     or (rank R) to that rank's process alone, which the others must not
     wait for: the job ends within TIMEOUT, exit status != 0, one "stopped
     by" message, no output."""
-    work = fresh(builddir, "fault-signal-%d%s" % (sig, "" if rank is None else "-rank%d" % rank))
-    require_mpi(diderotc, builddir, work)
-    with open(os.path.join(work, "forever.diderot"), "w") as f:
-        f.write(FOREVER)
     # odls_base_sigkill_timeout: mpirun, given SIGINT or SIGTERM, sends
     # SIGTERM to the ranks after this many seconds (SIGCONT first) and
     # SIGKILL as many seconds later, whether or not they have ended (Open
@@ -272,10 +266,8 @@ def t_fault_signal(builddir, diderotc, sig, rank=None):
     # others wait in a collective that never completes, and mpirun would
     # wait too.
     env = dict(mpi_env(builddir), OMPI_MCA_odls_base_sigkill_timeout="10")
-    exe = os.path.join(work, "forever")
-    why = build(diderotc, "forever.diderot", exe, ["--target=mpi"], env, work)
-    if why:
-        raise Failure("build failed: " + why.strip())
+    work, env, exe = built_program(builddir, diderotc, "fault-signal-%d%s" % (
+        sig, "" if rank is None else "-rank%d" % rank), FOREVER, "forever", env)
     p = subprocess.Popen([shutil.which("mpirun"), "--oversubscribe", "-np", "2", exe, "-n", "1"],
                          cwd=work, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
                          stderr=subprocess.PIPE, env=env, start_new_session=True)
