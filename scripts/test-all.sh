@@ -3,7 +3,8 @@
 # suite under ASan+UBSan, FUZZ_SECONDS (default 60) of frontend fuzzing, and
 # a fixed-seed differential sample against the original compiler
 # (DIFFERENTIAL_COUNT comparisons, default 134; 0 skips it; doc/testing.md), and
-# the conformance suite of example programs (make conformance).
+# the conformance suite of example programs (make conformance, then make
+# conformance-variants: the same under other image layouts).
 # Needs the build from scripts/quickstart.sh (./build). The last line is
 # "N passed, N failed, N skipped" over everything.
 top=$(cd "$(dirname "$0")/.." && pwd)
@@ -84,6 +85,7 @@ fi
 # by diderot-regress (tests/conformance, doc/conformance.md); each case counts.
 conf_skip=0
 : >"$logdir/conformance.log"
+: >"$logdir/variants.log"
 if [ -d "$top/../shared/conformance/examples" ]; then
   echo "== conformance suite (the examples corpus; report in build/conformance/report.html)"
   make -C build conformance >"$logdir/conformance.log" 2>&1 || status=1
@@ -91,21 +93,29 @@ if [ -d "$top/../shared/conformance/examples" ]; then
   grep -qE '^[0-9]+ passed, [0-9]+ failed' "$logdir/conformance.log" ||
     { echo "test-all: the conformance suite did not report its summary"; status=1; }
   lap "conformance"
+  # the same scripts with every program built under other image layouts
+  # (tests/conformance/variants.py): every file byte-identical to the above
+  echo "== the conformance corpus under --image-layout=brick:4, halo:4, halo:8"
+  make -C build conformance-variants >"$logdir/variants.log" 2>&1 || status=1
+  grep -E '^FAIL ' "$logdir/variants.log" | head -20
+  grep -E '^[0-9]+ passed, [0-9]+ failed' "$logdir/variants.log" ||
+    { echo "test-all: the layout variants did not report their summary"; status=1; }
+  lap "conformance variants"
 else
   echo "== conformance suite: skipped (no ../shared/conformance)"
   conf_skip=1
 fi
 
 # Sum the summaries: "N passed, N failed, N skipped".
-sum() { grep -hE '^[0-9]+ passed, [0-9]+ failed' "$@" | tail -n 3 |
+sum() { grep -hE '^[0-9]+ passed, [0-9]+ failed' "$@" | tail -n 4 |
   awk -v p="$((fuzz_pass + diff_pass + tsan_pass))" -v f="$((fuzz_fail + diff_fail + tsan_fail))" -v s="$((diff_skip + conf_skip))" '{p += $1; f += $3; s += $5} END {printf "%d passed, %d failed, %d skipped\n", p, f, s}'; }
 summaries=$(grep -cE '^[0-9]+ passed, [0-9]+ failed' "$logdir/normal.log" "$logdir/asan.log" | grep -c ':1$')
 [ "$summaries" -eq 2 ] || { echo "test-all: a suite did not report its summary"; status=1; }
-line=$(sum "$logdir/normal.log" "$logdir/asan.log" "$logdir/conformance.log")
+line=$(sum "$logdir/normal.log" "$logdir/asan.log" "$logdir/conformance.log" "$logdir/variants.log")
 # Every failure again, with its first detail lines, right before the last
 # line: CI keeps only the tail of this output.
 {
-  for part in normal asan conformance; do
+  for part in normal asan conformance variants; do
     grep -A6 -E '^FAIL |^ *FAIL ' "$logdir/$part.log" | grep -v '^--$' | sed "s/^/[$part] /"
   done
   # (a Python target's finding: its seed, traceback and input, which

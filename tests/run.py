@@ -51,8 +51,8 @@ Each of these counts as one test:
                        exit status, stdout, stderr and output files
                        byte-identical;
   layouts/run/NAME     the cases of run/NAME again under --strand-layout=soa,
-                       aosoa:4, aosoa:8 (and --image-layout=brick:4, brick:8
-                       for programs with images): every output file must be
+                       aosoa:4, aosoa:8 (and --image-layout=brick:4, brick:8,
+                       halo:4, halo:8 for programs with images): every output file must be
                        byte-identical to the default layouts' run;
   run/NAME             `diderotc --exec` compiles tests/programs/run/NAME.diderot,
                        and for each case (args, expected) of CASES in NAME.py
@@ -800,7 +800,8 @@ class Runner:
     # must be byte-identical to those of the default layouts.
     LAYOUT_RUNS = [["--strand-layout=soa"], ["--strand-layout=aosoa:4"],
                    ["--strand-layout=aosoa:8"]]
-    IMAGE_LAYOUT_RUNS = [["--image-layout=brick:4"], ["--image-layout=brick:8"]]
+    IMAGE_LAYOUT_RUNS = [["--image-layout=brick:4"], ["--image-layout=brick:8"],
+                         ["--image-layout=halo:4"], ["--image-layout=halo:8"]]
 
     def runvariants(self, path, group, variants, env_extra=None, streams=False):
         """GROUP/run/NAME: the cases of run/NAME built with each flag list

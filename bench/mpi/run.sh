@@ -5,9 +5,15 @@
 # of RUNS (default 5) interleaved runs of
 #   seq                     --target=seq
 #   omp 2 threads           --target=omp -n 2
+#   mpi 1 rank x 1 thread   mpirun -np 1 ... -n 1
 #   mpi 1 rank x 2 threads  mpirun -np 1 ... -n 2
 #   mpi 2 ranks x 1 thread  mpirun -np 2 ... -n 1 (default placement: cyclic)
 #   mpi 2 ranks, block      the same built with mpi-placement = block
+#   ..., pml ob1            the 1x1 and 2x1 rows again with OMPI_MCA_pml=ob1:
+#                           on one machine Open MPI's default start tries its
+#                           network transports (cm/ofi, psm2, ucx) first, which
+#                           costs about 0.2 s of MPI_Init here (measured:
+#                           0.36 s against 0.15 s for a run of 64 rays)
 # mpirun runs with --bind-to none (Open MPI would bind the one rank of
 # -np 1 to one core, and its two threads with it). The wall times include
 # mpirun's start (launching the ranks, MPI_Init: about half a second here);
@@ -42,8 +48,11 @@ for p in mip:examples/mip/mip.diderot dvr:examples/paraview/dvr.diderot; do
   python3 "$root/bench/timeit.py" "$runs" \
     "$name seq" -- ./"$name" $args -o seq.nrrd --- \
     "$name omp 2 threads" -- ./"${name}_omp" -n 2 $args -o omp.nrrd --- \
+    "$name mpi 1 rank x 1 thread" -- $mpi -np 1 ./"${name}_mpi" -n 1 $args -o mpi.nrrd --- \
     "$name mpi 1 rank x 2 threads" -- $mpi -np 1 ./"${name}_mpi" -n 2 $args -o mpi.nrrd --- \
     "$name mpi 2 ranks x 1 thread (cyclic)" -- $mpi -np 2 ./"${name}_mpi" -n 1 $args -o mpi.nrrd --- \
-    "$name mpi 2 ranks x 1 thread (block)" -- $mpi -np 2 ./"${name}_mpib" -n 1 $args -o mpib.nrrd
+    "$name mpi 2 ranks x 1 thread (block)" -- $mpi -np 2 ./"${name}_mpib" -n 1 $args -o mpib.nrrd --- \
+    "$name mpi 1 rank x 1 thread, pml ob1" -- env OMPI_MCA_pml=ob1 $mpi -np 1 ./"${name}_mpi" -n 1 $args -o mpi.nrrd --- \
+    "$name mpi 2 ranks x 1 thread, pml ob1" -- env OMPI_MCA_pml=ob1 $mpi -np 2 ./"${name}_mpi" -n 1 $args -o mpi.nrrd
 done
 echo "load average after: $(bench_load)"

@@ -323,12 +323,12 @@ static IrModule *driver_mid(DiagCtx *diag, IrModule *high, const DriverOptions *
 }
 
 /* MidIR → LowIR (expansion, image samples in bricks of `brick` when it is
- * not 0), then VN (unless -H --disable-low-vn) and DCE run here as passes
+ * not 0, with a halo when `halo`), then VN (unless -H --disable-low-vn) and DCE run here as passes
  * of their own (so the hook sees each), with --dump=low (stdout) and
  * --stats (stderr). NULL with *status set when it fails. */
 static IrModule *driver_low(DiagCtx *diag, IrModule *mid, const DriverOptions *o, int brick,
-                            DriverWatch *w, int *status) {
-  MidToLowOptions lo = {.no_vn = true, .no_dce = true, .brick = brick};
+                            bool halo, DriverWatch *w, int *status) {
+  MidToLowOptions lo = {.no_vn = true, .no_dce = true, .brick = brick, .halo = halo};
   MidToLowStats ls;
   IrModule *low = mid_to_low(mid, diag, &lo, &ls);
   diag_flush(diag);
@@ -429,7 +429,7 @@ static int driver_codegen(Arena *arena, DiagCtx *diag, Program *prog, const Driv
   IrModule *mid = driver_mid(diag, high, o, ec, w, &mstatus);
   if (!mid) return mstatus;
   int lstatus = 0;
-  IrModule *low = driver_low(diag, mid, o, sched->image_brick, w, &lstatus);
+  IrModule *low = driver_low(diag, mid, o, sched->image_brick, sched->image_halo, w, &lstatus);
   if (!low) return lstatus;
   /* the CUDA target: refuse what the device cannot run, with positions */
   if (o->target == TARGET_CUDA) {
@@ -561,7 +561,7 @@ int main(int argc, char **argv) {
       mid = driver_mid(diag, high, &opts, ec, &watch, &status);
     IrModule *low = NULL;
     if (mid && ((opts.dump & (DUMP_LOW | DUMP_SCHEDULE)) || opts.stats))
-      low = driver_low(diag, mid, &opts, sched.image_brick, &watch, &status);
+      low = driver_low(diag, mid, &opts, sched.image_brick, sched.image_halo, &watch, &status);
     if (low && (opts.dump & DUMP_SCHEDULE)) status = driver_dump_schedule(arena, low, &opts, &env, &sched);
   }
 

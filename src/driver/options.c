@@ -61,7 +61,7 @@ static const OptSpec option_table[] = {
     {O_COLOR, 0, "color", ARG_REQUIRED, false,
      "auto (default: on a terminal, unless NO_COLOR is set), always or never"},
     {O_STRAND_LAYOUT, 0, "strand-layout", ARG_REQUIRED, false, "aos, soa or aosoa:N"},
-    {O_IMAGE_LAYOUT, 0, "image-layout", ARG_REQUIRED, false, "linear or brick:N"},
+    {O_IMAGE_LAYOUT, 0, "image-layout", ARG_REQUIRED, false, "linear, brick:N or halo:N"},
     {O_SIMD, 0, "simd", ARG_REQUIRED, false,
      "auto (default: also across strands where the update probes images), within (vectors within a strand only), strands (also across strands) or off (= --scalar)"},
     {O_SCHEDULE, 0, "schedule", ARG_REQUIRED, false,

@@ -432,6 +432,10 @@ struct IrModule {
   IrStateVar **state;
   const char *strand_name; /* NULL until set */
   bool create_array;       /* initial strands form a grid */
+  /* LowIR: the halo of bricked images (MidToLowOptions.halo), the widest
+   * kernel support of the probes; 0: none. The back end's re-layout of a
+   * loaded image fills it (lyt_image_storage). */
+  int image_halo;
   int ncfgs, capcfgs;
   IrCFG **cfgs;
   int next_var_id;

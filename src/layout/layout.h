@@ -405,10 +405,26 @@ const Layout *lego_to_layout(IxCtx *c, const LegoGroupBy *g, LytError *err);
 /* The whole of `text` as a power of two in [lo, hi] (the W of aosoa:W,
  * the B of brick:B); false when it is anything else. */
 bool lyt_parse_pow2(const char *text, long lo, long hi, int *out);
-/* "linear" (brick 0) or "brick:B" (B a power of two, 2..64). */
-bool lyt_parse_image_layout(const char *text, int *brick);
+/* "linear" (brick 0), "brick:B" or "halo:B" (B a power of two, 2..64;
+ * *halo: bricks with a halo, doc/layouts.md §4.2). */
+bool lyt_parse_image_layout(const char *text, int *brick, bool *halo);
 /* The layout of a d-D image (d <= 3) of ncomp components per voxel and
- * extents sizes[0..d) (constants or symbolic). */
-const Layout *lyt_image_layout(IxCtx *ix, int d, int ncomp, const IxExpr *const *sizes, int brick);
+ * extents sizes[0..d) (constants or symbolic): where sample c of voxel x
+ * lives. brick 0 is NRRD order. With halo H > 0 (the widest kernel
+ * support of the program) every stored brick has H - 1 extra samples
+ * below and H above on each axis, copies of its neighbours' voxels (of
+ * the nearest voxel beyond the image's edge): the layout then maps a
+ * voxel to its place in its own brick's interior, and the sample's
+ * offset is lyt_image_origin plus the layout's value. */
+const Layout *lyt_image_layout(IxCtx *ix, int d, int ncomp, const IxExpr *const *sizes, int brick,
+                               int halo);
+/* The stored samples (the layout of the array the program allocates): for
+ * a halo, modes (E, NB_a) with E = B + 2H - 1, the natural coordinate
+ * (c, l_0, b_0, l_1, b_1, ...) holding voxel b_a·B + l_a - (H - 1);
+ * otherwise lyt_image_layout. */
+const Layout *lyt_image_storage(IxCtx *ix, int d, int ncomp, const IxExpr *const *sizes, int brick,
+                                int halo);
+/* The offset of voxel 0's place in brick 0: C·(H - 1)·(1 + E + ... + E^(d-1)). */
+int64_t lyt_image_origin(int d, int ncomp, int brick, int halo);
 
 #endif

@@ -134,8 +134,8 @@ bool schedule_parse_strand_layout(const char *text, SchedStrandLayout *kind, int
 }
 
 /* --image-layout and the image-layout key: the layout module's parser. */
-bool schedule_parse_image_layout(const char *text, int *brick) {
-  return text && lyt_parse_image_layout(text, brick);
+bool schedule_parse_image_layout(const char *text, int *brick, bool *halo) {
+  return text && lyt_parse_image_layout(text, brick, halo);
 }
 
 /* ---- flags ---------------------------------------------------------------------- */
@@ -159,12 +159,14 @@ bool schedule_apply_flags(Arena *a, const SchedFlags *fl, Schedule *s, SchedDiag
   }
   if (fl->image_layout) {
     int b;
-    if (!schedule_parse_image_layout(fl->image_layout, &b)) {
-      schedule_error(d, NULL, "bad --image-layout '%s' (expected linear or brick:N with N a "
-                     "power of two from 2 to 64)", fl->image_layout);
+    bool h;
+    if (!schedule_parse_image_layout(fl->image_layout, &b, &h)) {
+      schedule_error(d, NULL, "bad --image-layout '%s' (expected linear, brick:N or halo:N with N "
+                     "a power of two from 2 to 64)", fl->image_layout);
       ok = false;
     } else {
       s->image_brick = b;
+      s->image_halo = h;
       schedule_set(s, SCHED_P_IMAGE_LAYOUT, SCHED_FLAG,
                    arena_printf(a, "--image-layout=%s", fl->image_layout));
     }
@@ -275,6 +277,7 @@ void schedule_defaults(Arena *a, const SchedFacts *f, Schedule *s) {
   if (!is_set(s, SCHED_P_IMAGE_LAYOUT)) {
     /* driver_codegen/driver_low: brick 0 unless --image-layout */
     s->image_brick = 0;
+    s->image_halo = false;
     schedule_set(s, SCHED_P_IMAGE_LAYOUT, SCHED_DEFAULT, "NRRD order");
   }
   /* simd: the vectors (--scalar), then the groups */
@@ -545,6 +548,7 @@ void schedule_emit_bits(const Schedule *s, SchedEmitBits *out) {
   out->strand_layout = (int)s->strand_layout;
   out->aosoa_width = s->strand_layout == SCHED_AOSOA ? s->aosoa_width : 1;
   out->image_brick = s->image_brick;
+  out->image_halo = s->image_brick && s->image_halo;
 }
 
 const char *schedule_runtime_c(Arena *a, const Schedule *s) {

@@ -97,7 +97,7 @@ typedef struct SchedFacts {
 /* Keys of the schedule file and lines of --dump=schedule, in this order. */
 typedef enum SchedParam {
   SCHED_P_STRAND_LAYOUT,   /* strand-layout = aos | soa | aosoa:W */
-  SCHED_P_IMAGE_LAYOUT,    /* image-layout = linear | brick:B */
+  SCHED_P_IMAGE_LAYOUT,    /* image-layout = linear | brick:B | halo:B */
   SCHED_P_SIMD,            /* simd = off | within | strands */
   SCHED_P_SIMD_WIDTH,      /* simd-width = auto | N (lanes per group) */
   SCHED_P_LOOP_LANES,      /* loop-lanes = on | off */
@@ -163,6 +163,7 @@ typedef struct Schedule {
   SchedStrandLayout strand_layout;
   int aosoa_width;                 /* 1 unless aosoa (EmitOptions.aosoa_width) */
   int image_brick;                 /* 0: linear */
+  bool image_halo;                 /* halo:B (the halo's width is the program's widest kernel support) */
   SchedSimd simd;
   SchedSimdAsk simd_ask;
   bool scalar_asked;               /* --scalar, --simd=off or simd = off */
@@ -282,6 +283,7 @@ typedef struct SchedEmitBits {
   int strand_layout;  /* EmitStrandLayout's values: 0 aos, 1 soa, 2 aosoa */
   int aosoa_width;    /* 1 unless aosoa */
   int image_brick;    /* 0: linear; EmitOptions.image_brick and MidToLowOptions.brick */
+  bool image_halo;    /* bricks with a halo (the driver sizes it: mid_to_low_widest_support) */
 } SchedEmitBits;
 void schedule_emit_bits(const Schedule *s, SchedEmitBits *out);
 
@@ -297,7 +299,7 @@ uint32_t schedule_default_chunk(int aosoa_width);
 /* Helpers shared by schedule.c and schedule_file.c (also the parsers of
  * --strand-layout / --image-layout; the image layouts are src/layout's). */
 bool schedule_parse_strand_layout(const char *text, SchedStrandLayout *kind, int *width);
-bool schedule_parse_image_layout(const char *text, int *brick);
+bool schedule_parse_image_layout(const char *text, int *brick, bool *halo);
 void schedule_set(Schedule *s, SchedParam p, SchedSource src, const char *reason);
 void schedule_error(SchedDiag *d, const SchedWhy *at, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));

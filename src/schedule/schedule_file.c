@@ -30,7 +30,7 @@ static const char *const key_names[SCHED_NPARAMS] = {
 /* What each key accepts, as the bad-value message says it. */
 static const char *const key_accepts[SCHED_NPARAMS] = {
     [SCHED_P_STRAND_LAYOUT] = "aos, soa or aosoa:N with N a power of two from 2 to 1024",
-    [SCHED_P_IMAGE_LAYOUT] = "linear or brick:N with N a power of two from 2 to 64",
+    [SCHED_P_IMAGE_LAYOUT] = "linear, brick:N or halo:N with N a power of two from 2 to 64",
     [SCHED_P_SIMD] = "off, within or strands",
     [SCHED_P_SIMD_WIDTH] = "auto or a whole number",
     [SCHED_P_LOOP_LANES] = "on or off",
@@ -122,7 +122,7 @@ static ValueResult set_value(Schedule *s, SchedParam p, const char *v) {
     return VALUE_OK;
   }
   case SCHED_P_IMAGE_LAYOUT:
-    return schedule_parse_image_layout(v, &s->image_brick) ? VALUE_OK : VALUE_BAD;
+    return schedule_parse_image_layout(v, &s->image_brick, &s->image_halo) ? VALUE_OK : VALUE_BAD;
   case SCHED_P_SIMD: {
     static const char *const w[] = {"off", "within", "strands"};
     if ((k = word_index(v, w, 3)) < 0) return VALUE_BAD;
@@ -215,7 +215,8 @@ const char *schedule_value_text(Arena *a, const Schedule *s, SchedParam p) {
            : s->strand_layout == SCHED_SOA ? "soa"
                                            : "aos";
   case SCHED_P_IMAGE_LAYOUT:
-    return s->image_brick ? arena_printf(a, "brick:%d", s->image_brick) : "linear";
+    return s->image_brick ? arena_printf(a, "%s:%d", s->image_halo ? "halo" : "brick", s->image_brick)
+                          : "linear";
   case SCHED_P_SIMD:
     return s->simd == SCHED_SIMD_OFF ? "off" : s->simd == SCHED_SIMD_WITHIN ? "within" : "strands";
   case SCHED_P_SIMD_WIDTH: return s->simd_width ? arena_printf(a, "%d", s->simd_width) : "auto";

@@ -784,6 +784,22 @@ static void lower_cfg(M2L *L, IrCFG *m, IrCFG *l, IrGlobal **gmap, IrStateVar **
 
 /* ---- the module ------------------------------------------------------------------------- */
 
+/* The widest kernel support s of the module's voxel loads (1 if none):
+ * one walk over the instructions, before lowering. */
+static int widest_support(const IrModule *mid) {
+  int s = 1;
+  for (int i = 0; i < mid->ncfgs; i++) {
+    const IrCFG *c = mid->cfgs[i];
+    for (int b = 0; b < c->nblocks; b++)
+      for (int k = 0; k < c->blocks[b]->ninstrs; k++) {
+        const IrInstr *in = c->blocks[b]->instrs[k];
+        if (in->kind == IR_I_OP && in->op == IR_MOP_LOAD_VOXELS && in->imm[0] > s)
+          s = in->imm[0];
+      }
+  }
+  return s;
+}
+
 IrModule *mid_to_low(IrModule *mid, DiagCtx *diag, const MidToLowOptions *opts,
                      MidToLowStats *stats) {
   static const MidToLowOptions defaults = {.no_vn = false};
@@ -838,6 +854,8 @@ IrModule *mid_to_low(IrModule *mid, DiagCtx *diag, const MidToLowOptions *opts,
       ir_cfg_add_param(l, m->params[k]->name, m->params[k]->ty);
   }
 
+  if (L.opts->halo && L.opts->brick > 1)
+    low->image_halo = L.halo = widest_support(mid);
   L.nval = mid->next_var_id;
   L.val = ARENA_NEW_ARRAY(L.a, M2lVal *, L.nval + 1);
   for (int i = 0; i < mid->ncfgs; i++)

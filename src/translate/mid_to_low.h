@@ -21,6 +21,11 @@ typedef struct MidToLowOptions {
    * brick and bricks colexicographic over ceil(N_a / B) per axis, the
    * components of a voxel contiguous. The runtime must store images so. */
   int brick;
+  /* With brick: every stored brick carries a halo as wide as the widest
+   * kernel support s of the module's probes (s - 1 samples below, s
+   * above), so a probe's taps without border control lie in the brick of
+   * its position (lyt_image_layout; the LowIR module's image_halo says s). */
+  bool halo;
   /* --no-probe-checks: probes without border control read the image
    * without checking that the kernel support is inside it. */
   bool no_probe_checks;

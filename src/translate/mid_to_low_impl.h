@@ -47,6 +47,9 @@ typedef struct M2L {
   M2lVal **val; /* by MidIR variable id */
   int nval;
   IxCtx *ix; /* index expressions of voxel addressing */
+  /* opts->halo: the halo of the bricks, the widest kernel support of the
+   * module's probes (widest_support); 0 without a halo */
+  int halo;
   bool failed;
 } M2L;
 

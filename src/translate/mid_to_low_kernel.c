@@ -330,14 +330,33 @@ static IxEmit ix_fork(const IxEmit *E) {
   return F;
 }
 
+/* Mode 1 + a of the layout at tap coordinate x: a 1-D coordinate, or with
+ * a brick index b (haloed bricks) the natural coordinate (x, b), x being
+ * the tap's place in brick b, which may lie in the halo (x < 0 or x >= B). */
+static const IxExpr *tap_map(M2L *L, const Layout *lay, int a, const IxExpr *x, const IxExpr *b) {
+  if (!b)
+    return mode_map(L, lay, 1 + a, x);
+  LytError err;
+  const Layout *m = lyt_mode(lay, 1 + a);
+  const IxExpr *crd[2] = {x, b};
+  const IxExpr *e = m ? lyt_emit_fwd(L->ix, m, crd, 2, &err) : NULL;
+  if (!e) {
+    m2l_internal(L, "a voxel offset in a haloed brick");
+    return NULL;
+  }
+  return ix_simplify(L->ix, e);
+}
+
 /* The sample loads of one neighbourhood at L->cur: X[a][t] is the
- * coordinate of tap t on axis a, pv[a][0..npv[a]) the variables of the
- * probe position (an axis whose taps differ from tap s-1 by terms free of
- * them is addressed as one base plus constant tap offsets). Returns the
- * rows of the result (NULL on failure). */
+ * coordinate of tap t on axis a (in brick bidx[a] when bidx is given),
+ * pv[a][0..npv[a]) the variables of the probe position (an axis whose taps
+ * differ from tap s-1 by terms free of them is addressed as one base plus
+ * constant tap offsets); origin is added to every offset
+ * (lyt_image_origin). Returns the rows of the result (NULL on failure). */
 static IrVar **neighbourhood(IxEmit *E, const Layout *lay, const IrInstr *in, IrVar *img, int d,
                              int s, bool vload_taps, const IxExpr *X[3][2 * KERNEL_MAX_SUPPORT],
-                             int pv[3][2], const int *npv) {
+                             const IxExpr *const *bidx, int64_t origin, int pv[3][2],
+                             const int *npv) {
   M2L *L = E->L;
   IxCtx *ix = L->ix;
   int w = 2 * s;
@@ -352,20 +371,21 @@ static IrVar **neighbourhood(IxEmit *E, const Layout *lay, const IrInstr *in, Ir
   T->E = E;
   T->d = d;
   T->w = w;
-  Off base = {NULL, 0};
+  Off base = {NULL, origin};
   for (int a = 0; a < d; a++) {
-    const IxExpr *at0 = mode_map(L, lay, 1 + a, X[a][s - 1]);
+    const IxExpr *ba = bidx ? bidx[a] : NULL;
+    const IxExpr *at0 = tap_map(L, lay, a, X[a][s - 1], ba);
     if (!at0)
       return NULL;
     bool rel = npv[a] > 0;
     for (int t = 0; t < w && rel; t++) {
-      const IxExpr *m = mode_map(L, lay, 1 + a, X[a][t]);
+      const IxExpr *m = tap_map(L, lay, a, X[a][t], ba);
       if (!m)
         return NULL;
       rel = !ix_depends(ix_simplify(ix, ix_sub(ix, m, at0)), pv[a], npv[a]);
     }
     for (int t = 0; t < w; t++) {
-      const IxExpr *m = mode_map(L, lay, 1 + a, X[a][t]);
+      const IxExpr *m = tap_map(L, lay, a, X[a][t], ba);
       T->P[a][t] = off_of(E, rel ? ix_simplify(ix, ix_sub(ix, m, at0)) : m);
     }
     if (rel)
@@ -508,6 +528,102 @@ static void probe_check(M2L *L, const IrInstr *in, IrVar *img, IrVar *const *na,
   L->cur = cont;
 }
 
+/* The result of a probe's two paths: a phi per row at join. */
+static M2lVal *join_rows(M2L *L, const IrInstr *in, IrBlock *join, IrBlock *fast, IrVar **rf,
+                         IrBlock *slow, IrVar **rs) {
+  if (!rf || !rs)
+    return NULL;
+  const IrType *ty = in->dst->ty;
+  int nrows = 1;
+  for (int i = 0; i + 1 < ty->order; i++)
+    nrows *= ty->dims[i];
+  IrVar **rows = ARENA_NEW_ARRAY(L->a, IrVar *, nrows);
+  for (int r = 0; r < nrows; r++) {
+    rows[r] = ir_phi_new(join, "vox", rf[r]->ty);
+    ir_phi_set(rows[r]->def, fast, rf[r]);
+    ir_phi_set(rows[r]->def, slow, rs[r]);
+  }
+  return m2l_tensor(L, ty, rows);
+}
+
+/* The probe's image, sizes and position (m2l_load_voxels) for the paths. */
+typedef struct Probe {
+  const IrInstr *in;
+  const Layout *lay;
+  IrVar *img;
+  int d, s, ncomp, border;
+  IrVar **na, **N;
+  const IxExpr **Nx, **nx;
+} Probe;
+
+/* Haloed bricks (doc/layouts.md §4.2): with n_a = B·b_a + q_a, tap k of
+ * axis a (k = 1-s..s) is at place q_a + k of brick b_a, in its interior or
+ * its halo (H - 1 below, H above, H >= s). Without border control every
+ * probe reads so (the check keeps its taps in the image): one base per
+ * probe, constant tap offsets, no branch. With border control the halo
+ * holds the image's values, clamped beyond its edges: the one-brick path
+ * serves the probes whose taps all lie in the image (s-1 <= n_a <= N_a-1-s)
+ * and, for clamp, every probe whose position does (0 <= n_a <= N_a-1);
+ * the others map each tap index into the image first (tap_coords) and read
+ * it from its brick's interior. */
+static M2lVal *haloed(M2L *L, IxEmit *E, const Probe *P) {
+  IxCtx *ix = L->ix;
+  int d = P->d, s = P->s, B = L->opts->brick, w = 2 * s;
+  const IxExpr *Xf[3][2 * KERNEL_MAX_SUPPORT], *bf[3];
+  int pvf[3][2], npvf[3];
+  IrVar *cond = NULL;
+  bool checked = P->border == IR_BORDER_NONE && !L->opts->no_probe_checks;
+  for (int a = 0; a < d; a++) {
+    /* after the probe check n_a >= s-1: no sign fix-ups in the division */
+    const IxExpr *n = P->nx[a];
+    if (checked) {
+      n = ix_var(ix, arena_printf(L->a, "nh%d", a), s - 1, IX_INF);
+      ix_bind(E, n, P->na[a]);
+    }
+    IrVar *q = ix_emit(E, ix_modk(ix, n, B)), *b = ix_emit(E, ix_divk(ix, n, B));
+    const IxExpr *qv = ix_var(ix, arena_printf(L->a, "q%d", a), 0, B - 1);
+    const IxExpr *bv = ix_var(ix, arena_printf(L->a, "b%d", a), checked ? 0 : IX_NINF, IX_INF);
+    ix_bind(E, qv, q);
+    ix_bind(E, bv, b);
+    pvf[a][0] = (int)qv->k;
+    pvf[a][1] = (int)bv->k;
+    npvf[a] = 2;
+    for (int t = 0; t < w; t++)
+      Xf[a][t] = ix_addk(ix, qv, 1 - s + t);
+    bf[a] = bv;
+    if (P->border == IR_BORDER_NONE)
+      continue;
+    int lo = P->border == IR_BORDER_CLAMP ? 0 : s - 1, hi = P->border == IR_BORDER_CLAMP ? 1 : s + 1;
+    IrVar *c = m2l_op2(L, IR_OP_AND, m2l_op2(L, IR_OP_GE, P->na[a], m2l_int(L, lo)),
+                       m2l_op2(L, IR_OP_LE, P->na[a], m2l_op2(L, IR_OP_ISUB, P->N[a], m2l_int(L, hi))));
+    cond = cond ? m2l_op2(L, IR_OP_AND, cond, c) : c;
+  }
+  if (L->failed)
+    return NULL;
+  int64_t origin = lyt_image_origin(d, P->ncomp, B, L->halo);
+  if (P->border == IR_BORDER_NONE) {
+    IrVar **rows = neighbourhood(E, P->lay, P->in, P->img, d, s, false, Xf, bf, origin, pvf, npvf);
+    return rows ? m2l_tensor(L, P->in->dst->ty, rows) : NULL;
+  }
+  IrBlock *cur = L->cur;
+  IrBlock *join = ir_block_split(cur, cur->ninstrs, "voxels");
+  IrBlock *fast = ir_block_new(L->lcfg, "halo_fast");
+  IrBlock *slow = ir_block_new(L->lcfg, "halo_general");
+  ir_block_set_branch(cur, cond, fast, slow);
+  ir_block_set_jump(fast, join);
+  ir_block_set_jump(slow, join);
+  IxEmit Ef = ix_fork(E), Es = ix_fork(E);
+  L->cur = fast;
+  IrVar **rf = neighbourhood(&Ef, P->lay, P->in, P->img, d, s, false, Xf, bf, origin, pvf, npvf);
+  L->cur = slow;
+  const IxExpr *X[3][2 * KERNEL_MAX_SUPPORT];
+  int pv[3][2], npv[3];
+  tap_coords(&Es, d, s, P->border, P->na, P->N, P->Nx, P->nx, X, pv, npv);
+  IrVar **rs = neighbourhood(&Es, P->lay, P->in, P->img, d, s, false, X, NULL, origin, pv, npv);
+  L->cur = join;
+  return join_rows(L, P->in, join, fast, rf, slow, rs);
+}
+
 M2lVal *m2l_load_voxels(M2L *L, const IrInstr *in) {
   const IrVar *mimg = in->args[0];
   const IrType *it = mimg->ty;
@@ -538,7 +654,7 @@ M2lVal *m2l_load_voxels(M2L *L, const IrInstr *in) {
     ix_bind(&E, Nx[a], N[a]);
   }
   int B = L->opts->brick;
-  const Layout *lay = lyt_image_layout(ix, d, ncomp, Nx, B);
+  const Layout *lay = lyt_image_layout(ix, d, ncomp, Nx, B, L->halo);
 
   /* The probe position n (the index of tap s-1) per axis. */
   IrVar *na[3];
@@ -554,6 +670,10 @@ M2lVal *m2l_load_voxels(M2L *L, const IrInstr *in) {
     probe_check(L, in, img, na, N, d, s);
     if (L->failed)
       return NULL;
+  }
+  if (B > 1 && L->halo >= s) {
+    Probe P = {in, lay, img, d, s, ncomp, border, na, N, Nx, nx};
+    return haloed(L, &E, &P);
   }
   bool vload_taps = d == 1 && border == IR_BORDER_NONE && mode_contiguous(lay, 1, ncomp);
   const IxExpr *X[3][2 * KERNEL_MAX_SUPPORT];
@@ -604,26 +724,14 @@ M2lVal *m2l_load_voxels(M2L *L, const IrInstr *in) {
     ir_block_set_jump(slow, join);
     IxEmit Ef = ix_fork(&E), Es = ix_fork(&E);
     L->cur = fast;
-    IrVar **rf = neighbourhood(&Ef, lay, in, img, d, s, false, Xf, pvf, npvf);
+    IrVar **rf = neighbourhood(&Ef, lay, in, img, d, s, false, Xf, NULL, 0, pvf, npvf);
     L->cur = slow;
     tap_coords(&Es, d, s, border, na, N, Nx, nx, X, pv, npv);
-    IrVar **rs = neighbourhood(&Es, lay, in, img, d, s, vload_taps, X, pv, npv);
+    IrVar **rs = neighbourhood(&Es, lay, in, img, d, s, vload_taps, X, NULL, 0, pv, npv);
     L->cur = join;
-    if (!rf || !rs)
-      return NULL;
-    const IrType *ty = in->dst->ty;
-    int nrows = 1;
-    for (int i = 0; i + 1 < ty->order; i++)
-      nrows *= ty->dims[i];
-    IrVar **rows = ARENA_NEW_ARRAY(L->a, IrVar *, nrows);
-    for (int r = 0; r < nrows; r++) {
-      rows[r] = ir_phi_new(join, "vox", rf[r]->ty);
-      ir_phi_set(rows[r]->def, fast, rf[r]);
-      ir_phi_set(rows[r]->def, slow, rs[r]);
-    }
-    return m2l_tensor(L, ty, rows);
+    return join_rows(L, in, join, fast, rf, slow, rs);
   }
   tap_coords(&E, d, s, border, na, N, Nx, nx, X, pv, npv);
-  IrVar **rows = neighbourhood(&E, lay, in, img, d, s, vload_taps, X, pv, npv);
+  IrVar **rows = neighbourhood(&E, lay, in, img, d, s, vload_taps, X, NULL, 0, pv, npv);
   return rows ? m2l_tensor(L, in->dst->ty, rows) : NULL;
 }

@@ -18,7 +18,8 @@ Tests (all names start with e2e/, so that tests/run.py -k can select them):
                      layout mode: the program runs once as above, then again
                      under every strand layout (--strand-layout=soa, aosoa:4,
                      aosoa:8; aos is the default) and, if it reads images,
-                     every image layout (--image-layout=brick:4, brick:8; in
+                     every image layout (--image-layout=brick:4, brick:8,
+                     halo:4; in
                      pairs with the strand layouts, or also alone with
                      --layouts=all); each run must pass the companion's checks
                      AND write output files byte-identical to the default
@@ -116,7 +117,7 @@ def load_module(path, name):
 # D, scalar and vector images, border control, grids and collections, new
 # and die), kept small because every program is compiled 4-6 more times.
 STRAND_LAYOUTS = ["soa", "aosoa:4", "aosoa:8"]
-IMAGE_LAYOUTS = ["brick:4", "brick:8"]
+IMAGE_LAYOUTS = ["brick:4", "brick:8", "halo:4"]
 LAYOUT_SUBSET = ["probe_1d", "probe_2d", "probe_3d", "vector_3d", "inside_2d", "matrix_2d",
                  "layout_grid", "layout_collection", "life", "collatz_v1", "any_size",
                  "image_query", "trace", "life_unbounded"]
@@ -168,7 +169,7 @@ def layout_variants(program, full):
     if not uses_images:
         return strands
     images = [["--image-layout=" + b] for b in IMAGE_LAYOUTS]
-    pairs = [strands[0], strands[1] + images[1], strands[2] + images[0]]
+    pairs = [strands[0] + images[2], strands[1] + images[1], strands[2] + images[0]]
     return strands + images + pairs[1:] if full else pairs
 
 

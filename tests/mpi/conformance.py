@@ -30,11 +30,8 @@ import sys
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 TOP = os.path.dirname(os.path.dirname(HERE))
-REGRESS = os.path.join(TOP, "tools", "regress", "diderot-regress")
-SUITE = os.path.join(TOP, "tests", "conformance")
-# what the comparison leaves out: the build's own files and the tool's
-SKIP_NAMES = {"log.txt", ".script.sh", ".compiles"}
-SKIP_SUFFIXES = (".c", ".o", ".h", ".mpi", ".so", ".a", ".log")
+sys.path.insert(0, os.path.join(TOP, "tests", "conformance"))
+from corpus_runs import case_problems, regress  # noqa: E402
 
 
 def wrap(argv):
@@ -78,38 +75,6 @@ def wrap(argv):
     return 0
 
 
-def is_program(path):
-    with open(path, "rb") as f:
-        head = f.read(4)
-    return head == b"\x7fELF" or head[:2] == b"#!"
-
-
-def outputs(folder):
-    """path relative to folder -> bytes, for every file the script wrote."""
-    got = {}
-    for d, _, files in os.walk(folder):
-        for n in files:
-            p = os.path.join(d, n)
-            if n in SKIP_NAMES or n.endswith(SKIP_SUFFIXES) or not os.path.isfile(p) or is_program(p):
-                continue
-            with open(p, "rb") as f:
-                # a script may write its folder's name into a file (dprobe's
-                # generated programs say where they were made)
-                got[os.path.relpath(p, folder)] = f.read().replace(os.path.abspath(folder).encode(),
-                                                                   b"@WORK@")
-    return got
-
-
-def regress(diderotc, out, select, env):
-    cmd = [sys.executable, REGRESS, SUITE, "--diderotc=" + diderotc, "-j1", "-o", out, "--keep"]
-    for k in select:
-        cmd += ["-k", k]
-    p = subprocess.run(cmd, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
-    failed = [l.split()[1] for l in p.stdout.splitlines() if l.startswith("FAIL ")]
-    passed = [l.split()[1] for l in p.stdout.splitlines() if l.startswith("PASS ")]
-    return passed, failed, p.stdout
-
-
 def main(argv):
     if argv[:1] == ["--wrap"]:
         return wrap(argv[1:])
@@ -139,15 +104,7 @@ def main(argv):
         e = dict(env, CONF_MPI_REAL=dc, CONF_MPI_NP=str(r))
         ok, bad, log = regress(wrapper, out, a.select, e)
         for case in sorted(set(base) | set(ok) | set(bad)):
-            problems = []
-            if case not in ok:
-                problems.append("its checks fail (%s/report.txt)" % out)
-            else:
-                want = outputs(os.path.join(a.out, "seq", "work", case))
-                got = outputs(os.path.join(out, "work", case))
-                problems += ["%s differs from the sequential run's" % f
-                             for f in sorted(want) if f in got and got[f] != want[f]]
-                problems += ["%s is missing" % f for f in sorted(want) if f not in got]
+            problems = case_problems(os.path.join(a.out, "seq"), out, case, ok, "the sequential run's")
             if problems:
                 nfail += 1
                 print("FAIL %s -np %d: %s" % (case, r, "; ".join(problems[:5])))

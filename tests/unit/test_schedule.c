@@ -238,7 +238,7 @@ static SchedEmitBits driver_bits(const SchedFlags *fl) {
   b.loop_lanes = !fl->scalar && !fl->no_loop_lanes;
   b.aosoa_width = 1;
   if (fl->strand_layout) schedule_parse_strand_layout(fl->strand_layout, (SchedStrandLayout *)&b.strand_layout, &b.aosoa_width);
-  if (fl->image_layout) schedule_parse_image_layout(fl->image_layout, &b.image_brick);
+  if (fl->image_layout) schedule_parse_image_layout(fl->image_layout, &b.image_brick, &b.image_halo);
   return b;
 }
 
@@ -280,8 +280,8 @@ static void test_flags(Arena *a) {
   free(m);
   SchedFlags bad2 = {.image_layout = "bricks"};
   build(a, &f, &bad2, NULL, &ok, &m);
-  CHECK_STR(m, "diderotc: error: bad --image-layout 'bricks' (expected linear or brick:N with N a "
-               "power of two from 2 to 64)\n");
+  CHECK_STR(m, "diderotc: error: bad --image-layout 'bricks' (expected linear, brick:N or halo:N "
+               "with N a power of two from 2 to 64)\n");
   free(m);
   /* --simd=strands where groups are impossible: today's silent fallback */
   SchedFacts g = probing();

@@ -443,6 +443,64 @@ static void collect_images(EmitCtx *e) {
   }
 }
 
+/* Haloed bricks: every stored sample, the halo's included, over the
+ * storage layout's natural coordinate (c, l_a, b_a), from the voxel it
+ * holds, x_a = b_a·B + l_a - (H - 1) clamped into the image:
+ * dst[L_stored(c, l, b)] = src[L_nrrd(c, x)]. */
+static void emit_relayout_halo(EmitCtx *e, EmitBuf *out, int d, int ncomp, const IxExpr *const *n,
+                               const Layout *src) {
+  EmitLayout *L = LY(e);
+  IxCtx *ix = L->ix;
+  int B = e->opt->image_brick, H = e->m->image_halo, E = B + 2 * H - 1;
+  const Layout *dst = lyt_image_storage(ix, d, ncomp, n, B, H);
+  const IxExpr *crd[7], *x[4];
+  crd[0] = x[0] = ix_var(ix, "d_c", 0, ncomp - 1);
+  for (int a = 0; a < d; a++) {
+    const IxExpr *nb = ix_divk(ix, ix_addk(ix, n[a], B - 1), B);
+    crd[1 + 2 * a] = ix_var(ix, arena_printf(e->a, "d_l%d", a), 0, E - 1);
+    crd[2 + 2 * a] = ix_var_full(ix, arena_printf(e->a, "d_b%d", a), 0, IX_INF, nb, 1);
+    x[1 + a] = ix_var_full(ix, arena_printf(e->a, "d_x%d", a), 0, IX_INF, n[a], 1);
+  }
+  LytError err;
+  const IxExpr *di = lyt_emit_fwd(ix, dst, crd, 1 + 2 * d, &err);
+  const IxExpr *si = lyt_emit_fwd(ix, src, x, 1 + d, &err);
+  const IxExpr *len = lyt_cosize(ix, dst);
+  if (!di || !si || !len) {
+    emit_fail(e, "image layout: %s", err.msg ? err.msg : "refused");
+    return;
+  }
+  L->st[ST_IMAGE].layout = lyt_to_string(ix, lyt_image_layout(ix, d, ncomp, n, B, H));
+  OUT("/* %d-D images of %d component(s) in bricks of %d^%d with a halo of %d below and %d\n"
+      " * above: stored as %s, voxel x in its brick's interior\n * at %lld + %s\n"
+      " * (from NRRD order %s) */\n",
+      d, ncomp, B, d, H - 1, H, lyt_to_string(ix, dst), (long long)lyt_image_origin(d, ncomp, B, H),
+      L->st[ST_IMAGE].layout, lyt_to_string(ix, src));
+  OUT("static void d_relayout_%d_%d(DrtErrors *errs, const char *what, DrtImage *img) {\n", d,
+      ncomp);
+  for (int a = 0; a < d; a++) OUT("  const int64_t d_n%d = img->size[%d];\n", a, a);
+  OUT("  const size_t len_ = (size_t)%s;\n", ix_print(e, ST_IMAGE, ix_lower(ix, ix_simplify(ix, len))));
+  OUT("  dreal *dst_ = malloc((len_ ? len_ : 1) * sizeof(dreal));\n"
+      "  if (!dst_) {\n"
+      "    drt_error(errs, \"image '%%s': out of memory for its bricks (%%zu bytes)\", what,\n"
+      "              len_ * sizeof(dreal));\n"
+      "    return;\n  }\n"
+      "  const dreal *src_ = img->data;\n");
+  for (int a = d - 1; a >= 0; a--) {
+    int ind = 2 * (2 * (d - 1 - a) + 1);
+    OUT("%*sfor (int64_t d_b%d = 0; d_b%d < (d_n%d + %d) / %d; d_b%d++)\n", ind, "", a, a, a, B - 1, B, a);
+    OUT("%*sfor (int64_t d_l%d = 0; d_l%d < %d; d_l%d++) {\n", ind + 2, "", a, a, E, a);
+    OUT("%*sconst int64_t t%d_ = d_b%d * %d + d_l%d - %d;\n", ind + 4, "", a, a, B, a, H - 1);
+    OUT("%*sconst int64_t d_x%d = t%d_ < 0 ? 0 : t%d_ >= d_n%d ? d_n%d - 1 : t%d_;\n", ind + 4, "", a, a,
+        a, a, a, a);
+  }
+  OUT("%*sfor (int64_t d_c = 0; d_c < %d; d_c++)\n", 4 * d + 2, "", ncomp);
+  OUT("%*sdst_[%s] = src_[%s];\n", 4 * d + 4, "",
+      ix_print(e, ST_IMAGE, ix_lower(ix, ix_simplify(ix, di))),
+      ix_print(e, ST_IMAGE, ix_lower(ix, ix_simplify(ix, si))));
+  for (int a = 0; a < d; a++) OUT("%*s}\n", 2 * (2 * (d - 1 - a) + 1) + 2, "");
+  OUT("  drt_image_adopt_data(img, dst_);\n}\n\n");
+}
+
 /* dst[L_brick(c, x)] = src[L_nrrd(c, x)] over every sample: the loop runs
  * over the natural coordinate, both sides come from the layouts. */
 static void emit_relayout_fn(EmitCtx *e, EmitBuf *out, int d, int ncomp) {
@@ -455,8 +513,12 @@ static void emit_relayout_fn(EmitCtx *e, EmitBuf *out, int d, int ncomp) {
     x[a] = ix_var_full(ix, arena_printf(e->a, "d_x%d", a), 0, IX_INF, n[a], 1);
   }
   const IxExpr *c = ix_var(ix, "d_c", 0, ncomp - 1);
-  const Layout *dst = lyt_image_layout(ix, d, ncomp, n, B);
-  const Layout *src = lyt_image_layout(ix, d, ncomp, n, 0);
+  const Layout *src = lyt_image_layout(ix, d, ncomp, n, 0, 0);
+  if (e->m->image_halo) {
+    emit_relayout_halo(e, out, d, ncomp, n, src);
+    return;
+  }
+  const Layout *dst = lyt_image_layout(ix, d, ncomp, n, B, 0);
   L->st[ST_IMAGE].layout = lyt_to_string(ix, dst);
   const IxExpr *crd[4] = {c, x[0], d > 1 ? x[1] : NULL, d > 2 ? x[2] : NULL};
   LytError err;
@@ -616,9 +678,9 @@ static void count_voxel_ops(EmitCtx *e) {
    * m2l_image_layout (now lyt_image_layout in src/layout): the text is part
    * of the generated code, which the move to src/layout kept byte for byte;
    * rename it together with the codegen baseline. */
-  L->st[ST_VOXEL].layout = e->opt->image_brick
-                               ? arena_printf(e->a, "brick:%d (m2l_image_layout)", e->opt->image_brick)
-                               : "linear (m2l_image_layout)";
+  L->st[ST_VOXEL].layout = m->image_halo      ? arena_printf(e->a, "halo:%d (lyt_image_layout)", e->opt->image_brick)
+                           : e->opt->image_brick ? arena_printf(e->a, "brick:%d (m2l_image_layout)", e->opt->image_brick)
+                                                 : "linear (m2l_image_layout)";
   /* all loads, and those of the brick fast paths (mid_to_low_kernel.c
    * labels their blocks) with everything they need counted again */
   int nseen = m->next_var_id + 1;
@@ -627,7 +689,7 @@ static void count_voxel_ops(EmitCtx *e) {
     IrCFG *cfg = m->cfgs[c];
     for (int b = 0; b < cfg->nblocks; b++) {
       const char *lab = cfg->blocks[b]->label;
-      bool fast = lab && !strcmp(lab, "brick_fast");
+      bool fast = lab && (!strcmp(lab, "brick_fast") || !strcmp(lab, "halo_fast"));
       for (int i = 0; i < cfg->blocks[b]->ninstrs; i++) {
         IrInstr *in = cfg->blocks[b]->instrs[i];
         if (in->kind != IR_I_OP || (in->op != IR_LOP_LOAD && in->op != IR_LOP_VLOAD) || in->nargs < 2)
@@ -656,7 +718,9 @@ static void report_lines(EmitCtx *e, EmitBuf *out, const char *pre) {
   EmitLayout *L = LY(e);
   count_voxel_ops(e);
   OUT("%slayouts: strand state %s, images %s\n", pre, strand_layout_name(e),
-      e->opt->image_brick ? arena_printf(e->a, "brick:%d", e->opt->image_brick) : "linear");
+      e->m->image_halo    ? arena_printf(e->a, "halo:%d (halo %d)", e->opt->image_brick, e->m->image_halo)
+      : e->opt->image_brick ? arena_printf(e->a, "brick:%d", e->opt->image_brick)
+                            : "linear");
   for (int k = 0; k < ST_N; k++) {
     LayStat *s = &L->st[k];
     if (!s->layout) continue;

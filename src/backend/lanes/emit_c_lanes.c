@@ -488,12 +488,20 @@ static bool lanes_op(EmitCtx *e, EmitBuf *out, IrInstr *in, int blk) {
   case IR_OP_ISUB: binop = "-"; break;
   case IR_OP_IMUL: binop = "*"; break;
   case IR_OP_IDIV:
-  case IR_OP_IMOD:
+  case IR_OP_IMOD: {
+    /* by a positive constant (a brick's edge): no lane can trap, so the
+     * vectors divide at once (shifts and masks for a power of two) */
+    const IrInstr *k = in->args[1]->def;
+    if (k && k->kind == IR_I_LIT && k->lit.kind == IR_LIT_INT && k->lit.i > 0) {
+      OUT("  %s = %s;\n", d, wrap32(e, arena_printf(e->a, "%s %s %s", a, in->op == IR_OP_IDIV ? "/" : "%", b)));
+      return true;
+    }
     lane_calc(e, out, d, false, blk, true,
               arena_printf(e->a, "      r_[d_l] = %s[d_l] %s %s[d_l];\n", a,
                            in->op == IR_OP_IDIV ? "/" : "%", b));
     if (emit_lanes_wide_ints(e)) OUT("  %s = %s;\n", d, wrap32(e, d));
     return true;
+  }
   case IR_OP_INEG: OUT("  %s = %s;\n", d, wrap32(e, arena_printf(e->a, "-%s", a))); return true;
   case IR_OP_IABS:
     OUT("  %s = %s;\n", d, wrap32(e, arena_printf(e->a, "d_seli(%s < d_splati(0), -%s, %s)", a, a, a)));

@@ -1,0 +1,63 @@
+"""corpus_runs.py -- running the conformance corpus's scripts
+(tests/conformance, through tools/regress/diderot-regress) with some other
+compiler command, and the files the scripts wrote, for the tests that
+compare two runs byte for byte (tests/mpi/conformance.py: --target=mpi
+against --target=seq; tests/conformance/variants.py: schedules against the
+default)."""
+
+import os
+import subprocess
+import sys
+
+TOP = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+REGRESS = os.path.join(TOP, "tools", "regress", "diderot-regress")
+SUITE = os.path.join(TOP, "tests", "conformance")
+# what the comparison leaves out: the build's own files and the tool's
+SKIP_NAMES = {"log.txt", ".script.sh", ".compiles"}
+SKIP_SUFFIXES = (".c", ".o", ".h", ".mpi", ".so", ".a", ".log")
+
+
+def is_program(path):
+    with open(path, "rb") as f:
+        head = f.read(4)
+    return head == b"\x7fELF" or head[:2] == b"#!"
+
+
+def outputs(folder):
+    """path relative to folder -> bytes, for every file the script wrote."""
+    got = {}
+    for d, _, files in os.walk(folder):
+        for n in files:
+            p = os.path.join(d, n)
+            if n in SKIP_NAMES or n.endswith(SKIP_SUFFIXES) or not os.path.isfile(p) or is_program(p):
+                continue
+            with open(p, "rb") as f:
+                # a script may write its folder's name into a file (dprobe's
+                # generated programs say where they were made)
+                got[os.path.relpath(p, folder)] = f.read().replace(os.path.abspath(folder).encode(),
+                                                                   b"@WORK@")
+    return got
+
+
+def regress(diderotc, out, select, env, jobs=1):
+    """The cases that passed and failed, and the tool's output; the work
+    folders stay in out/work/CASE."""
+    cmd = [sys.executable, REGRESS, SUITE, "--diderotc=" + diderotc, "-j%d" % jobs, "-o", out, "--keep"]
+    for k in select:
+        cmd += ["-k", k]
+    p = subprocess.run(cmd, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    failed = [l.split()[1] for l in p.stdout.splitlines() if l.startswith("FAIL ")]
+    passed = [l.split()[1] for l in p.stdout.splitlines() if l.startswith("PASS ")]
+    return passed, failed, p.stdout
+
+
+def case_problems(base, other, case, ok, whose):
+    """What differs between a case's run in folder `other` (its regress
+    output) and in `base`: its checks failing (not in ok), a file of base's
+    run that differs from `whose` or is missing."""
+    if case not in ok:
+        return ["its checks fail (%s/report.txt)" % other]
+    want = outputs(os.path.join(base, "work", case))
+    got = outputs(os.path.join(other, "work", case))
+    return (["%s differs from %s" % (f, whose) for f in sorted(want) if f in got and got[f] != want[f]]
+            + ["%s is missing" % f for f in sorted(want) if f not in got])
