@@ -146,6 +146,8 @@ typedef struct DrtImage {
   Nrrd *nrrd;           /* owns the data; normalized meta-data */
   void *layout_data;    /* NULL, or the re-laid-out samples that data
                            points to (drt_image_adopt_data) */
+  size_t layout_nelems; /* how many: more than nelems where bricks overhang
+                           the image or carry halos (what a device copies) */
 } DrtImage;
 
 /* Load FILE ("-" is stdin) into img. On error img is left empty (all
@@ -160,7 +162,7 @@ bool drt_image_load_nrrd(DrtErrors *e, const DrtImageSpec *spec,
  * another layout made by the generated program (e.g. bricks,
  * --image-layout; sample addresses are then that layout's, not the one
  * described above). The image owns and frees it. */
-void drt_image_adopt_data(DrtImage *img, void *data);
+void drt_image_adopt_data(DrtImage *img, void *data, size_t nelems);
 /* Image queries (doc/language.md §6.1, an extension), in double: the lower
  * (upper = false) or upper corner's component r of the world-space
  * bounding box of the sample positions M·i + o, i_a = 0 .. size_a - 1;

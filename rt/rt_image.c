@@ -641,9 +641,10 @@ bool drt_image_load_nrrd(DrtErrors *e, const DrtImageSpec *spec,
   return finish(e, spec, NULL, n, img);
 }
 
-void drt_image_adopt_data(DrtImage *img, void *data) {
+void drt_image_adopt_data(DrtImage *img, void *data, size_t nelems) {
   free(img->layout_data);
   img->layout_data = data;
+  img->layout_nelems = nelems;
   img->data = data;
 }
 

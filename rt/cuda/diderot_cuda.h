@@ -511,7 +511,8 @@ static inline const DrtImage *dc_image(DrtErrors *err, DcImages *im, const DrtIm
     }
     im->cap = cap;
   }
-  size_t bytes = h->nelems * nrrdTypeSize[h->type];
+  /* the samples as laid out (bricks may hold more than the image) */
+  size_t bytes = (h->layout_data ? h->layout_nelems : h->nelems) * nrrdTypeSize[h->type];
   DrtImage copy = *h;
   void *data = NULL;
   DrtImage *dev = NULL;

@@ -43,7 +43,9 @@ Tests (all names start with e2e/, so that tests/run.py -k can select them):
                      again as CUDA in host emulation (--target=cuda
                      --cuda-emulate); both must pass the companion's checks and
                      the outputs must be byte-identical (within CUDA_RTOL for
-                     companions that set it: reductions over strands). Both are
+                     companions that set it: reductions over strands); the
+                     layout subset's programs with images also as CUDA under
+                     --image-layout=halo:4. All are
                      built with CFLAGS_DIDEROT=-O1 -ffp-contract=off. --cuda=all
                      (default, first variant) or none; DIDEROT_E2E_CUDA
                      overrides it. Programs the CUDA target refuses are skipped
@@ -440,33 +442,46 @@ def same_outputs(a, b, rtol):
 
 def run_cuda(name, mod, variant, program, args):
     """The cuda mode: the C target's run, then the emulated CUDA run; both
-    pass the companion's checks and write the same outputs."""
+    pass the companion's checks and write the same outputs. The layout
+    subset's programs with images also run as CUDA under
+    --image-layout=halo:4 (the device's copy of bricks that overhang the
+    image and carry halos), compared with the C target's the same way."""
     env = {"CFLAGS_DIDEROT": CUDA_CFLAGS}
-    o = run_program(name, mod, variant, program, args, layout_flags=CUDA_FLAGS, tag="-cuda",
-                    keep=True, env=env)
-    if o.status == "skip":  # a construct the CUDA target refuses (ERR_NOT_YET)
-        if not args.keep:
-            shutil.rmtree(o.workdir, ignore_errors=True)
-        return Outcome(name, "skip", o.details)
+    builds = [("cuda", CUDA_FLAGS)]
+    stem = os.path.basename(program)[:-len(".diderot")]
+    with open(program, encoding="utf-8") as f:
+        if stem in LAYOUT_SUBSET and "image(" in f.read():
+            builds.append(("cuda halo:4", CUDA_FLAGS + ["--image-layout=halo:4"]))
+    runs = []
+    for tag, flags in builds:
+        o = run_program(name, mod, variant, program, args, layout_flags=flags,
+                        tag="-" + tag.replace(" ", "-").replace(":", ""), keep=True, env=env)
+        if o.status == "skip":  # a construct the CUDA target refuses (ERR_NOT_YET)
+            if not args.keep:
+                for d in [o.workdir] + [r.workdir for _, r in runs]:
+                    shutil.rmtree(d, ignore_errors=True)
+            return Outcome(name, "skip", o.details)
+        runs.append((tag, o))
     base = run_program(name, mod, variant, program, args, tag="-c", keep=True, env=env)
-    dirs = [base.workdir, o.workdir]
+    dirs = [base.workdir] + [o.workdir for _, o in runs]
     if base.status != "pass":
         return Outcome(name, base.status, ["C target: " + (base.details[0] if base.details
                                                            else "")] + base.details[1:])
     problems = []
-    if o.status != "pass":
-        problems = (["cuda: " + (o.details[0] if o.details else o.status)] + o.details[1:])
-    else:
+    for tag, o in runs:
+        if o.status != "pass":
+            problems += (["%s: " % tag + (o.details[0] if o.details else o.status)] + o.details[1:])
+            continue
         want, got = output_files(base.workdir), output_files(o.workdir)
         if got != want:
-            problems.append("cuda: output files %s, C target wrote %s" % (got, want))
+            problems.append("%s: output files %s, C target wrote %s" % (tag, got, want))
         for f in want if got == want else []:
             why = same_outputs(os.path.join(base.workdir, f), os.path.join(o.workdir, f),
                                getattr(mod, "CUDA_RTOL", None))
             if why:
-                problems.append("cuda: %s: %s from the C target's" % (f, why))
+                problems.append("%s: %s: %s from the C target's" % (tag, f, why))
     if problems:
-        return Outcome(name, "fail", problems + ["(work directories %s, %s)" % tuple(dirs)])
+        return Outcome(name, "fail", problems + ["(work directories %s)" % ", ".join(dirs)])
     if not args.keep:
         for d in dirs:
             shutil.rmtree(d, ignore_errors=True)

@@ -498,7 +498,7 @@ static void emit_relayout_halo(EmitCtx *e, EmitBuf *out, int d, int ncomp, const
       ix_print(e, ST_IMAGE, ix_lower(ix, ix_simplify(ix, di))),
       ix_print(e, ST_IMAGE, ix_lower(ix, ix_simplify(ix, si))));
   for (int a = 0; a < d; a++) OUT("%*s}\n", 2 * (2 * (d - 1 - a) + 1) + 2, "");
-  OUT("  drt_image_adopt_data(img, dst_);\n}\n\n");
+  OUT("  drt_image_adopt_data(img, dst_, len_);\n}\n\n");
 }
 
 /* dst[L_brick(c, x)] = src[L_nrrd(c, x)] over every sample: the loop runs
@@ -547,7 +547,7 @@ static void emit_relayout_fn(EmitCtx *e, EmitBuf *out, int d, int ncomp) {
   OUT("%*sdst_[%s] = src_[%s];\n", 2 * (d + 2), "",
       ix_print(e, ST_IMAGE, ix_lower(ix, ix_simplify(ix, di))),
       ix_print(e, ST_IMAGE, ix_lower(ix, ix_simplify(ix, si))));
-  OUT("  drt_image_adopt_data(img, dst_);\n}\n\n");
+  OUT("  drt_image_adopt_data(img, dst_, len_);\n}\n\n");
 }
 
 const char *emit_image_relayout_call(EmitCtx *e, const char *errs, const char *what,
