@@ -4,7 +4,8 @@
 # bspln3 at RES^3 points, default 64^3; bench/probe/probe_bspln3.diderot) and
 # the MIP volume rendering (examples/mip, 256x256 rays through the 40^3
 # blobs volume) under every strand layout (aos, soa, aosoa:4, aosoa:8) and
-# image layout (linear, brick:4, brick:8), sequential target. For each it
+# image layout (linear, brick:4, brick:8, halo:4, halo:8), sequential target
+# (STRANDS="aos soa" and IMAGES="linear halo:8": only those). For each it
 # prints the index operations the compiler counted (--stats: strand state
 # and voxel loads), checks that every output is byte-identical to the
 # aos/linear one, then prints best-of-RUNS (default 3) times as a Markdown
@@ -33,8 +34,8 @@ echo
 echo "| program | strand | image | state exprs | state ops | voxel loads | voxel index ops | voxel div/mod | fast-path loads | fast-path index ops | fast-path div/mod |"
 echo "|---|---|---|---|---|---|---|---|---|---|---|"
 for prog in probe mip; do
-  for s in aos soa aosoa:4 aosoa:8; do
-    for i in linear brick:4 brick:8; do
+  for s in ${STRANDS:-aos soa aosoa:4 aosoa:8}; do
+    for i in ${IMAGES:-linear brick:4 brick:8 halo:4 halo:8}; do
       tag="${prog}_$(echo "$s-$i" | tr ':' '_')"
       src=$prog.diderot
       [ $prog = mip ] && src=mip/mip.diderot

@@ -443,110 +443,105 @@ static void collect_images(EmitCtx *e) {
   }
 }
 
-/* Haloed bricks: every stored sample, the halo's included, over the
- * storage layout's natural coordinate (c, l_a, b_a), from the voxel it
- * holds, x_a = b_a·B + l_a - (H - 1) clamped into the image:
- * dst[L_stored(c, l, b)] = src[L_nrrd(c, x)]. */
-static void emit_relayout_halo(EmitCtx *e, EmitBuf *out, int d, int ncomp, const IxExpr *const *n,
-                               const Layout *src) {
-  EmitLayout *L = LY(e);
-  IxCtx *ix = L->ix;
-  int B = e->opt->image_brick, H = e->m->image_halo, E = B + 2 * H - 1;
-  const Layout *dst = lyt_image_storage(ix, d, ncomp, n, B, H);
-  const IxExpr *crd[7], *x[4];
-  crd[0] = x[0] = ix_var(ix, "d_c", 0, ncomp - 1);
-  for (int a = 0; a < d; a++) {
-    const IxExpr *nb = ix_divk(ix, ix_addk(ix, n[a], B - 1), B);
-    crd[1 + 2 * a] = ix_var(ix, arena_printf(e->a, "d_l%d", a), 0, E - 1);
-    crd[2 + 2 * a] = ix_var_full(ix, arena_printf(e->a, "d_b%d", a), 0, IX_INF, nb, 1);
-    x[1 + a] = ix_var_full(ix, arena_printf(e->a, "d_x%d", a), 0, IX_INF, n[a], 1);
-  }
+/* Mode 1 + a of a brick layout at the natural coordinate (l, b). */
+static const IxExpr *brick_mode_at(IxCtx *ix, const Layout *l, int a, const IxExpr *place,
+                                   const IxExpr *brick) {
   LytError err;
-  const IxExpr *di = lyt_emit_fwd(ix, dst, crd, 1 + 2 * d, &err);
-  const IxExpr *si = lyt_emit_fwd(ix, src, x, 1 + d, &err);
-  const IxExpr *len = lyt_cosize(ix, dst);
-  if (!di || !si || !len) {
-    emit_fail(e, "image layout: %s", err.msg ? err.msg : "refused");
-    return;
-  }
-  L->st[ST_IMAGE].layout = lyt_to_string(ix, lyt_image_layout(ix, d, ncomp, n, B, H));
-  OUT("/* %d-D images of %d component(s) in bricks of %d^%d with a halo of %d below and %d\n"
-      " * above: stored as %s, voxel x in its brick's interior\n * at %lld + %s\n"
-      " * (from NRRD order %s) */\n",
-      d, ncomp, B, d, H - 1, H, lyt_to_string(ix, dst), (long long)lyt_image_origin(d, ncomp, B, H),
-      L->st[ST_IMAGE].layout, lyt_to_string(ix, src));
-  OUT("static void d_relayout_%d_%d(DrtErrors *errs, const char *what, DrtImage *img) {\n", d,
-      ncomp);
-  for (int a = 0; a < d; a++) OUT("  const int64_t d_n%d = img->size[%d];\n", a, a);
-  OUT("  const size_t len_ = (size_t)%s;\n", ix_print(e, ST_IMAGE, ix_lower(ix, ix_simplify(ix, len))));
-  OUT("  dreal *dst_ = malloc((len_ ? len_ : 1) * sizeof(dreal));\n"
-      "  if (!dst_) {\n"
-      "    drt_error(errs, \"image '%%s': out of memory for its bricks (%%zu bytes)\", what,\n"
-      "              len_ * sizeof(dreal));\n"
-      "    return;\n  }\n"
-      "  const dreal *src_ = img->data;\n");
-  for (int a = d - 1; a >= 0; a--) {
-    int ind = 2 * (2 * (d - 1 - a) + 1);
-    OUT("%*sfor (int64_t d_b%d = 0; d_b%d < (d_n%d + %d) / %d; d_b%d++)\n", ind, "", a, a, a, B - 1, B, a);
-    OUT("%*sfor (int64_t d_l%d = 0; d_l%d < %d; d_l%d++) {\n", ind + 2, "", a, a, E, a);
-    OUT("%*sconst int64_t t%d_ = d_b%d * %d + d_l%d - %d;\n", ind + 4, "", a, a, B, a, H - 1);
-    OUT("%*sconst int64_t d_x%d = t%d_ < 0 ? 0 : t%d_ >= d_n%d ? d_n%d - 1 : t%d_;\n", ind + 4, "", a, a,
-        a, a, a, a);
-  }
-  OUT("%*sfor (int64_t d_c = 0; d_c < %d; d_c++)\n", 4 * d + 2, "", ncomp);
-  OUT("%*sdst_[%s] = src_[%s];\n", 4 * d + 4, "",
-      ix_print(e, ST_IMAGE, ix_lower(ix, ix_simplify(ix, di))),
-      ix_print(e, ST_IMAGE, ix_lower(ix, ix_simplify(ix, si))));
-  for (int a = 0; a < d; a++) OUT("%*s}\n", 2 * (2 * (d - 1 - a) + 1) + 2, "");
-  OUT("  drt_image_adopt_data(img, dst_, len_);\n}\n\n");
+  const IxExpr *crd[2] = {place, brick};
+  const IxExpr *x = lyt_emit_fwd(ix, lyt_mode(l, 1 + a), crd, 2, &err);
+  return x ? ix_lower(ix, ix_simplify(ix, x)) : NULL;
 }
 
-/* dst[L_brick(c, x)] = src[L_nrrd(c, x)] over every sample: the loop runs
- * over the natural coordinate, both sides come from the layouts. */
+/* The re-layout of a loaded image, dst[L_stored(c, l, b)] = src[L_nrrd(c, x)]
+ * over every stored sample, both sides from the layouts: the loops run over
+ * the storage layout's natural coordinate, bricks b_a outside (slowest axis
+ * first), places l_a in the brick inside, and place l_a of brick b_a holds
+ * voxel x_a = b_a·B + l_a - (H - 1), clamped into the image for a halo
+ * (plain bricks, H = 0: x_a = b_a·B + l_a, and places beyond the image's
+ * edge stay zero). Each level adds its mode's part to the offsets of the
+ * level above (the storage layout is linear in the natural coordinate), so
+ * the copy itself is adds; and a brick is written in one sweep while the
+ * rows it reads stay in cache (x-major loops wrote every brick row by row:
+ * 3.5 s for the halo:8 copy of a 512^3 volume, 1.3 GB). */
 static void emit_relayout_fn(EmitCtx *e, EmitBuf *out, int d, int ncomp) {
   EmitLayout *L = LY(e);
   IxCtx *ix = L->ix;
-  int B = e->opt->image_brick;
-  const IxExpr *n[3], *x[3];
-  for (int a = 0; a < d; a++) {
-    n[a] = ix_var(ix, arena_printf(e->a, "d_n%d", a), 1, IX_INF);
-    x[a] = ix_var_full(ix, arena_printf(e->a, "d_x%d", a), 0, IX_INF, n[a], 1);
-  }
-  const IxExpr *c = ix_var(ix, "d_c", 0, ncomp - 1);
+  int B = e->opt->image_brick, H = e->m->image_halo, E = H ? B + 2 * H - 1 : B, lo = H ? H - 1 : 0;
+  const IxExpr *n[3];
+  for (int a = 0; a < d; a++) n[a] = ix_var(ix, arena_printf(e->a, "d_n%d", a), 1, IX_INF);
   const Layout *src = lyt_image_layout(ix, d, ncomp, n, 0, 0);
-  if (e->m->image_halo) {
-    emit_relayout_halo(e, out, d, ncomp, n, src);
-    return;
-  }
-  const Layout *dst = lyt_image_layout(ix, d, ncomp, n, B, 0);
-  L->st[ST_IMAGE].layout = lyt_to_string(ix, dst);
-  const IxExpr *crd[4] = {c, x[0], d > 1 ? x[1] : NULL, d > 2 ? x[2] : NULL};
-  LytError err;
-  const IxExpr *di = lyt_emit_fwd(ix, dst, crd, 1 + d, &err);
-  const IxExpr *si = lyt_emit_fwd(ix, src, crd, 1 + d, &err);
+  const Layout *dst = lyt_image_storage(ix, d, ncomp, n, B, H);
   const IxExpr *len = lyt_cosize(ix, dst);
-  if (!di || !si || !len) {
-    emit_fail(e, "image layout: %s", err.msg ? err.msg : "refused");
-    return;
-  }
-  OUT("/* %d-D images of %d component(s) in layout %s\n * (from NRRD order %s) */\n", d, ncomp,
-      lyt_to_string(ix, dst), lyt_to_string(ix, src));
+  L->st[ST_IMAGE].layout = lyt_to_string(ix, lyt_image_layout(ix, d, ncomp, n, B, H));
+  if (H)
+    OUT("/* %d-D images of %d component(s) in bricks of %d^%d with a halo of %d below and %d\n"
+        " * above: stored as %s, voxel x in its brick's interior\n * at %lld + %s\n"
+        " * (from NRRD order %s) */\n",
+        d, ncomp, B, d, H - 1, H, lyt_to_string(ix, dst), (long long)lyt_image_origin(d, ncomp, B, H),
+        L->st[ST_IMAGE].layout, lyt_to_string(ix, src));
+  else
+    OUT("/* %d-D images of %d component(s) in layout %s\n * (from NRRD order %s) */\n", d, ncomp,
+        L->st[ST_IMAGE].layout, lyt_to_string(ix, src));
   OUT("static void d_relayout_%d_%d(DrtErrors *errs, const char *what, DrtImage *img) {\n", d,
       ncomp);
   for (int a = 0; a < d; a++) OUT("  const int64_t d_n%d = img->size[%d];\n", a, a);
   OUT("  const size_t len_ = (size_t)%s;\n", ix_print(e, ST_IMAGE, ix_lower(ix, ix_simplify(ix, len))));
-  OUT("  dreal *dst_ = calloc(len_ ? len_ : 1, sizeof(dreal));\n"
+  OUT("  dreal *dst_ = %s;\n"
       "  if (!dst_) {\n"
       "    drt_error(errs, \"image '%%s': out of memory for its bricks (%%zu bytes)\", what,\n"
       "              len_ * sizeof(dreal));\n"
       "    return;\n  }\n"
-      "  const dreal *src_ = img->data;\n");
-  for (int a = d - 1; a >= 0; a--)
-    OUT("%*sfor (int64_t d_x%d = 0; d_x%d < d_n%d; d_x%d++)\n", 2 * (d - a), "", a, a, a, a);
-  OUT("%*sfor (int64_t d_c = 0; d_c < %d; d_c++)\n", 2 * (d + 1), "", ncomp);
-  OUT("%*sdst_[%s] = src_[%s];\n", 2 * (d + 2), "",
-      ix_print(e, ST_IMAGE, ix_lower(ix, ix_simplify(ix, di))),
-      ix_print(e, ST_IMAGE, ix_lower(ix, ix_simplify(ix, si))));
+      "  const dreal *src_ = img->data;\n",
+      H ? "malloc((len_ ? len_ : 1) * sizeof(dreal))" : "calloc(len_ ? len_ : 1, sizeof(dreal))");
+  const IxExpr *zero = ix_const(ix, 0);
+  int ind = 2;
+  /* the bricks */
+  for (int a = d - 1; a >= 0; a--) {
+    const IxExpr *nb = ix_divk(ix, ix_addk(ix, n[a], B - 1), B);
+    const IxExpr *bv = ix_var_full(ix, arena_printf(e->a, "d_b%d", a), 0, IX_INF, nb, 1);
+    const IxExpr *to = brick_mode_at(ix, dst, a, zero, bv);
+    if (!to) {
+      emit_fail(e, "image layout: a brick's offset refused");
+      return;
+    }
+    OUT("%*sfor (int64_t d_b%d = 0; d_b%d < %s; d_b%d++) {\n", ind, "", a, a,
+        ix_print(e, ST_IMAGE, ix_lower(ix, ix_simplify(ix, nb))), a);
+    ind += 2;
+    OUT("%*sconst int64_t ob%d_ = %s%s%s;\n", ind, "", a, a < d - 1 ? arena_printf(e->a, "ob%d_", a + 1) : "",
+        a < d - 1 ? " + " : "", ix_print(e, ST_IMAGE, to));
+  }
+  /* the places in a brick, and the voxels they hold */
+  for (int a = d - 1; a >= 0; a--) {
+    const IxExpr *lv = ix_var(ix, arena_printf(e->a, "d_l%d", a), 0, E - 1);
+    const IxExpr *x = ix_var_full(ix, arena_printf(e->a, "d_x%d", a), 0, IX_INF, n[a], 1);
+    const IxExpr *to = brick_mode_at(ix, dst, a, lv, zero), *from = mode_at(ix, src, 1 + a, x);
+    if (!to || !from) {
+      emit_fail(e, "image layout: a mode's offsets refused");
+      return;
+    }
+    OUT("%*sfor (int64_t d_l%d = 0; d_l%d < %d; d_l%d++) {\n", ind, "", a, a, E, a);
+    ind += 2;
+    if (H) {
+      OUT("%*sconst int64_t t%d_ = d_b%d * %d + d_l%d - %d;\n", ind, "", a, a, B, a, lo);
+      OUT("%*sconst int64_t d_x%d = t%d_ < 0 ? 0 : t%d_ >= d_n%d ? d_n%d - 1 : t%d_;\n", ind, "", a, a,
+          a, a, a, a);
+    } else {
+      OUT("%*sconst int64_t d_x%d = d_b%d * %d + d_l%d;\n", ind, "", a, a, B, a);
+      OUT("%*sif (d_x%d >= d_n%d) break; /* beyond the image: zeros */\n", ind, "", a, a);
+    }
+    const char *up_o = a < d - 1 ? arena_printf(e->a, "ol%d_ + ", a + 1) : "";
+    const char *up_i = a < d - 1 ? arena_printf(e->a, "i%d_ + ", a + 1) : "";
+    OUT("%*sconst int64_t ol%d_ = %s%s, i%d_ = %s%s;\n", ind, "", a, up_o, ix_print(e, ST_IMAGE, to),
+        a, up_i, ix_print(e, ST_IMAGE, from));
+  }
+  const IxExpr *c = ix_var(ix, "d_c", 0, ncomp - 1);
+  OUT("%*sfor (int64_t d_c = 0; d_c < %d; d_c++)\n", ind, "", ncomp);
+  OUT("%*sdst_[ob0_ + ol0_ + %s] = src_[i0_ + %s];\n", ind + 2, "",
+      ix_print(e, ST_IMAGE, mode_at(ix, dst, 0, c)), ix_print(e, ST_IMAGE, mode_at(ix, src, 0, c)));
+  for (int a = 0; a < 2 * d; a++) {
+    ind -= 2;
+    OUT("%*s}\n", ind, "");
+  }
   OUT("  drt_image_adopt_data(img, dst_, len_);\n}\n\n");
 }
 
