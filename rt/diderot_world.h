@@ -293,6 +293,10 @@ typedef struct DrtDistrib {
    * every process (the largest caught anywhere), so that every process
    * stops after the same step (rt_exec.c). */
   int (*stop)(void *ctx, int sig);
+  /* Optional (NULL: drt_world_distrib_gather shares instead). share's
+   * slices gathered on process 0 alone (a collective); true on the
+   * process that received them. */
+  bool (*gather)(void *ctx, void *buf, size_t size, uint32_t nchunks);
 } DrtDistrib;
 
 /* A distributed world whose strand state holds dynamic sequences
@@ -343,6 +347,12 @@ void drt_world_set_distrib(DrtWorld *w, const DrtDistrib *d);
 /* A collective: every strand's state from its chunk's owner, so that any
  * process (the one writing outputs) holds the whole result. */
 void drt_world_distrib_sync(DrtWorld *w);
+/* The same on process 0 alone (DrtDistrib.gather), for a world that ends
+ * there: the other processes keep only their own chunks' states, and must
+ * not read the others' (an executable's last step, whose outputs process
+ * 0 writes). A world with sequences in its state is synced on every
+ * process (their elements travel by share_var). */
+void drt_world_distrib_gather(DrtWorld *w);
 
 /* ---- the run-time schedule (doc/user-guide.md "Schedules") ----
  *

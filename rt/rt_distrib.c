@@ -180,7 +180,9 @@ bool drt_distrib_step(DrtWorld *w, uint32_t nchunks, bool failed) {
   return w->dist->share_var && drt_distrib_new(w, nchunks);
 }
 
-void drt_distrib_states(DrtWorld *w, uint32_t nchunks) {
+/* Every chunk's states from its owner, on every process, or with root on
+ * process 0 alone (DrtDistrib.gather). */
+static void distrib_states(DrtWorld *w, uint32_t nchunks, bool root) {
   if (!nchunks || !drt_distrib_own(w, nchunks)) return;
   size_t rec = w->prog.state_size, slice = (size_t)w->sched.run.chunk * rec;
   unsigned char *buf = malloc((size_t)nchunks * slice);
@@ -196,7 +198,9 @@ void drt_distrib_states(DrtWorld *w, uint32_t nchunks) {
     drt_world_chunk_range(w, c, &lo, &hi);
     for (uint32_t i = lo; i < hi; i++) drt_distrib_get(w, i, buf + c * slice + (i - lo) * rec);
   }
-  w->dist->share(w->dist->ctx, buf, slice, nchunks);
+  bool here = true;
+  if (root) here = w->dist->gather(w->dist->ctx, buf, slice, nchunks);
+  else w->dist->share(w->dist->ctx, buf, slice, nchunks);
   if (w->seq_pack) {
     /* the records' sequences: chunk c holds hi - lo records */
     uint64_t *count = malloc((size_t)nchunks * sizeof *count);
@@ -221,7 +225,7 @@ void drt_distrib_states(DrtWorld *w, uint32_t nchunks) {
       return;
     }
   }
-  for (uint32_t c = 0; c < nchunks; c++) {
+  for (uint32_t c = 0; here && c < nchunks; c++) {
     if (w->dist->owns(w->dist->ctx, c, nchunks)) continue;
     uint32_t lo, hi;
     drt_world_chunk_range(w, c, &lo, &hi);
@@ -229,6 +233,8 @@ void drt_distrib_states(DrtWorld *w, uint32_t nchunks) {
   }
   free(buf);
 }
+
+void drt_distrib_states(DrtWorld *w, uint32_t nchunks) { distrib_states(w, nchunks, false); }
 
 /* ---- moving chunks between processes -------------------------------------------------- */
 
@@ -302,6 +308,12 @@ void drt_world_distrib_sync(DrtWorld *w) {
   if (!w->dist) return;
   uint32_t n = w->n, nchunks = n ? (n - 1) / w->sched.run.chunk + 1 : 0;
   drt_distrib_states(w, nchunks);
+}
+
+void drt_world_distrib_gather(DrtWorld *w) {
+  if (!w->dist) return;
+  uint32_t n = w->n, nchunks = n ? (n - 1) / w->sched.run.chunk + 1 : 0;
+  distrib_states(w, nchunks, w->dist->gather && !w->seq_pack);
 }
 
 /* ---- the map values of reductions ------------------------------------------------------ */

@@ -32,6 +32,7 @@
 static struct {
   MPI_Comm comm;
   bool attached; /* comm is set: by drt_mpi_main, or a library's drt_mpi_attach */
+  bool exec;     /* by drt_mpi_main: an executable, whose world ends on rank 0 */
   int rank, size;
   DrtMpiPlacement placement;
   double rebalance; /* the imbalance that moves chunks (0: never) */
@@ -121,18 +122,20 @@ static bool mpi_owns(void *ctx, uint32_t c, uint32_t nchunks) {
 }
 
 /* Every chunk's slice from its owner: the owners' slices gathered in rank
- * order (each rank's in chunk order), then put back in chunk order. */
-static void mpi_share(void *ctx, void *buf, size_t size, uint32_t nchunks) {
-  (void)ctx;
-  if (mpi.size == 1 || !nchunks) return;
+ * order (each rank's in chunk order), then put back in chunk order; on
+ * every rank, or with root on rank 0 alone (true where they arrived). */
+static bool mpi_slices(void *buf, size_t size, uint32_t nchunks, bool root) {
+  if (mpi.size == 1 || !nchunks) return true;
   if (size > INT_MAX) {
     fprintf(stderr, "diderot: error: rank %d: a chunk's data (%zu bytes) is beyond one MPI "
                     "message; use a smaller chunk (-sched-chunk)\n", mpi.rank, size);
     MPI_Abort(mpi.comm, 1);
   }
   int *counts = calloc((size_t)mpi.size * 2, sizeof *counts), *displs = counts + mpi.size;
-  unsigned char *send = malloc((size_t)nchunks * size), *recv = malloc((size_t)nchunks * size);
-  if (!counts || !send || !recv) {
+  bool here = !root || mpi.rank == 0;
+  unsigned char *send = malloc((size_t)nchunks * size);
+  unsigned char *recv = here ? malloc((size_t)nchunks * size) : NULL;
+  if (!counts || !send || (here && !recv)) {
     fprintf(stderr, "diderot: error: rank %d: out of memory exchanging %u chunks of %zu bytes\n",
             mpi.rank, (unsigned)nchunks, size);
     MPI_Abort(mpi.comm, 1);
@@ -148,16 +151,28 @@ static void mpi_share(void *ctx, void *buf, size_t size, uint32_t nchunks) {
   MPI_Datatype slice;
   MPI_Type_contiguous((int)size, MPI_BYTE, &slice);
   MPI_Type_commit(&slice);
-  MPI_Allgatherv(send, mine, slice, recv, counts, displs, slice, mpi.comm);
+  if (root) MPI_Gatherv(send, mine, slice, recv, counts, displs, slice, 0, mpi.comm);
+  else MPI_Allgatherv(send, mine, slice, recv, counts, displs, slice, mpi.comm);
   MPI_Type_free(&slice);
   /* displs[r] now counts rank r's chunks placed so far */
-  for (uint32_t c = 0; c < nchunks; c++) {
+  for (uint32_t c = 0; here && c < nchunks; c++) {
     int o = owner(c, nchunks);
     memcpy(b + (size_t)c * size, recv + (size_t)displs[o]++ * size, size);
   }
   free(counts);
   free(send);
   free(recv);
+  return here;
+}
+
+static void mpi_share(void *ctx, void *buf, size_t size, uint32_t nchunks) {
+  (void)ctx;
+  (void)mpi_slices(buf, size, nchunks, false);
+}
+
+static bool mpi_gather(void *ctx, void *buf, size_t size, uint32_t nchunks) {
+  (void)ctx;
+  return mpi_slices(buf, size, nchunks, true);
 }
 
 /* Every chunk's sizes[c] bytes from its owner, the chunks' bytes one after
@@ -412,7 +427,7 @@ uint32_t drt_mpi_world_run(DrtWorld *w, uint32_t max_steps, FILE *print, DrtSeqP
   bool moves = mpi.size > 1 && mpi.rebalance > 0;
   mpi.dist = (DrtDistrib){NULL, mpi_owns, mpi_share, mpi_share_var, mpi_agree,
                           moves ? mpi_rebalance : NULL, moves ? mpi_move : NULL, mpi_prints,
-                          mpi_stop};
+                          mpi_stop, mpi_gather};
   mpi.print = print;
   drt_world_set_seq_codec(w, pack, unpack);
   mpi.map_n = 0; /* a run starts from the placement */
@@ -421,8 +436,16 @@ uint32_t drt_mpi_world_run(DrtWorld *w, uint32_t max_steps, FILE *print, DrtSeqP
   uint32_t steps = drt_world_run(w, max_steps);
   mpi.running = false;
   /* errors before any step (a bad schedule, the global start block) are
-   * the same on every rank; a step's were agreed; and so is the world */
-  if (!drt_world_failed(w) && !drt_any_errors(drt_world_errors(w))) drt_world_distrib_sync(w);
+   * the same on every rank; a step's were agreed; and so is the world.
+   * An executable's world that has finished (no active strand) ends on
+   * rank 0, which writes the outputs: the states go there alone. Every
+   * rank gets them where the run may go on (the snapshots' runs of a
+   * period each start again from the placement, so a rank may take over
+   * chunks that moved) and in a library, whose caller may read any rank */
+  if (!drt_world_failed(w) && !drt_any_errors(drt_world_errors(w))) {
+    if (mpi.exec && drt_world_nactive(w) == 0) drt_world_distrib_gather(w);
+    else drt_world_distrib_sync(w);
+  }
   return steps;
 }
 
@@ -610,6 +633,7 @@ int drt_mpi_main(int argc, char **argv, int (*body)(int argc, const char **argv)
   mpi.placement = placement;
   mpi.rebalance = rebalance;
   mpi.attached = true;
+  mpi.exec = true;
   int n = 0;
   const char **av = bcast_argv(argc, argv, &n);
   if (mpi.rank != 0) quiet_rank();

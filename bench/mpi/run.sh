@@ -20,7 +20,9 @@
 # `-t` makes rank 0 print the run's own time (usr=, the world's run without
 # start-up and outputs), which timeit.py shows in its last column as cpu=
 # for the other targets. Every MPI output is compared with the sequential
-# one (cmp): byte-identical, or the script stops. Not a test.
+# one (cmp): byte-identical, or the script stops. Then a 10^6-particle
+# system (bench/particles/particles2.diderot) at 2 and 12 super-steps.
+# Not a test.
 set -e
 here=$(cd "$(dirname "$0")" && pwd)
 . "$here/../lib.sh"
@@ -55,4 +57,26 @@ for p in mip:examples/mip/mip.diderot dvr:examples/paraview/dvr.diderot; do
     "$name mpi 1 rank x 1 thread, pml ob1" -- env OMPI_MCA_pml=ob1 $mpi -np 1 ./"${name}_mpi" -n 1 $args -o mpi.nrrd --- \
     "$name mpi 2 ranks x 1 thread, pml ob1" -- env OMPI_MCA_pml=ob1 $mpi -np 2 ./"${name}_mpi" -n 1 $args -o mpi.nrrd
 done
+# A particle system whose strands read each other (sphere queries): 10^6
+# particles of bench/particles/particles2.diderot, S0 = 2 and S1 = 12
+# super-steps, so that (T(S1) - T(S0)) / 10 is one super-step without the
+# start, the creation and the output. Every step exchanges every state
+# between the ranks (doc/user-guide.md "The MPI target").
+src="$root/bench/particles/particles2.diderot"
+"$build/diderotc" --exec "$src" -o part
+"$build/diderotc" --exec --target=omp "$src" -o part_omp
+"$build/diderotc" --exec --target=mpi "$src" -o part_mpi
+pm="env OMPI_MCA_pml=ob1 mpirun --oversubscribe --bind-to none"
+./part -m 1000 -steps 12 -o seq.nrrd >/dev/null
+$pm -np 2 ./part_mpi -n 1 -m 1000 -steps 12 -o mpi.nrrd >/dev/null
+cmp seq.nrrd mpi.nrrd
+echo "particles 10^6: outputs of mpi (2 ranks) byte-identical to seq"
+set --
+for n in 2 12; do
+  set -- "$@" "particles $n steps seq" -- ./part -m 1000 -steps $n -t -o seq.nrrd --- \
+    "particles $n steps omp 2 threads" -- ./part_omp -n 2 -m 1000 -steps $n -t -o omp.nrrd --- \
+    "particles $n steps mpi 1 rank x 1 thread, pml ob1" -- $pm -np 1 ./part_mpi -n 1 -m 1000 -steps $n -t -o mpi.nrrd --- \
+    "particles $n steps mpi 2 ranks x 1 thread, pml ob1" -- $pm -np 2 ./part_mpi -n 1 -m 1000 -steps $n -t -o mpi.nrrd ---
+done
+python3 "$root/bench/timeit.py" "$runs" "$@"
 echo "load average after: $(bench_load)"
