@@ -441,8 +441,9 @@ uint32_t drt_mpi_world_run(DrtWorld *w, uint32_t max_steps, FILE *print, DrtSeqP
    * rank 0, which writes the outputs: the states go there alone. Every
    * rank gets them where the run may go on (the snapshots' runs of a
    * period each start again from the placement, so a rank may take over
-   * chunks that moved) and in a library, whose caller may read any rank */
-  if (!drt_world_failed(w) && !drt_any_errors(drt_world_errors(w))) {
+   * chunks that moved) and in a library, whose caller may read any rank.
+   * One rank holds them all already */
+  if (mpi.size > 1 && !drt_world_failed(w) && !drt_any_errors(drt_world_errors(w))) {
     if (mpi.exec && drt_world_nactive(w) == 0) drt_world_distrib_gather(w);
     else drt_world_distrib_sync(w);
   }
