@@ -13,6 +13,7 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "config.h"
@@ -168,6 +169,44 @@ static const char *exe_name(Arena *a, const DriverOptions *o) {
 
 /* ---- the build ---------------------------------------------------------------------- */
 
+/* --tune=full's structural candidates: the same LowIR built under the
+ * candidate's strand layout or SIMD mode, each in a folder of its own in
+ * the work directory under the default build's name (a program's
+ * messages name it, and the runs' printed text is compared). */
+typedef struct VariantBuilds {
+  Arena *a;
+  IrModule *low;
+  const DriverOptions *o;
+  const Schedule *s;          /* the default schedule */
+  const TargetOptions *base;  /* the default build's options */
+  const char *work, *name;
+  int n;
+} VariantBuilds;
+
+static const char *build_variant(void *ctx, const TuneChoice *c, char *why, size_t n) {
+  VariantBuilds *v = ctx;
+  Schedule *s2 = arena_alloc(v->a, sizeof *s2);
+  *s2 = *v->s;
+  TargetOptions t3 = *v->base;
+  const char *bad = NULL;
+  if (!driver_schedule_overlay(v->a, v->low, v->o, s2, &t3.emit, c, SCHED_TUNER,
+                               "a --tune=full candidate", &bad)) {
+    snprintf(why, n, "%s", bad);
+    return NULL;
+  }
+  const char *dir = arena_printf(v->a, "%s/build%d", v->work, v->n++);
+  if (mkdir(dir, 0700) != 0) {
+    snprintf(why, n, "cannot create '%s': %s", dir, strerror(errno));
+    return NULL;
+  }
+  t3.output = arena_printf(v->a, "%s/%s", dir, v->name);
+  if (target_build(v->a, v->low, &t3) != 0) {
+    snprintf(why, n, "diderotc could not build it (its messages are above)");
+    return NULL;
+  }
+  return t3.output;
+}
+
 /* e's values into the schedule; inputs: those of the compile (NULL: any),
  * to say when e was tuned on others (the nearest). */
 static bool apply_entry(Arena *a, IrModule *low, const DriverOptions *o, Schedule *s,
@@ -239,8 +278,11 @@ int driver_tune_build(Arena *a, IrModule *low, const DriverOptions *o, const Tun
   t2.shared_lib = t2.json = false;
   t2.keep_c = false;
   t2.phase_done = NULL;
+  TuneMode mode = o->tune == 2 ? TUNE_FULL : TUNE_QUICK;
+  VariantBuilds vb = {a, low, o, s, &t2, work, exe_name(a, o), 0};
   TuneRunner r = {.arena = a, .env = env, .exe = t2.output, .args = args, .nargs = nargs, .work = work,
-                  .steps = o->tune_steps};
+                  .steps = o->tune_steps, .build = mode == TUNE_FULL ? build_variant : NULL,
+                  .build_ctx = &vb};
   int status = target_build(a, low, &t2);
   if (status) {
     tune_run_cleanup(&r);
@@ -250,7 +292,6 @@ int driver_tune_build(Arena *a, IrModule *low, const DriverOptions *o, const Tun
   tune_space_of(s, &sp);
   TuneOutcome out;
   char why[1024];
-  TuneMode mode = o->tune == 2 ? TUNE_FULL : TUNE_QUICK;
   bool ok = tune_search(&r, &sp, mode, mode == TUNE_FULL ? 60.0 : 10.0, o->verbose ? stderr : NULL,
                         &out, why, sizeof why);
   tune_run_cleanup(&r);
@@ -259,7 +300,7 @@ int driver_tune_build(Arena *a, IrModule *low, const DriverOptions *o, const Tun
             "failed: %s\n", why);
     return 1;
   }
-  const char *choice = tune_choice_option_text(a, &out.best);
+  const char *choice = tune_choice_text(a, &out.best);
   double ratio = out.t_best > 0 ? out.t_default / out.t_best : 1;
   const char *measured = arena_printf(
       a, "default %.6f s, tuned %.6f s (%.2fx; the least of each one's runs), %d runs of %d "

@@ -1,10 +1,12 @@
 /* tune.h -- the auto-tuner of run-time schedules (diderotc --tune) and its
  * cache (shared/docs/MDH.md §3.5; doc/user-guide.md "Tuning").
  *
- * The first slice of issue 30: only the parameters a generated executable
- * reads at run time (chunk, omp-schedule, steps-per-visit; rt_schedule.c)
- * are searched, so one build runs every candidate through its -schedule
- * option: no recompiling. Three files, each one concern:
+ * The parameters a generated executable reads at run time (chunk,
+ * omp-schedule, steps-per-visit; rt_schedule.c) are searched through one
+ * build's -schedule option, with no recompiling; --tune=full first tries
+ * the structural keys a back end build of the same LowIR can change
+ * (strand-layout, simd), each built once by the driver (TuneRunner.build).
+ * Four files, each one concern:
  *
  *   tune_inputs.c  the inputs' signature (files by their shape) and the
  *                  distance of two signatures (the nearest entry);
@@ -66,19 +68,33 @@ const char *tune_inputs_signature(Arena *a, char *const *args, int nargs);
  * in anything else (another word, type, axis count or number of words). */
 double tune_inputs_distance(const char *a, const char *b);
 
-/* A tuned schedule: the run-time keys' values (chunk 0: not tuned). */
+/* A tuned schedule: the run-time keys' values (chunk 0: not tuned) and,
+ * from --tune=full, structural ones, which need a build of their own: the
+ * strand-state layout and the SIMD mode (back-end choices over the same
+ * LowIR; has_*: set, else the default's). */
 typedef struct TuneChoice {
   uint32_t chunk;
   SchedOmpSchedule omp;
   bool has_omp;
   uint32_t steps;         /* SCHED_STEPS_ALL or 1..; with has_steps */
   bool has_steps;
+  bool has_layout;
+  SchedStrandLayout layout;
+  int aosoa_width;        /* with SCHED_AOSOA */
+  bool has_simd;
+  SchedSimd simd;         /* SCHED_SIMD_WITHIN or SCHED_SIMD_STRANDS */
 } TuneChoice;
 
 /* The schedule-file text of a choice ("chunk = 64\nomp-schedule = static\n"). */
 const char *tune_choice_file_text(Arena *a, const TuneChoice *c);
-/* The -schedule option text of a choice ("chunk=64 omp-schedule=static"). */
+/* The -schedule option text of a choice's run-time keys ("chunk=64
+ * omp-schedule=static"). */
 const char *tune_choice_option_text(Arena *a, const TuneChoice *c);
+/* The whole choice for messages: the option text, then the structural
+ * keys ("chunk=64 strand-layout=soa simd=within"). */
+const char *tune_choice_text(Arena *a, const TuneChoice *c);
+/* Whether two choices build the same program (their structural keys). */
+bool tune_choice_same_build(const TuneChoice *x, const TuneChoice *y);
 
 /* A cache entry found (tune_cache_lookup). */
 typedef struct TuneEntry {
@@ -122,10 +138,16 @@ bool tune_split_args(Arena *a, const char *text, char ***words, int *nwords, cha
 bool tune_prepare_args(Arena *a, char **in, int nin, char ***out, int *nout, char *why,
                        size_t n);
 
+/* Builds the executable of a choice's structural keys (--tune=full):
+ * returns its path, or NULL with why. */
+typedef const char *(*TuneBuild)(void *ctx, const TuneChoice *c, char *why, size_t n);
+
 typedef struct TuneRunner {
   Arena *arena;
   const TuneEnv *env;
-  const char *exe;
+  const char *exe;        /* the default build's executable */
+  TuneBuild build;        /* NULL: no structural candidates */
+  void *build_ctx;
   char **args;
   int nargs;
   const char *work;       /* a fresh directory of the tuner's own */
@@ -138,12 +160,13 @@ typedef struct TuneRunner {
 
 typedef enum TuneRunStatus { TUNE_RUN_OK, TUNE_RUN_FAILED, TUNE_RUN_DIFFERS } TuneRunStatus;
 
-/* Run the program once with -schedule sched (NULL: the default, which
- * becomes the reference the first time). *seconds: the run's own --timing
+/* Run the program (exe: the default build's when NULL) once with
+ * -schedule sched (NULL: the default, which becomes the reference the
+ * first time). *seconds: the run's own --timing
  * (the whole process's wall time when it prints none). why: a failure or
  * the first difference from the reference. */
-TuneRunStatus tune_run_once(TuneRunner *r, const char *sched, double *seconds, char *why,
-                            size_t n);
+TuneRunStatus tune_run_once(TuneRunner *r, const char *exe, const char *sched, double *seconds,
+                            char *why, size_t n);
 /* Remove the tuner's work directory (its own files only). */
 void tune_run_cleanup(TuneRunner *r);
 
@@ -157,6 +180,11 @@ typedef struct TuneSpace {
   bool strandwise;        /* run = strandwise: steps-per-visit may vary */
   uint32_t pad;           /* chunks are multiples of it */
   TuneChoice deflt;       /* the compiled-in default */
+  /* --tune=full with a builder: the strand layout may vary (the user set
+   * none), and the SIMD mode (the default runs groups; none set) */
+  bool layouts, groups;
+  SchedStrandLayout layout; /* the default's */
+  int aosoa_width;
 } TuneSpace;
 
 typedef struct TuneOutcome {
@@ -171,8 +199,9 @@ typedef struct TuneOutcome {
 /* The space of a default schedule s (from schedule_defaults). */
 void tune_space_of(const Schedule *s, TuneSpace *sp);
 /* Search the space (coordinate descent for quick and full: full repeats
- * every timing more and tries more chunks). log (may be NULL): one line per
- * candidate. False, with why, when the default schedule's own run fails. */
+ * every timing more, tries more chunks and, first, the structural keys of
+ * the space through r->build). log (may be NULL): one line per candidate.
+ * False, with why, when the default schedule's own run fails. */
 bool tune_search(TuneRunner *r, const TuneSpace *sp, TuneMode mode, double budget_s,
                  FILE *log, TuneOutcome *out, char *why, size_t n);
 

@@ -60,11 +60,35 @@ static const char *steps_text(Arena *a, uint32_t steps) {
   return steps == SCHED_STEPS_ALL ? "all" : arena_printf(a, "%u", (unsigned)steps);
 }
 
+static const char *layout_text(Arena *a, const TuneChoice *c) {
+  return c->layout == SCHED_SOA     ? "soa"
+         : c->layout == SCHED_AOSOA ? arena_printf(a, "aosoa:%d", c->aosoa_width)
+                                    : "aos";
+}
+
+static const char *simd_text(SchedSimd s) { return s == SCHED_SIMD_WITHIN ? "within" : "strands"; }
+
 const char *tune_choice_file_text(Arena *a, const TuneChoice *c) {
   const char *t = arena_printf(a, "chunk = %u\n", (unsigned)c->chunk);
   if (c->has_omp) t = arena_printf(a, "%somp-schedule = %s\n", t, omp_name(c->omp));
   if (c->has_steps) t = arena_printf(a, "%ssteps-per-visit = %s\n", t, steps_text(a, c->steps));
+  if (c->has_layout) t = arena_printf(a, "%sstrand-layout = %s\n", t, layout_text(a, c));
+  if (c->has_simd) t = arena_printf(a, "%ssimd = %s\n", t, simd_text(c->simd));
   return t;
+}
+
+const char *tune_choice_text(Arena *a, const TuneChoice *c) {
+  const char *t = tune_choice_option_text(a, c);
+  if (c->has_layout) t = arena_printf(a, "%s strand-layout=%s", t, layout_text(a, c));
+  if (c->has_simd) t = arena_printf(a, "%s simd=%s", t, simd_text(c->simd));
+  return t;
+}
+
+bool tune_choice_same_build(const TuneChoice *x, const TuneChoice *y) {
+  if (x->has_layout != y->has_layout || x->has_simd != y->has_simd) return false;
+  if (x->has_layout && (x->layout != y->layout || (x->layout == SCHED_AOSOA && x->aosoa_width != y->aosoa_width)))
+    return false;
+  return !x->has_simd || x->simd == y->simd;
 }
 
 const char *tune_choice_option_text(Arena *a, const TuneChoice *c) {
@@ -223,10 +247,11 @@ static const char *check_file(Arena *a, const char *path, const TuneKey *k, Tune
   schedule_diag_init(&d, a);
   if (!schedule_parse_text(a, path, vals, &s, &d) || d.nerrors)
     return arena_printf(a, "bad schedule values (%s)", d.head ? d.head->text : "?");
-  /* only the run-time keys are ever tuned */
+  /* only the run-time keys are ever tuned, and from --tune=full the
+   * structural ones a build of the same LowIR can change */
   for (int q = 0; q < SCHED_NPARAMS; q++)
     if (s.why[q].source != SCHED_UNSET && q != SCHED_P_CHUNK && q != SCHED_P_OMP_SCHEDULE &&
-        q != SCHED_P_STEPS)
+        q != SCHED_P_STEPS && q != SCHED_P_STRAND_LAYOUT && q != SCHED_P_SIMD)
       return arena_printf(a, "key '%s' is not a run-time key", schedule_key((SchedParam)q));
   if (s.why[SCHED_P_CHUNK].source == SCHED_UNSET) return "no chunk";
   out->path = path;
@@ -304,6 +329,12 @@ void tune_choice_of_entry(const TuneEntry *e, TuneChoice *c) {
   c->omp = s->omp_schedule;
   c->has_steps = s->why[SCHED_P_STEPS].source != SCHED_UNSET;
   c->steps = s->steps;
+  c->has_layout = s->why[SCHED_P_STRAND_LAYOUT].source != SCHED_UNSET;
+  c->layout = s->strand_layout;
+  c->aosoa_width = s->aosoa_width;
+  /* simd = off is --scalar: never a tuned value */
+  c->has_simd = s->why[SCHED_P_SIMD].source != SCHED_UNSET && !s->scalar_asked;
+  c->simd = s->simd_ask == SCHED_ASK_WITHIN ? SCHED_SIMD_WITHIN : SCHED_SIMD_STRANDS;
 }
 
 /* The user's own choices (a flag or a --schedule file) are never replaced. */
@@ -324,5 +355,15 @@ void tune_apply(const TuneChoice *c, SchedSource src, const char *reason, Schedu
   if (c->has_steps && replaceable(s, SCHED_P_STEPS)) {
     s->steps = c->steps;
     schedule_set(s, SCHED_P_STEPS, src, reason);
+  }
+  if (c->has_layout && replaceable(s, SCHED_P_STRAND_LAYOUT)) {
+    s->strand_layout = c->layout;
+    s->aosoa_width = c->layout == SCHED_AOSOA ? c->aosoa_width : 1;
+    schedule_set(s, SCHED_P_STRAND_LAYOUT, src, reason);
+  }
+  if (c->has_simd && replaceable(s, SCHED_P_SIMD)) {
+    s->simd = c->simd;
+    s->simd_ask = c->simd == SCHED_SIMD_WITHIN ? SCHED_ASK_WITHIN : SCHED_ASK_STRANDS;
+    schedule_set(s, SCHED_P_SIMD, src, reason);
   }
 }

@@ -229,9 +229,10 @@ static const char *differs(TuneRunner *r, const char *dir, const char *stdout_te
   return NULL;
 }
 
-TuneRunStatus tune_run_once(TuneRunner *r, const char *sched, double *seconds, char *why,
-                            size_t n) {
+TuneRunStatus tune_run_once(TuneRunner *r, const char *exe, const char *sched, double *seconds,
+                            char *why, size_t n) {
   Arena *a = r->arena;
+  if (!exe) exe = r->exe;
   bool reference = !sched && !r->ref_dir;
   const char *dir = arena_printf(a, "%s/run%d", r->work, r->nruns++);
   const char *outdir = arena_printf(a, "%s/out", dir);
@@ -242,7 +243,7 @@ TuneRunStatus tune_run_once(TuneRunner *r, const char *sched, double *seconds, c
   const char *so = arena_printf(a, "%s/stdout.txt", dir), *se = arena_printf(a, "%s/stderr.txt", dir);
   char **argv = arena_alloc(a, ((size_t)r->nargs + 8) * sizeof *argv);
   int k = 0;
-  argv[k++] = (char *)r->exe;
+  argv[k++] = (char *)exe;
   for (int i = 0; i < r->nargs; i++) argv[k++] = r->args[i];
   argv[k++] = "--timing";
   argv[k++] = "--quiet";
@@ -269,7 +270,7 @@ TuneRunStatus tune_run_once(TuneRunner *r, const char *sched, double *seconds, c
     if (fo < 0 || fe < 0 || fi < 0 || dup2(fo, 1) < 0 || dup2(fe, 2) < 0 || dup2(fi, 0) < 0 ||
         chdir(outdir) != 0)
       _exit(126);
-    execve(r->exe, argv, r->env->child_env);
+    execve(exe, argv, r->env->child_env);
     _exit(127);
   }
   int st = 0;

@@ -14,8 +14,10 @@
  * (tune_run.c); a candidate whose outputs differ is refused for good.
  *
  * full searches the same way with more chunks, more steps and more
- * repetitions (no exhaustive search yet: the space is small, and the
- * coordinates barely interact on the C targets).
+ * repetitions, after a first coordinate of structural keys (the strand
+ * layout, the SIMD mode), each a build of its own (TuneRunner.build) run
+ * with the default's run-time keys. No exhaustive search yet: the space
+ * is small, and the coordinates barely interact on the C targets.
  */
 #include "tune/tune.h"
 
@@ -24,7 +26,7 @@
 
 #define NOISE 0.03 /* 3%: what the issue counts as noise */
 
-enum { MAX_CANDS = 128, MAX_VALUES = 16 };
+enum { MAX_CANDS = 128, MAX_VALUES = 16, MAX_BUILDS = 8 };
 
 typedef struct Cand {
   TuneChoice c;
@@ -33,11 +35,20 @@ typedef struct Cand {
   bool refused;
 } Cand;
 
+/* A structural candidate's executable (NULL: its build failed). */
+typedef struct Build {
+  TuneChoice c;
+  const char *exe;
+  const char *why;
+} Build;
+
 typedef struct Search {
   TuneRunner *r;
   FILE *log;
   Cand cands[MAX_CANDS];
   int ncands;
+  Build builds[MAX_BUILDS];
+  int nbuilds;
   double t0, budget;
   TuneOutcome *out;
 } Search;
@@ -50,7 +61,29 @@ static double now(void) {
 
 static bool same_choice(const TuneChoice *x, const TuneChoice *y) {
   return x->chunk == y->chunk && x->has_omp == y->has_omp && (!x->has_omp || x->omp == y->omp) &&
-         x->has_steps == y->has_steps && (!x->has_steps || x->steps == y->steps);
+         x->has_steps == y->has_steps && (!x->has_steps || x->steps == y->steps) &&
+         tune_choice_same_build(x, y);
+}
+
+/* The executable of c's structural keys: NULL for the default build,
+ * else built once (*why set and NULL returned when that failed). */
+static const char *exe_of(Search *s, const TuneChoice *c, const char **why) {
+  *why = NULL;
+  if (!c->has_layout && !c->has_simd) return NULL;
+  for (int i = 0; i < s->nbuilds; i++)
+    if (tune_choice_same_build(&s->builds[i].c, c)) {
+      *why = s->builds[i].why;
+      return s->builds[i].exe;
+    }
+  char buf[512] = "";
+  const char *exe = s->r->build && s->nbuilds < MAX_BUILDS
+                        ? s->r->build(s->r->build_ctx, c, buf, sizeof buf)
+                        : NULL;
+  if (!exe && !buf[0]) snprintf(buf, sizeof buf, "no build for structural keys here");
+  Build *b = s->nbuilds < MAX_BUILDS ? &s->builds[s->nbuilds++] : NULL;
+  if (b) *b = (Build){*c, exe, exe ? NULL : arena_strdup(s->r->arena, buf)};
+  *why = exe ? NULL : arena_strdup(s->r->arena, buf);
+  return exe;
 }
 
 static Cand *cand_of(Search *s, const TuneChoice *c) {
@@ -73,16 +106,19 @@ static bool measure(Search *s, Cand *k, bool ignore_budget) {
     return false;
   }
   Arena *a = s->r->arena;
-  const char *opt = tune_choice_option_text(a, &k->c);
+  const char *opt = tune_choice_option_text(a, &k->c), *text = tune_choice_text(a, &k->c);
   double t = 0;
   char why[512];
-  TuneRunStatus st = tune_run_once(s->r, opt, &t, why, sizeof why);
-  s->out->runs++;
+  const char *built_not = NULL;
+  const char *exe = exe_of(s, &k->c, &built_not);
+  TuneRunStatus st = TUNE_RUN_FAILED;
+  if (built_not) snprintf(why, sizeof why, "its build failed: %s", built_not);
+  else st = tune_run_once(s->r, exe, opt, &t, why, sizeof why), s->out->runs++;
   if (st != TUNE_RUN_OK) {
     k->refused = true;
     s->out->refused++;
-    if (!s->out->refusal) s->out->refusal = arena_printf(a, "%s: %s", opt, why);
-    if (s->log) fprintf(s->log, "diderotc: tune: %s refused: %s\n", opt, why);
+    if (!s->out->refusal) s->out->refusal = arena_printf(a, "%s: %s", text, why);
+    if (s->log) fprintf(s->log, "diderotc: tune: %s refused: %s\n", text, why);
     return true;
   }
   if (k->best < 0 || t < k->best) k->best = t;
@@ -128,7 +164,7 @@ static bool descend(Search *s, TuneChoice *inc, TuneChoice *cs, int n, int reps)
     if (k[i]->refused || k[i]->best < 0) continue;
     if (s->log)
       fprintf(s->log, "diderotc: tune: %s: %.6f s (the least of %d run%s)\n",
-              tune_choice_option_text(s->r->arena, &k[i]->c), k[i]->best, k[i]->runs,
+              tune_choice_text(s->r->arena, &k[i]->c), k[i]->best, k[i]->runs,
               k[i]->runs == 1 ? "" : "s");
     if (!best || k[i]->best < best->best * (1 - NOISE)) best = k[i];
   }
@@ -146,6 +182,31 @@ void tune_space_of(const Schedule *s, TuneSpace *sp) {
   sp->deflt.omp = s->omp_schedule;
   sp->deflt.has_steps = sp->strandwise;
   sp->deflt.steps = s->steps;
+  /* the structural keys the user left to the compiler */
+  SchedSource ls = s->why[SCHED_P_STRAND_LAYOUT].source, gs = s->why[SCHED_P_SIMD].source;
+  sp->layouts = ls == SCHED_DEFAULT || ls == SCHED_HEURISTIC;
+  sp->groups = s->simd == SCHED_SIMD_STRANDS && (gs == SCHED_DEFAULT || gs == SCHED_HEURISTIC);
+  sp->layout = s->strand_layout;
+  sp->aosoa_width = s->aosoa_width;
+}
+
+/* The structural candidates around inc (the default): every other strand
+ * layout (aos, soa, aosoa:8) and, where the default runs groups, vectors
+ * within strands alone. */
+static int structural_values(const TuneSpace *sp, const TuneChoice *inc, TuneChoice *cs) {
+  int m = 0;
+  cs[m++] = *inc;
+  static const struct { SchedStrandLayout k; int w; } lays[] = {{SCHED_AOS, 1}, {SCHED_SOA, 1}, {SCHED_AOSOA, 8}};
+  for (int i = 0; sp->layouts && i < 3; i++) {
+    if (lays[i].k == sp->layout && (lays[i].k != SCHED_AOSOA || lays[i].w == sp->aosoa_width)) continue;
+    cs[m] = *inc;
+    cs[m].has_layout = true, cs[m].layout = lays[i].k, cs[m++].aosoa_width = lays[i].w;
+  }
+  if (sp->groups) {
+    cs[m] = *inc;
+    cs[m].has_simd = true, cs[m++].simd = SCHED_SIMD_WITHIN;
+  }
+  return m;
 }
 
 bool tune_search(TuneRunner *r, const TuneSpace *sp, TuneMode mode, double budget_s,
@@ -160,16 +221,21 @@ bool tune_search(TuneRunner *r, const TuneSpace *sp, TuneMode mode, double budge
   s->budget = budget_s;
   /* the reference: the default schedule, as compiled (no -schedule) */
   double t = 0;
-  if (tune_run_once(r, NULL, &t, why, n) != TUNE_RUN_OK) return false;
+  if (tune_run_once(r, NULL, NULL, &t, why, n) != TUNE_RUN_OK) return false;
   out->runs++;
   if (log) fprintf(log, "diderotc: tune: the default schedule: %.6f s (reference run)\n", t);
   int reps = mode == TUNE_FULL ? 5 : 3;
   /* a long run: fewer repetitions, so the search fits the budget (at least
    * two, the minimum of one run is no measure on a loaded machine) */
-  int nvals = 7 + (sp->omp ? 3 : 0) + (sp->strandwise ? 4 : 0);
+  bool structural = mode == TUNE_FULL && r->build && (sp->layouts || sp->groups);
+  int nvals = 7 + (sp->omp ? 3 : 0) + (sp->strandwise ? 4 : 0) + (structural ? 4 : 0);
   while (reps > 2 && t * reps * nvals > budget_s) reps--;
   TuneChoice inc = sp->deflt;
   TuneChoice cs[MAX_VALUES];
+  /* the structural keys first (full): the run-time ones are then tuned
+   * on the build they chose */
+  bool more = true;
+  if (structural) more = descend(s, &inc, cs, structural_values(sp, &inc, cs), reps);
   /* chunk */
   uint32_t cv[MAX_VALUES];
   int nc = chunk_values(sp, mode, cv);
@@ -177,7 +243,7 @@ bool tune_search(TuneRunner *r, const TuneSpace *sp, TuneMode mode, double budge
   cs[m++] = inc;
   for (int i = 0; i < nc; i++)
     if (cv[i] != inc.chunk) cs[m] = inc, cs[m++].chunk = cv[i];
-  bool more = descend(s, &inc, cs, m, reps);
+  if (more) more = descend(s, &inc, cs, m, reps);
   /* omp-schedule */
   if (more && sp->omp) {
     m = 0;
@@ -208,7 +274,7 @@ bool tune_search(TuneRunner *r, const TuneSpace *sp, TuneMode mode, double budge
     if (b->refused || d->best < 0 || b->best >= d->best * (1 - NOISE)) {
       if (log)
         fprintf(log, "diderotc: tune: %s is not faster than the default by more than %.0f%%: "
-                "the default kept\n", tune_choice_option_text(r->arena, &inc), 100 * NOISE);
+                "the default kept\n", tune_choice_text(r->arena, &inc), 100 * NOISE);
       inc = sp->deflt;
     }
   }

@@ -21,6 +21,16 @@ generated executable (its -schedule "KEY=VALUE ..." option, doc/user-guide.md
                                 compiles with --tune-args on other sizes take
                                 the entry of the nearest ones (a second entry
                                 written by the test), other words none
+  schedule/tune/full            --tune=full on mip also tries the structural
+                                keys, each a build of its own (strand-layout
+                                soa and aosoa:8, simd within: candidate lines
+                                under --verbose); its executable computes what
+                                the default one does; a cache entry holding
+                                strand-layout = soa and simd = within (written
+                                here, its checksum computed here) is taken by a
+                                plain compile: --dump=schedule shows both from
+                                the cache, and the build's outputs equal the
+                                default's
   schedule/tune/bad-cache       a corrupted, truncated or foreign cache file
                                 (the last with a good checksum, computed here
                                 independently) is ignored with a warning and
@@ -225,6 +235,8 @@ def _cache_case(srcdir, diderotc):
         return "fail", [err or "--tune: exit %d: %s" % (p.returncode, p.stderr[-1500:])]
     if not CANDIDATE_LINE.search(p.stderr) or "diderotc: tuned in " not in p.stderr:
         problems.append("--tune printed no candidate or summary line: " + p.stderr[-800:])
+    if "strand-layout=" in p.stderr or "simd=" in p.stderr:
+        problems.append("--tune=quick tried structural keys (only full does): " + p.stderr[-800:])
     cdir = os.path.join(cache, "diderot", "tune")
     files = sorted(os.listdir(cdir)) if os.path.isdir(cdir) else []
     if len(files) != 1 or not files[0].endswith(".sched"):
@@ -318,6 +330,66 @@ def _nearest_checks(srcdir, diderotc, src, cache, path, text, work):
         problems.append("inputs with another word took a cache entry: " + p.stdout)
     os.remove(far)
     return problems
+
+
+def _full_case(srcdir, diderotc):
+    work = tempfile.mkdtemp(prefix="diderot-tune-full-")
+    cache = os.path.join(work, "cache")
+    src = os.path.join(srcdir, "examples", "mip", "mip.diderot")
+    a = _args(srcdir, PROGRAMS["mip"][1])
+    problems = []
+    argv = [diderotc, "--exec", "--target=omp", "--tune=full", "--tune-args", " ".join(a),
+            "-o", os.path.join(work, "mip"), "--verbose", src]
+    p, err = _run(argv, work, _env(cache), COMPILE_TIMEOUT)
+    if err or p.returncode:
+        return "fail", [err or "--tune=full: exit %d: %s" % (p.returncode, p.stderr[-1500:])]
+    for want in ("strand-layout=soa", "strand-layout=aosoa:8", "simd=within"):
+        if not re.search(r"^diderotc: tune: chunk=\d+.* %s: [0-9.]+ s " % re.escape(want), p.stderr, re.M):
+            problems.append("no timed candidate with %s: %s" % (want, p.stderr[-1500:]))
+    if "diderotc: tuned in " not in p.stderr:
+        problems.append("no summary line: " + p.stderr[-500:])
+    p, err = _build(diderotc, src, os.path.join(work, "mip-default"), "omp", work,
+                    _env(os.path.join(work, "no-cache")))
+    if err or p.returncode:
+        return "fail", problems + [err or "default build: " + p.stderr[-800:]]
+    _, want, e1 = _run_in(os.path.join(work, "mip-default"), a, os.path.join(work, "r0"), None)
+    _, got, e2 = _run_in(os.path.join(work, "mip"), a, os.path.join(work, "r1"), None)
+    if e1 or e2 or want is None or got != want:
+        problems.append("the tuned executable's output differs from the default's (%s)" % (e1 or e2 or "bytes"))
+    # an entry with both structural keys, from the tuner's own file
+    cdir = os.path.join(cache, "diderot", "tune")
+    files = sorted(os.listdir(cdir)) if os.path.isdir(cdir) else []
+    if len(files) != 1:
+        return "fail", problems + ["expected one cache file in %s, found %s" % (cdir, files)]
+    path = os.path.join(cdir, files[0])
+    with open(path) as f:
+        text = f.read()
+    body = text[:text.index("checksum = ")]
+    body = re.sub(r"^(strand-layout|simd) = .*\n", "", body, flags=re.M)
+    body += "strand-layout = soa\nsimd = within\n"
+    with open(path, "w") as f:
+        f.write(body + "checksum = %016x\n" % _fnv(body.encode()))
+    p, err = _dump(diderotc, src, cache, work, ["--tune-args", " ".join(a)])
+    if err or p.returncode:
+        problems.append(err or "--dump=schedule: " + p.stderr[-500:])
+    elif not re.search(r"^strand-layout = soa +# cache: ", p.stdout, re.M) or \
+            not re.search(r"^simd = within +# cache: ", p.stdout, re.M):
+        problems.append("--dump=schedule does not take the structural keys from the cache: " + p.stdout)
+    argv = [diderotc, "--exec", "--target=omp", "--tune-args", " ".join(a), "--stats",
+            "-o", os.path.join(work, "mip-soa"), src]
+    p, err = _run(argv, work, _env(cache), COMPILE_TIMEOUT)
+    if err or p.returncode:
+        problems.append(err or "the compile with the entry: " + p.stderr[-800:])
+    else:
+        if "strand state soa" not in p.stderr:
+            problems.append("the compile with the entry did not lay the state out soa: " + p.stderr[-600:])
+        _, got, e3 = _run_in(os.path.join(work, "mip-soa"), a, os.path.join(work, "r2"), None)
+        if e3 or got != want:
+            problems.append("the soa/within build's output differs from the default's (%s)" % (e3 or "bytes"))
+    if problems:
+        return "fail", problems + ["(work directory %s)" % work]
+    shutil.rmtree(work, ignore_errors=True)
+    return "pass", []
 
 
 def _fnv(data):
@@ -535,6 +607,7 @@ def collect(srcdir, builddir, diderotc):
     tests += [("schedule/runtime/" + n, (lambda n=n: _identity_case(srcdir, diderotc, n)))
               for n in PROGRAMS]
     tests += [("schedule/tune/cache", lambda: _cache_case(srcdir, diderotc)),
+              ("schedule/tune/full", lambda: _full_case(srcdir, diderotc)),
               ("schedule/tune/bad-cache", lambda: _bad_cache_case(srcdir, diderotc)),
               ("schedule/tune/refuses", lambda: _refuses_case(srcdir, diderotc)),
               ("schedule/tune/steps", lambda: _steps_case(srcdir, diderotc)),

@@ -72,6 +72,14 @@ static void test_parser(Arena *a) {
   CHECK(s.why[SCHED_P_CHUNK].col == 7);
   CHECK_STR(s.why[SCHED_P_CHUNK].reason, "t.sched:4");
   CHECK(s.why[SCHED_P_RUN].source == SCHED_FILE && s.why[SCHED_P_OMP_WAIT].source == SCHED_UNSET);
+  /* haloed bricks: the key's third form; its value prints back as given */
+  ok = parse(a, "image-layout = halo:8\n", &s, &m);
+  CHECK_MSG(ok && s.image_brick == 8 && s.image_halo, "%s", m ? m : "");
+  free(m);
+  CHECK_STR(schedule_value_text(a, &s, SCHED_P_IMAGE_LAYOUT), "halo:8");
+  ok = parse(a, "image-layout = brick:8\n", &s, &m);
+  CHECK_MSG(ok && s.image_brick == 8 && !s.image_halo, "%s", m ? m : "");
+  free(m);
   /* a last line without a newline, CRLF line ends */
   ok = parse(a, "chunk = 512\r\ncuda-block = 256", &s, &m);
   CHECK_MSG(ok && s.chunk == 512 && s.cuda_block == 256, "%s", m ? m : "");
@@ -94,6 +102,8 @@ static void test_parser(Arena *a) {
   PARSE_ERR("strand-layout = aosoa:6\n", "bad value 'aosoa:6' for 'strand-layout' (expected aos, soa or "
                                          "aosoa:N with N a power of two from 2 to 1024)");
   PARSE_ERR("image-layout = brick:128\n", "bad value 'brick:128' for 'image-layout'");
+  PARSE_ERR("image-layout = halo:3\n", "bad value 'halo:3' for 'image-layout' (expected linear, "
+                                       "brick:N or halo:N with N a power of two from 2 to 64)");
   PARSE_ERR("loop-lanes = yes\n", "(expected on or off)");
   PARSE_ERR("run = async\n", "(expected bsp or strandwise)");
   PARSE_ERR("steps-per-visit = 0\n", "bad value '0' for 'steps-per-visit' (expected all or a whole number from 1)");
