@@ -461,8 +461,9 @@ static const IxExpr *brick_mode_at(IxCtx *ix, const Layout *l, int a, const IxEx
  * edge stay zero). Each level adds its mode's part to the offsets of the
  * level above (the storage layout is linear in the natural coordinate), so
  * the copy itself is adds; and a brick is written in one sweep while the
- * rows it reads stay in cache (x-major loops wrote every brick row by row:
- * 3.5 s for the halo:8 copy of a 512^3 volume, 1.3 GB). */
+ * rows it reads stay in cache. (The halo:8 copy of a 512^3 float volume,
+ * 1.3 GB, still takes 3.3 s here, mostly the kernel zeroing fresh pages:
+ * bench/results.md.) */
 static void emit_relayout_fn(EmitCtx *e, EmitBuf *out, int d, int ncomp) {
   EmitLayout *L = LY(e);
   IxCtx *ix = L->ix;
