@@ -15,7 +15,10 @@ The machine is shared: the load average is sampled before, during (every
 round) and after, and printed with the numbers; report them as loaded
 figures.
 
-Usage: python3 bench/tune/run.py [--build build] [--rounds 7] [--only mip,lic]
+Usage: python3 bench/tune/run.py [--build build] [--rounds 7] [--only mip,lic] [--mode quick|full]
+
+--mode full tunes with --tune=full (more values, and the structural keys
+strand-layout and simd, each a build of its own).
 """
 import argparse
 import os
@@ -75,6 +78,7 @@ def main():
     ap.add_argument("--build", default="build")
     ap.add_argument("--rounds", type=int, default=7)
     ap.add_argument("--only", default="")
+    ap.add_argument("--mode", choices=["quick", "full"], default="quick")
     o = ap.parse_args()
     build = os.path.abspath(o.build)
     diderotc = os.path.join(build, "diderotc")
@@ -98,7 +102,7 @@ def main():
         t1 = time.time()
         if p.returncode:
             sys.exit("build %s: %s" % (n, p.stderr))
-        q = subprocess.run([diderotc, "--exec", "--target=omp", "--tune=quick", "--tune-args",
+        q = subprocess.run([diderotc, "--exec", "--target=omp", "--tune=" + o.mode, "--tune-args",
                             " ".join(args), "-o", os.path.join(work, n + "-tuned"), src],
                            capture_output=True, text=True, env=env_with(cache))
         t2 = time.time()
@@ -107,8 +111,8 @@ def main():
         m = re.search(r"^diderotc: tuned in ([0-9.]+) s \((.*)\): (\S.*?)(; cached in .*)?$", q.stderr, re.M)
         info[n] = {"build": t1 - t0, "tune_compile": t2 - t1, "tuned_in": float(m.group(1)) if m else None,
                    "choice": m.group(3) if m else "?", "line": m.group(2) if m else q.stderr[-300:]}
-        print("%s: default build %.1f s; --tune=quick build %.1f s (tuning %.1f s): %s" % (
-            n, t1 - t0, t2 - t1, info[n]["tuned_in"] or -1, info[n]["choice"]))
+        print("%s: default build %.1f s; --tune=%s build %.1f s (tuning %.1f s): %s" % (
+            n, t1 - t0, o.mode, t2 - t1, info[n]["tuned_in"] or -1, info[n]["choice"]))
     times = {n: {"default": [], "tuned": []} for n in names}
     for r in range(o.rounds):
         for n in names:
