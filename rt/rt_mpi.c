@@ -19,6 +19,8 @@
  * handler. */
 #include <fcntl.h>
 #include <limits.h>
+#include <stdarg.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -33,6 +35,8 @@ static struct {
   MPI_Comm comm;
   bool attached; /* comm is set: by drt_mpi_main, or a library's drt_mpi_attach */
   bool exec;     /* by drt_mpi_main: an executable, whose world ends on rank 0 */
+  int err_fd;    /* this rank's own stderr, kept by quiet_rank for mpi_fatal (-1: stderr) */
+  const char *prog; /* the executable's name for mpi_fatal (NULL: a library's "diderot") */
   int rank, size;
   DrtMpiPlacement placement;
   double rebalance; /* the imbalance that moves chunks (0: never) */
@@ -45,10 +49,36 @@ static struct {
   int *map, *from, *to;
   uint64_t *load;
   uint32_t map_n;
-} mpi = {.size = 1};
+} mpi = {.size = 1, .err_fd = -1};
 
 int drt_mpi_rank(void) { return mpi.rank; }
 int drt_mpi_size(void) { return mpi.size; }
+
+/* A failure the ranks cannot agree on (an allocation inside an exchange
+ * that has begun): "PROG: error: rank R: ..." on this rank's own stderr
+ * (quiet_rank silences the others' for everything else), then the job
+ * ends (MPI_Abort). */
+static void mpi_fatal(const char *fmt, ...) __attribute__((format(printf, 1, 2), noreturn));
+static void mpi_fatal(const char *fmt, ...) {
+  char msg[512];
+  va_list ap;
+  va_start(ap, fmt);
+  vsnprintf(msg, sizeof msg, fmt, ap);
+  va_end(ap);
+  char line[600];
+  int n = snprintf(line, sizeof line, "%s: error: rank %d: %s\n", mpi.prog ? mpi.prog : "diderot",
+                   mpi.rank, msg);
+  if (n > (int)sizeof line - 1) n = (int)sizeof line - 1;
+  if (mpi.err_fd >= 0) {
+    ssize_t w = write(mpi.err_fd, line, (size_t)n);
+    (void)w;
+  } else {
+    fputs(line, stderr);
+    fflush(stderr);
+  }
+  MPI_Abort(mpi.comm, 1);
+  abort(); /* MPI_Abort does not return */
+}
 
 /* ---- collectives on bytes ------------------------------------------------------------ */
 
@@ -74,7 +104,7 @@ static char *bcast_text(const char *s, int root) {
   MPI_Bcast(&n, 1, MPI_UNSIGNED_LONG_LONG, root, mpi.comm);
   if (!n) return NULL;
   char *t = malloc(n);
-  if (!t) MPI_Abort(mpi.comm, 1);
+  if (!t) mpi_fatal("out of memory for a message of %llu bytes", n);
   if (mpi.rank == root) memcpy(t, s, n);
   MPI_Bcast(t, (int)n, MPI_CHAR, root, mpi.comm);
   return t;
@@ -126,27 +156,23 @@ static bool mpi_owns(void *ctx, uint32_t c, uint32_t nchunks) {
  * every rank, or with root on rank 0 alone (true where they arrived). */
 static bool mpi_slices(void *buf, size_t size, uint32_t nchunks, bool root) {
   if (mpi.size == 1 || !nchunks) return true;
-  if (size > INT_MAX) {
-    fprintf(stderr, "diderot: error: rank %d: a chunk's data (%zu bytes) is beyond one MPI "
-                    "message; use a smaller chunk (-sched-chunk)\n", mpi.rank, size);
-    MPI_Abort(mpi.comm, 1);
-  }
-  int *counts = calloc((size_t)mpi.size * 2, sizeof *counts), *displs = counts + mpi.size;
+  if (size > INT_MAX)
+    mpi_fatal("a chunk's data (%zu bytes) is beyond one MPI message; use a smaller chunk "
+              "(-sched-chunk)", size);
+  int *counts = calloc((size_t)mpi.size * 2, sizeof *counts), *displs = counts ? counts + mpi.size : NULL;
+  if (!counts) mpi_fatal("out of memory exchanging %u chunks", (unsigned)nchunks);
+  for (uint32_t c = 0; c < nchunks; c++) counts[owner(c, nchunks)]++;
+  /* room for this rank's own slices, and for every slice where they arrive */
   bool here = !root || mpi.rank == 0;
-  unsigned char *send = malloc((size_t)nchunks * size);
+  size_t own = (size_t)counts[mpi.rank];
+  unsigned char *send = malloc(own ? own * size : 1);
   unsigned char *recv = here ? malloc((size_t)nchunks * size) : NULL;
-  if (!counts || !send || (here && !recv)) {
-    fprintf(stderr, "diderot: error: rank %d: out of memory exchanging %u chunks of %zu bytes\n",
-            mpi.rank, (unsigned)nchunks, size);
-    MPI_Abort(mpi.comm, 1);
-  }
+  if (!send || (here && !recv))
+    mpi_fatal("out of memory exchanging %u chunks of %zu bytes", (unsigned)nchunks, size);
   unsigned char *b = buf;
   int mine = 0;
-  for (uint32_t c = 0; c < nchunks; c++) {
-    int o = owner(c, nchunks);
-    counts[o]++;
-    if (o == mpi.rank) memcpy(send + (size_t)mine++ * size, b + (size_t)c * size, size);
-  }
+  for (uint32_t c = 0; c < nchunks; c++)
+    if (owner(c, nchunks) == mpi.rank) memcpy(send + (size_t)mine++ * size, b + (size_t)c * size, size);
   for (int r = 1; r < mpi.size; r++) displs[r] = displs[r - 1] + counts[r - 1];
   MPI_Datatype slice;
   MPI_Type_contiguous((int)size, MPI_BYTE, &slice);
@@ -191,15 +217,12 @@ static void mpi_share_var(void *ctx, void *buf, const uint64_t *sizes, uint32_t 
   if (per) mine = per[mpi.rank];
   for (int r = 0; per && r < R; r++)
     if (per[r] > INT_MAX || total > INT_MAX) {
-      fprintf(stderr, "diderot: error: rank %d: the strands created in one step (%llu bytes) are "
-                      "beyond one MPI message\n", mpi.rank, (unsigned long long)total);
-      MPI_Abort(mpi.comm, 1);
+      mpi_fatal("the strands created in one step (%llu bytes) are beyond one MPI message",
+                (unsigned long long)total);
     }
   unsigned char *send = malloc(mine ? mine : 1), *recv = malloc(total ? total : 1);
   if (!counts || !per || !send || !recv) {
-    fprintf(stderr, "diderot: error: rank %d: out of memory exchanging %llu bytes of new strands\n",
-            mpi.rank, (unsigned long long)total);
-    MPI_Abort(mpi.comm, 1);
+    mpi_fatal("out of memory exchanging %llu bytes of new strands", (unsigned long long)total);
   }
   for (int r = 0; r < R; r++) counts[r] = (int)per[r];
   for (int r = 1; r < R; r++) displs[r] = displs[r - 1] + counts[r - 1];
@@ -233,9 +256,7 @@ static void map_room(uint32_t nchunks) {
   int ok = map && mpi.load, all = 0;
   MPI_Allreduce(&ok, &all, 1, MPI_INT, MPI_MIN, mpi.comm);
   if (!all) {
-    fprintf(stderr, "diderot: error: rank %d: out of memory for the owners of %u chunks\n",
-            mpi.rank, (unsigned)nchunks);
-    MPI_Abort(mpi.comm, 1);
+    mpi_fatal("out of memory for the owners of %u chunks", (unsigned)nchunks);
   }
   for (uint32_t c = 0; c < nchunks; c++) map[c] = c < keep ? mpi.map[c] : placed(c, nchunks);
   free(mpi.map);
@@ -283,9 +304,8 @@ static uint32_t mpi_rebalance(void *ctx, const uint32_t *active, uint32_t nchunk
 static void mpi_move(void *ctx, void *buf, size_t size, uint32_t n) {
   (void)ctx;
   if (size > INT_MAX) {
-    fprintf(stderr, "diderot: error: rank %d: a chunk's state (%zu bytes) is beyond one MPI "
-                    "message; use a smaller chunk (-sched-chunk)\n", mpi.rank, size);
-    MPI_Abort(mpi.comm, 1);
+    mpi_fatal("a chunk's state (%zu bytes) is beyond one MPI message; use a smaller chunk "
+              "(-sched-chunk)", size);
   }
   int R = mpi.size, *cnt = calloc((size_t)R * 5, sizeof *cnt);
   uint32_t nout = 0, nin = 0;
@@ -293,9 +313,7 @@ static void mpi_move(void *ctx, void *buf, size_t size, uint32_t n) {
   unsigned char *send = malloc((size_t)(nout ? nout : 1) * size);
   unsigned char *recv = malloc((size_t)(nin ? nin : 1) * size);
   if (!cnt || !send || !recv) {
-    fprintf(stderr, "diderot: error: rank %d: out of memory moving %u chunks of %zu bytes\n",
-            mpi.rank, (unsigned)n, size);
-    MPI_Abort(mpi.comm, 1);
+    mpi_fatal("out of memory moving %u chunks of %zu bytes", (unsigned)n, size);
   }
   int *scnt = cnt, *sdis = cnt + R, *rcnt = cnt + 2 * R, *rdis = cnt + 3 * R, *at = cnt + 4 * R;
   for (uint32_t k = 0; k < n; k++) {
@@ -590,7 +608,7 @@ static const char **bcast_argv(int argc, char **argv, int *out_argc) {
     for (int i = 0; i < argc; i++) n += strlen(argv[i]) + 1;
   bcast_size(&n);
   char *buf = malloc(n ? n : 1);
-  if (!buf) MPI_Abort(MPI_COMM_WORLD, 1);
+  if (!buf) mpi_fatal("out of memory for the command line (%zu bytes)", n);
   if (mpi.rank == 0) {
     char *p = buf;
     for (int i = 0; i < argc; i++) p = stpcpy(p, argv[i]) + 1;
@@ -599,7 +617,7 @@ static const char **bcast_argv(int argc, char **argv, int *out_argc) {
   int k = 0;
   for (size_t i = 0; i < n; i++) k += buf[i] == '\0';
   const char **av = calloc((size_t)k + 1, sizeof *av);
-  if (!av) MPI_Abort(MPI_COMM_WORLD, 1);
+  if (!av) mpi_fatal("out of memory for the command line's %d words", k);
   for (size_t i = 0, j = 0; i < n && (int)j < k; j++) {
     av[j] = buf + i;
     i += strlen(buf + i) + 1;
@@ -615,6 +633,7 @@ static void quiet_rank(void) {
   fflush(stderr);
   int fd = open("/dev/null", O_WRONLY);
   if (fd < 0) return;
+  mpi.err_fd = fcntl(STDERR_FILENO, F_DUPFD_CLOEXEC, 3);
   dup2(fd, STDOUT_FILENO);
   dup2(fd, STDERR_FILENO);
   close(fd);
@@ -635,6 +654,10 @@ int drt_mpi_main(int argc, char **argv, int (*body)(int argc, const char **argv)
   mpi.rebalance = rebalance;
   mpi.attached = true;
   mpi.exec = true;
+  if (argc > 0 && argv[0]) {
+    const char *slash = strrchr(argv[0], '/');
+    mpi.prog = slash ? slash + 1 : argv[0];
+  }
   int n = 0;
   const char **av = bcast_argv(argc, argv, &n);
   if (mpi.rank != 0) quiet_rank();

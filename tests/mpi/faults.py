@@ -173,6 +173,40 @@ def t_fault_create_rank(builddir, diderotc):
     shutil.rmtree(work, ignore_errors=True)
 
 
+def t_fault_exchange_rank(builddir, diderotc):
+    """An allocation that fails on rank 1 alone inside an exchange that has
+    begun (the end-of-run gather's send buffer: malloc of exactly its size
+    made to fail by tests/mpi/failmalloc.c, LD_PRELOAD on rank 1): the ranks
+    cannot agree on it, so the job ends (MPI_Abort), but with rank 1's
+    message, naming the rank and the cause, exit status != 0 and no output;
+    before, the message went to rank 1's silenced stderr."""
+    if SANITIZED:
+        raise Skip("an interposed malloc and the sanitizers' allocator do not mix")
+    work, env, exe = built_program(builddir, diderotc, "fault-exchange-rank", BIG, "big")
+    lib = os.path.join(work, "failmalloc.so")
+    p = subprocess.run([os.environ.get("CC", "cc"), "-shared", "-fPIC", "-O2", "-o", lib,
+                        os.path.join(SRCDIR, "tests", "mpi", "failmalloc.c"), "-ldl"],
+                       stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
+    if p.returncode:
+        raise Failure("failmalloc.c: " + p.stdout.decode("utf-8", "replace")[-500:])
+    # 2,560 strands in 10 chunks of 256, 5 on each rank (cyclic); a state of
+    # 3 floats: rank 1 sends 5 x 256 x 12 bytes
+    size = 5 * 256 * 12
+    prefix = ["env", "LD_PRELOAD=" + lib, "FAIL_MALLOC_SIZE=%d" % size]
+    rc, _, err = rank1_job(exe, ["-N", "2560"], ["env", "LD_PRELOAD=" + lib, "FAIL_MALLOC_SIZE=0"],
+                           work, env)
+    if rc != 0:
+        raise Failure("the run with failmalloc.so failing no allocation: %r" % own_lines(err, exe)[:4])
+    os.remove(os.path.join(work, "x.nrrd"))
+    rc, _, err = rank1_job(exe, ["-N", "2560"], prefix, work, env)
+    lines = [l for l in own_lines(err, exe) if "error" in l and "ORTE_ERROR_LOG" not in l]
+    if rc == 0 or lines != ["PROG: error: rank 1: out of memory exchanging 10 chunks of 3072 bytes"] \
+            or outputs(work):
+        raise Failure("exit status %d, messages %r, outputs %s" % (rc, own_lines(err, exe)[:6],
+                                                                 sorted(outputs(work))))
+    shutil.rmtree(work, ignore_errors=True)
+
+
 IMG = """#version 2.0
 input image(2)[] vol;
 field#0(2)[] F = vol ⊛ tent;

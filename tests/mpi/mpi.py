@@ -718,6 +718,7 @@ def collect(srcdir, builddir, diderotc):
              ("mpi/fault/create-rank1", t_fault_create_rank),
              ("mpi/fault/env-rank1", t_fault_env_rank),
              ("mpi/fault/image-rank1", t_fault_image_rank),
+             ("mpi/fault/exchange-rank1", t_fault_exchange_rank),
              ("mpi/library", t_library), ("mpi/conformance", t_conformance),
              ("mpi/queries", t_queries),
              ("mpi/new", t_new),
