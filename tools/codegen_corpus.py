@@ -48,6 +48,7 @@ VARIANTS = {
     "snapshot": ["--exec", "--snapshot"],
     "strands": ["--exec", "--simd=strands", "--strand-layout=aosoa:8"],
     "within": ["--exec", "--simd=within", "--strand-layout=soa", "--image-layout=brick:8"],
+    "halo": ["--exec", "--image-layout=halo:4"],
     "scalar": ["--exec", "--scalar", "--no-loop-lanes", "--force-bsp"],
 }
 

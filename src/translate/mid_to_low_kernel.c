@@ -556,6 +556,35 @@ typedef struct Probe {
   const IxExpr **Nx, **nx;
 } Probe;
 
+/* The two paths of a probe whose neighbourhood may lie in one brick: on
+ * cond the one-brick loads (taps Xf, in bricks bf for a halo, else NULL),
+ * otherwise the general path's (tap_coords: each tap index mapped into the
+ * image first; vload_taps as m2l_load_voxels decides), joined by a phi per
+ * row. The blocks are KIND_fast and KIND_general (emit_c_layout.c counts
+ * the fast path's loads by that label). */
+static M2lVal *two_paths(M2L *L, IxEmit *E, const Probe *P, IrVar *cond, const char *kind,
+                         const IxExpr *Xf[3][2 * KERNEL_MAX_SUPPORT], const IxExpr *const *bf,
+                         int pvf[3][2], const int *npvf, bool vload_taps, int64_t origin) {
+  IrBlock *cur = L->cur;
+  IrBlock *join = ir_block_split(cur, cur->ninstrs, "voxels");
+  IrBlock *fast = ir_block_new(L->lcfg, arena_printf(L->a, "%s_fast", kind));
+  IrBlock *slow = ir_block_new(L->lcfg, arena_printf(L->a, "%s_general", kind));
+  ir_block_set_branch(cur, cond, fast, slow);
+  ir_block_set_jump(fast, join);
+  ir_block_set_jump(slow, join);
+  IxEmit Ef = ix_fork(E), Es = ix_fork(E);
+  L->cur = fast;
+  IrVar **rf = neighbourhood(&Ef, P->lay, P->in, P->img, P->d, P->s, false, Xf, bf, origin, pvf, npvf);
+  L->cur = slow;
+  const IxExpr *X[3][2 * KERNEL_MAX_SUPPORT];
+  int pv[3][2], npv[3];
+  tap_coords(&Es, P->d, P->s, P->border, P->na, P->N, P->Nx, P->nx, X, pv, npv);
+  IrVar **rs = neighbourhood(&Es, P->lay, P->in, P->img, P->d, P->s, vload_taps, X, NULL, origin, pv,
+                             npv);
+  L->cur = join;
+  return join_rows(L, P->in, join, fast, rf, slow, rs);
+}
+
 /* Haloed bricks (doc/layouts.md §4.2): with n_a = B·b_a + q_a, tap k of
  * axis a (k = 1-s..s) is at place q_a + k of brick b_a, in its interior or
  * its halo (H - 1 below, H above, H >= s). Without border control every
@@ -605,23 +634,7 @@ static M2lVal *haloed(M2L *L, IxEmit *E, const Probe *P) {
     IrVar **rows = neighbourhood(E, P->lay, P->in, P->img, d, s, false, Xf, bf, origin, pvf, npvf);
     return rows ? m2l_tensor(L, P->in->dst->ty, rows) : NULL;
   }
-  IrBlock *cur = L->cur;
-  IrBlock *join = ir_block_split(cur, cur->ninstrs, "voxels");
-  IrBlock *fast = ir_block_new(L->lcfg, "halo_fast");
-  IrBlock *slow = ir_block_new(L->lcfg, "halo_general");
-  ir_block_set_branch(cur, cond, fast, slow);
-  ir_block_set_jump(fast, join);
-  ir_block_set_jump(slow, join);
-  IxEmit Ef = ix_fork(E), Es = ix_fork(E);
-  L->cur = fast;
-  IrVar **rf = neighbourhood(&Ef, P->lay, P->in, P->img, d, s, false, Xf, bf, origin, pvf, npvf);
-  L->cur = slow;
-  const IxExpr *X[3][2 * KERNEL_MAX_SUPPORT];
-  int pv[3][2], npv[3];
-  tap_coords(&Es, d, s, P->border, P->na, P->N, P->Nx, P->nx, X, pv, npv);
-  IrVar **rs = neighbourhood(&Es, P->lay, P->in, P->img, d, s, false, X, NULL, origin, pv, npv);
-  L->cur = join;
-  return join_rows(L, P->in, join, fast, rf, slow, rs);
+  return two_paths(L, E, P, cond, "halo", Xf, bf, pvf, npvf, false, origin);
 }
 
 M2lVal *m2l_load_voxels(M2L *L, const IrInstr *in) {
@@ -671,10 +684,9 @@ M2lVal *m2l_load_voxels(M2L *L, const IrInstr *in) {
     if (L->failed)
       return NULL;
   }
-  if (B > 1 && L->halo >= s) {
-    Probe P = {in, lay, img, d, s, ncomp, border, na, N, Nx, nx};
+  Probe P = {in, lay, img, d, s, ncomp, border, na, N, Nx, nx};
+  if (B > 1 && L->halo >= s)
     return haloed(L, &E, &P);
-  }
   bool vload_taps = d == 1 && border == IR_BORDER_NONE && mode_contiguous(lay, 1, ncomp);
   const IxExpr *X[3][2 * KERNEL_MAX_SUPPORT];
   int pv[3][2], npv[3];
@@ -715,21 +727,7 @@ M2lVal *m2l_load_voxels(M2L *L, const IrInstr *in) {
     }
     if (L->failed || !cond)
       return NULL;
-    IrBlock *cur = L->cur;
-    IrBlock *join = ir_block_split(cur, cur->ninstrs, "voxels");
-    IrBlock *fast = ir_block_new(L->lcfg, "brick_fast");
-    IrBlock *slow = ir_block_new(L->lcfg, "brick_general");
-    ir_block_set_branch(cur, cond, fast, slow);
-    ir_block_set_jump(fast, join);
-    ir_block_set_jump(slow, join);
-    IxEmit Ef = ix_fork(&E), Es = ix_fork(&E);
-    L->cur = fast;
-    IrVar **rf = neighbourhood(&Ef, lay, in, img, d, s, false, Xf, NULL, 0, pvf, npvf);
-    L->cur = slow;
-    tap_coords(&Es, d, s, border, na, N, Nx, nx, X, pv, npv);
-    IrVar **rs = neighbourhood(&Es, lay, in, img, d, s, vload_taps, X, NULL, 0, pv, npv);
-    L->cur = join;
-    return join_rows(L, in, join, fast, rf, slow, rs);
+    return two_paths(L, &E, &P, cond, "brick", Xf, NULL, pvf, npvf, vload_taps, 0);
   }
   tap_coords(&E, d, s, border, na, N, Nx, nx, X, pv, npv);
   IrVar **rows = neighbourhood(&E, lay, in, img, d, s, vload_taps, X, NULL, 0, pv, npv);

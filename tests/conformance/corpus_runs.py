@@ -6,6 +6,7 @@ against --target=seq; tests/conformance/variants.py: schedules against the
 default)."""
 
 import os
+import shlex
 import subprocess
 import sys
 
@@ -61,3 +62,39 @@ def case_problems(base, other, case, ok, whose):
     got = outputs(os.path.join(other, "work", case))
     return (["%s differs from %s" % (f, whose) for f in sorted(want) if f in got and got[f] != want[f]]
             + ["%s is missing" % f for f in sorted(want) if f not in got])
+
+
+def compare_with_base(tool, diderotc, out, select, base, variants, script, jobs=1):
+    """The whole comparison of a tool (its name for messages): the corpus
+    run with diderotc in out/BASE_FOLDER (base: (folder, environment,
+    "the sequential run's"-like name of it)), then once per variant
+    (label, folder, environment) with `script --wrap` as the compiler;
+    prints PASS/FAIL per case and variant and `N passed, N failed`, and
+    returns the exit status."""
+    folder, env, whose = base
+    base_dir = os.path.join(out, folder)
+    ok_base, bad, log = regress(diderotc, base_dir, select, env, jobs)
+    if bad or not ok_base:
+        print(log[-3000:])
+        print("%s: the %s failed: %s" % (tool, whose[len("the "):-len("'s")], bad or "no case ran"))
+        print("0 passed, 1 failed")
+        return 1
+    wrapper = os.path.join(out, "wrapped-diderotc")
+    with open(wrapper, "w") as f:
+        f.write("#!/bin/sh\nexec %s %s --wrap \"$@\"\n" % (shlex.quote(sys.executable),
+                                                         shlex.quote(os.path.abspath(script))))
+    os.chmod(wrapper, 0o755)
+    npass = nfail = 0
+    for label, sub, venv in variants:
+        vout = os.path.join(out, sub)
+        ok, bad, log = regress(wrapper, vout, select, venv, jobs)
+        for case in sorted(set(ok_base) | set(ok) | set(bad)):
+            problems = case_problems(base_dir, vout, case, ok, whose)
+            if problems:
+                nfail += 1
+                print("FAIL %s %s: %s" % (case, label, "; ".join(problems[:5])))
+            else:
+                npass += 1
+                print("PASS %s %s" % (case, label))
+    print("%d passed, %d failed" % (npass, nfail))
+    return 1 if nfail else 0

@@ -27,7 +27,7 @@ import sys
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
-from corpus_runs import case_problems, regress  # noqa: E402
+from corpus_runs import compare_with_base  # noqa: E402
 
 DEFAULT_VARIANTS = ["--image-layout=brick:4", "--image-layout=halo:4", "--image-layout=halo:8"]
 
@@ -51,34 +51,11 @@ def main(argv):
     ap.add_argument("-j", dest="jobs", type=int, default=2)
     a = ap.parse_args(argv)
     dc = os.path.abspath(a.diderotc)
-    base_dir = os.path.join(a.out, "default")
-    base, bad, log = regress(dc, base_dir, a.select, dict(os.environ), a.jobs)
-    if bad or not base:
-        print(log[-3000:])
-        print("variants.py: the default run failed: %s" % (bad or "no case ran"))
-        print("0 passed, 1 failed")
-        return 1
-    wrapper = os.path.join(a.out, "variant-diderotc")
-    with open(wrapper, "w") as f:
-        f.write("#!/bin/sh\nexec %s %s --wrap \"$@\"\n" % (shlex.quote(sys.executable),
-                                                         shlex.quote(os.path.abspath(__file__))))
-    os.chmod(wrapper, 0o755)
-    npass = nfail = 0
-    for k, flags in enumerate(a.variant or DEFAULT_VARIANTS):
-        out = os.path.join(a.out, "v%d" % k)
-        env = dict(os.environ, CONF_VARIANT_REAL=dc, CONF_VARIANT_FLAGS=flags)
-        ok, bad, log = regress(wrapper, out, a.select, env, a.jobs)
-        for case in sorted(set(base) | set(ok) | set(bad)):
-            problems = case_problems(base_dir, out, case, ok, "the default run's")
-            if problems:
-                nfail += 1
-                print("FAIL %s %s: %s" % (case, flags, "; ".join(problems[:5])))
-            else:
-                npass += 1
-                print("PASS %s %s" % (case, flags))
-    print("%d passed, %d failed" % (npass, nfail))
-    return 1 if nfail else 0
-
+    variants = [(flags, "v%d" % k, dict(os.environ, CONF_VARIANT_REAL=dc, CONF_VARIANT_FLAGS=flags))
+                for k, flags in enumerate(a.variant or DEFAULT_VARIANTS)]
+    return compare_with_base("variants.py", dc, a.out, a.select,
+                             ("default", dict(os.environ), "the default run's"), variants, __file__,
+                             a.jobs)
 
 if __name__ == "__main__":
     sys.exit(main(sys.argv[1:]))

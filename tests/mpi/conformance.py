@@ -31,7 +31,7 @@ import sys
 HERE = os.path.dirname(os.path.abspath(__file__))
 TOP = os.path.dirname(os.path.dirname(HERE))
 sys.path.insert(0, os.path.join(TOP, "tests", "conformance"))
-from corpus_runs import case_problems, regress  # noqa: E402
+from corpus_runs import compare_with_base  # noqa: E402
 
 
 def wrap(argv):
@@ -87,33 +87,10 @@ def main(argv):
     a = ap.parse_args(argv)
     dc = os.path.abspath(a.diderotc)
     env = dict(os.environ, DIDEROT_SCHED_CHUNK=str(a.chunk))
-    base, bad, log = regress(dc, os.path.join(a.out, "seq"), a.select, env)
-    if bad or not base:
-        print(log[-3000:])
-        print("conformance.py: the sequential run failed: %s" % (bad or "no case ran"))
-        print("0 passed, 1 failed")
-        return 1
-    wrapper = os.path.join(a.out, "mpi-diderotc")
-    with open(wrapper, "w") as f:
-        f.write("#!/bin/sh\nexec %s %s --wrap \"$@\"\n" % (shlex.quote(sys.executable),
-                                                         shlex.quote(os.path.abspath(__file__))))
-    os.chmod(wrapper, 0o755)
-    npass = nfail = 0
-    for r in [int(x) for x in a.ranks.split(",") if x.strip()]:
-        out = os.path.join(a.out, "np%d" % r)
-        e = dict(env, CONF_MPI_REAL=dc, CONF_MPI_NP=str(r))
-        ok, bad, log = regress(wrapper, out, a.select, e)
-        for case in sorted(set(base) | set(ok) | set(bad)):
-            problems = case_problems(os.path.join(a.out, "seq"), out, case, ok, "the sequential run's")
-            if problems:
-                nfail += 1
-                print("FAIL %s -np %d: %s" % (case, r, "; ".join(problems[:5])))
-            else:
-                npass += 1
-                print("PASS %s -np %d" % (case, r))
-    print("%d passed, %d failed" % (npass, nfail))
-    return 1 if nfail else 0
-
+    variants = [("-np %d" % r, "np%d" % r, dict(env, CONF_MPI_REAL=dc, CONF_MPI_NP=str(r)))
+                for r in [int(x) for x in a.ranks.split(",") if x.strip()]]
+    return compare_with_base("conformance.py", dc, a.out, a.select, ("seq", env, "the sequential run's"),
+                             variants, __file__)
 
 if __name__ == "__main__":
     sys.exit(main(sys.argv[1:]))
