@@ -80,9 +80,8 @@ static const char *exe_of(Search *s, const TuneChoice *c, const char **why) {
                         ? s->r->build(s->r->build_ctx, c, buf, sizeof buf)
                         : NULL;
   if (!exe && !buf[0]) snprintf(buf, sizeof buf, "no build for structural keys here");
-  Build *b = s->nbuilds < MAX_BUILDS ? &s->builds[s->nbuilds++] : NULL;
-  if (b) *b = (Build){*c, exe, exe ? NULL : arena_strdup(s->r->arena, buf)};
   *why = exe ? NULL : arena_strdup(s->r->arena, buf);
+  if (s->nbuilds < MAX_BUILDS) s->builds[s->nbuilds++] = (Build){*c, exe, *why};
   return exe;
 }
 
