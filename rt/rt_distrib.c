@@ -304,23 +304,20 @@ void drt_distrib_rebalance(DrtWorld *w, uint32_t nchunks) {
     fprintf(stderr, "step %u: %u chunks moved between processes\n", (unsigned)w->steps, (unsigned)n);
 }
 
+static uint32_t drt_nchunks(const DrtWorld *w) {
+  return w->n ? (w->n - 1) / w->sched.run.chunk + 1 : 0;
+}
+
 void drt_world_distrib_sync(DrtWorld *w) {
-  if (!w->dist) return;
-  uint32_t n = w->n, nchunks = n ? (n - 1) / w->sched.run.chunk + 1 : 0;
-  drt_distrib_states(w, nchunks);
+  if (w->dist) drt_distrib_states(w, drt_nchunks(w));
 }
 
 void drt_world_distrib_gather(DrtWorld *w) {
-  if (!w->dist) return;
-  uint32_t n = w->n, nchunks = n ? (n - 1) / w->sched.run.chunk + 1 : 0;
-  distrib_states(w, nchunks, w->dist->gather && !w->seq_pack);
+  if (w->dist) distrib_states(w, drt_nchunks(w), w->dist->gather && !w->seq_pack);
 }
 
 /* ---- the map values of reductions ------------------------------------------------------ */
 
-static uint32_t drt_nchunks(const DrtWorld *w) {
-  return w->n ? (w->n - 1) / w->sched.run.chunk + 1 : 0;
-}
 
 void *drt_world_map_values(DrtWorld *w, size_t esz) {
   /* room for every chunk's whole slice (the last chunk's too) */
